@@ -1,0 +1,40 @@
+# dmlbench — see README.md. `make demo` and `make test` do all set-up themselves.
+SHELL := /bin/bash
+export GOEXPERIMENT := simd
+export GOFLAGS := -buildvcs=false
+GO ?= go
+BIN := bin/dmlbench
+
+.PHONY: all setup build test test-short bench demo lint faiss fuzz clean
+
+all: build
+
+setup:
+	bash scripts/setup.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/dmlbench
+
+demo: setup build
+	bash scripts/demo.sh
+
+test: setup
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -tags faiss ./knn/... ./clustering/... ./metrics/... ./cmd/...
+
+test-short:
+	$(GO) test -short -count=1 ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./knn/ ./clustering/ ./metrics/ ./spectra/ ./trainers/...
+
+lint:
+	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+
+faiss:
+	bash scripts/install-faiss.sh
+
+clean:
+	rm -rf bin

@@ -1,0 +1,29 @@
+package clustering
+
+import "github.com/dmlbench/dmlbench/knn"
+
+// KMeansOptions follow faiss's Clustering parameters.
+type KMeansOptions struct {
+	NIter int   // Lloyd iterations (faiss default 20)
+	Seed  int64 // seed of the random initialisation from the data
+	// MinPointsPerCentroid / MaxPointsPerCentroid as in faiss: below min a
+	// warning-level condition, above max·K points the training set is
+	// subsampled (0 = no subsampling).
+	MinPointsPerCentroid int
+	MaxPointsPerCentroid int
+	Threads              int
+	// Searcher assigns points to centroids; nil means knn.Exact.
+	Searcher knn.Searcher
+}
+
+// DefaultKMeansOptions are faiss's defaults with no subsampling.
+func DefaultKMeansOptions() KMeansOptions {
+	return KMeansOptions{NIter: 20, Seed: 1234, MinPointsPerCentroid: 1}
+}
+
+// KMeansResult is the outcome of one k-means run.
+type KMeansResult struct {
+	Assign    []int32    // cluster id of each input row
+	Centroids knn.Matrix // K×D
+	Objective float64    // sum of squared distances to the assigned centroid
+}

@@ -1,0 +1,128 @@
+package knn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Matrix is a dense row-major float32 matrix.
+type Matrix struct {
+	Rows, Cols int
+	Data       []float32 // len Rows*Cols
+}
+
+// NewMatrix wraps data (len rows*cols) without copying.
+func NewMatrix(rows, cols int, data []float32) (Matrix, error) {
+	if rows < 0 || cols < 0 || len(data) != rows*cols {
+		return Matrix{}, fmt.Errorf("knn: matrix %d×%d needs %d values, got %d", rows, cols, rows*cols, len(data))
+	}
+	return Matrix{Rows: rows, Cols: cols, Data: data}, nil
+}
+
+// Row returns row i (aliases the matrix data).
+func (m Matrix) Row(i int) []float32 { return m.Data[i*m.Cols : (i+1)*m.Cols] }
+
+// Metric selects the similarity measure.
+type Metric int
+
+const (
+	// L2 is squared Euclidean distance; smaller is closer.
+	L2 Metric = iota
+	// IP is the inner product; larger is closer. Cosine similarity is IP on
+	// L2-normalised rows.
+	IP
+)
+
+func (m Metric) String() string {
+	switch m {
+	case L2:
+		return "l2"
+	case IP:
+		return "ip"
+	}
+	return fmt.Sprintf("Metric(%d)", int(m))
+}
+
+// Exclusion says which database rows a query must not return.
+type Exclusion int
+
+const (
+	// ExcludeNone returns every database row.
+	ExcludeNone Exclusion = iota
+	// ExcludeSelf drops database row i from query i (leave-one-out on one set).
+	ExcludeSelf
+)
+
+// Options configure one search.
+type Options struct {
+	Metric  Metric
+	Exclude Exclusion
+	// Threads caps the parallelism; <= 0 means all cores (GOMAXPROCS).
+	Threads int
+	// Progress, if non-nil, is called with the number of queries finished so
+	// far (monotone, from any goroutine, serialised by the searcher).
+	Progress func(done, total int)
+}
+
+// Neighbors holds the k nearest database rows of each query, row-major
+// (query i occupies [i*K, (i+1)*K)).
+type Neighbors struct {
+	N, K int
+	IDs  []int32   // -1 where fewer than K candidates exist
+	Dist []float32 // squared L2 (ascending) or IP (descending)
+}
+
+// IDsOf returns the neighbour ids of query i.
+func (n *Neighbors) IDsOf(i int) []int32 { return n.IDs[i*n.K : (i+1)*n.K] }
+
+// DistOf returns the neighbour distances of query i.
+func (n *Neighbors) DistOf(i int) []float32 { return n.Dist[i*n.K : (i+1)*n.K] }
+
+// Searcher is an exact k-NN backend.
+type Searcher interface {
+	// Name identifies the backend ("exact", "faiss", "faiss-gpu").
+	Name() string
+	// Search returns the k nearest rows of db for each row of q.
+	Search(ctx context.Context, q, db Matrix, k int, opt Options) (*Neighbors, error)
+}
+
+// ErrBadInput is wrapped by every input-validation error of a Searcher.
+var ErrBadInput = errors.New("knn: bad input")
+
+// Validate checks the arguments every Searcher shares.
+func Validate(q, db Matrix, k int, opt Options) error {
+	switch {
+	case q.Cols != db.Cols:
+		return fmt.Errorf("%w: query dimension %d differs from database dimension %d", ErrBadInput, q.Cols, db.Cols)
+	case len(q.Data) != q.Rows*q.Cols || len(db.Data) != db.Rows*db.Cols:
+		return fmt.Errorf("%w: matrix data length does not match its shape", ErrBadInput)
+	case k <= 0:
+		return fmt.Errorf("%w: k = %d must be positive", ErrBadInput, k)
+	case db.Rows == 0:
+		return fmt.Errorf("%w: empty database", ErrBadInput)
+	case opt.Exclude == ExcludeSelf && q.Rows != db.Rows:
+		return fmt.Errorf("%w: self-exclusion needs query and database of equal size (%d vs %d)", ErrBadInput, q.Rows, db.Rows)
+	case opt.Metric != L2 && opt.Metric != IP:
+		return fmt.Errorf("%w: unknown metric %v", ErrBadInput, opt.Metric)
+	}
+	return nil
+}
+
+// Backends lists the registered Searcher constructors by name. Build-tagged
+// files (faiss, cuda) add theirs in init.
+var Backends = map[string]func() (Searcher, error){
+	"exact": func() (Searcher, error) { return Exact{}, nil },
+}
+
+// New returns the backend named name.
+func New(name string) (Searcher, error) {
+	f, ok := Backends[name]
+	if !ok {
+		if name == "faiss" || name == "faiss-gpu" {
+			return nil, fmt.Errorf("backend %q is not compiled into this binary (build with -tags faiss%s; see README)", name, map[bool]string{true: ",cuda", false: ""}[name == "faiss-gpu"])
+		}
+		return nil, fmt.Errorf("unknown k-NN backend %q (have: exact, faiss, faiss-gpu)", name)
+	}
+	return f()
+}

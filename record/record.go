@@ -1,0 +1,98 @@
+// Package record defines run.json, the versioned file every training or
+// evaluation run writes and every report reads. Field names are stable; a
+// breaking change bumps SchemaVersion.
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// SchemaVersion of run.json written by this build.
+const SchemaVersion = 1
+
+// Metrics maps metric keys (exactly those of `eval --format json`:
+// "R@1", "NMI", "F1", "mAP@C", "mAP@1000", "MAP@R", ...) to values.
+type Metrics map[string]float64
+
+// Epoch is one row of the training history.
+type Epoch struct {
+	Epoch     int     `json:"epoch"`
+	Loss      float64 `json:"loss"`
+	Seconds   float64 `json:"seconds"`
+	Metrics   Metrics `json:"metrics,omitempty"`     // test metrics when evaluated this epoch
+	ValMetric Metrics `json:"val_metrics,omitempty"` // validation metrics (split of training classes)
+}
+
+// Run is the content of run.json.
+type Run struct {
+	Schema    int               `json:"schema"`
+	Version   string            `json:"version"` // dmlbench version
+	Name      string            `json:"name"`    // run directory name
+	Dataset   string            `json:"dataset"`
+	Method    map[string]string `json:"method"` // loss, miner, sampler, regularizer, ... (report group-by keys)
+	Seed      int64             `json:"seed"`
+	Config    json.RawMessage   `json:"config,omitempty"` // full config as given
+	Versions  map[string]string `json:"versions,omitempty"`
+	Status    string            `json:"status"` // "running", "done", "failed"
+	Initial   Metrics           `json:"initial,omitempty"`
+	Final     Metrics           `json:"final,omitempty"`
+	Best      Metrics           `json:"best,omitempty"`
+	BestEpoch int               `json:"best_epoch,omitempty"`
+	History   []Epoch           `json:"history,omitempty"`
+	// Spectrum holds the sorted singular values of the final test embeddings.
+	Spectrum []float64          `json:"spectrum,omitempty"`
+	Timings  map[string]float64 `json:"timings,omitempty"` // seconds
+}
+
+// WriteAtomic writes v as indented JSON to path via a temporary file and
+// rename, so readers never see a half-written file.
+func WriteAtomic(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(append(b, '\n'))
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %v", path, firstErr(werr, cerr))
+	}
+	return os.Rename(tmp, path)
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// Read loads a run.json.
+func Read(path string) (*Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if r.Schema > SchemaVersion {
+		return nil, fmt.Errorf("read %s: schema %d is newer than this dmlbench understands (%d)", path, r.Schema, SchemaVersion)
+	}
+	return &r, nil
+}

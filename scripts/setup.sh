@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# One-time, idempotent set-up on Debian: system packages, faiss C API, Go modules.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=$PATH:/usr/local/go/bin
+if [ -x scripts/install-faiss.sh ] || [ -f scripts/install-faiss.sh ]; then
+	bash scripts/install-faiss.sh
+fi
+go mod download

@@ -1,0 +1,108 @@
+// Package losses implements the deep-metric-learning losses of the seed
+// papers, one file per loss, behind one interface and a registry.
+//
+// A Loss sees only the batch embeddings (B×D, float32, row-major) and their
+// labels. It returns the loss value and dL/dE; the trainer back-propagates
+// dL/dE through the model (so losses are tested in isolation with finite
+// differences, and the same code serves multistage back-propagation, seed 004
+// Alg. 1). Learnable loss parameters (proxies, the margin β, class centres)
+// are owned by the loss and exposed as Params for the trainer's optimiser.
+package losses
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+)
+
+// Param is a learnable tensor owned by a loss (or a model). Data and Grad
+// have equal length; Forward overwrites Grad.
+type Param struct {
+	Name    string
+	Shape   []int
+	Data    []float32
+	Grad    []float32
+	LRScale float64 // learning-rate multiplier relative to the base rate; 0 means 1
+	// LR, if > 0, is an absolute learning rate that overrides the base rate
+	// (seed 000 §A.1: proxy lr, β lr 5e-4).
+	LR float64
+	// NoDecay excludes the parameter from weight decay.
+	NoDecay bool
+}
+
+// Batch is one training batch as seen by a loss.
+type Batch struct {
+	Emb    []float32 // B×D row-major
+	Labels []int     // B class ids in [0, NumClasses)
+	B, D   int
+	Rng    *rand.Rand // for stochastic mining; seeded by the trainer
+}
+
+// Loss is a differentiable objective over batch embeddings.
+type Loss interface {
+	Name() string
+	// Forward returns the loss for the batch and writes dL/dE into grad
+	// (len B·D). It also fills the Grad of every Param.
+	Forward(b Batch, grad []float32) (float64, error)
+	// Params lists the learnable parameters (nil when none).
+	Params() []*Param
+}
+
+// Config carries what a loss constructor may need.
+type Config struct {
+	NumClasses int                // training classes (proxy losses)
+	Dim        int                // embedding dimension
+	Miner      string             // miner name for tuple losses ("" = the loss's default)
+	Hyper      map[string]float64 // overrides of the loss's hyper-parameters by name
+	Seed       int64
+}
+
+// HyperOr returns c.Hyper[name] or def.
+func (c Config) HyperOr(name string, def float64) float64 {
+	if v, ok := c.Hyper[name]; ok {
+		return v
+	}
+	return def
+}
+
+// Info describes a registered loss for `dmlbench list losses`.
+type Info struct {
+	Name    string
+	Summary string             // one line: formula and seed reference
+	Hyper   map[string]float64 // defaults
+	New     func(Config) (Loss, error)
+}
+
+var registry = map[string]Info{}
+
+// Register adds a loss; called from each loss file's init.
+func Register(i Info) {
+	if _, dup := registry[i.Name]; dup {
+		panic("losses: duplicate registration of " + i.Name)
+	}
+	registry[i.Name] = i
+}
+
+// New builds the named loss.
+func New(name string, c Config) (Loss, error) {
+	i, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown loss %q (see `dmlbench list losses`)", name)
+	}
+	for k := range c.Hyper {
+		if _, ok := i.Hyper[k]; !ok {
+			return nil, fmt.Errorf("loss %s has no hyper-parameter %q", name, k)
+		}
+	}
+	return i.New(c)
+}
+
+// All lists registered losses sorted by name.
+func All() []Info {
+	out := make([]Info, 0, len(registry))
+	for _, i := range registry {
+		out = append(out, i)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
+}

@@ -1,0 +1,60 @@
+package metrics
+
+import (
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// Convention selects whose definition of each metric is reproduced.
+type Convention string
+
+const (
+	// Strict is the clean definition of METRICS.md (default).
+	Strict Convention = "strict"
+	// Roth reproduces Revisiting_Deep_Metric_Learning_PyTorch (Roth et al. 2020), quirks included.
+	Roth Convention = "roth"
+	// PML reproduces pytorch-metric-learning's AccuracyCalculator (v2.8.1).
+	PML Convention = "pml"
+)
+
+// Options configure Evaluate. The zero value evaluates every metric with
+// the strict convention, Euclidean distance, ks 1,2,4,8.
+type Options struct {
+	Metrics    []string // metric keys or families ("R@k", "NMI", ...); nil = all
+	Ks         []int    // recall ks; nil = 1,2,4,8
+	Distance   string   // "euclidean" (default), "cosine", "ip"
+	Clusters   int      // k-means K; 0 = number of distinct labels
+	Seed       int64    // k-means seed; 0 = convention default
+	Threads    int      // <= 0: all cores
+	Convention Convention
+	Searcher   knn.Searcher // nil = knn.Exact
+	// KMeans, if non-nil, replaces the pure-Go k-means (faiss backend).
+	KMeans KMeansFunc
+	// Progress, if non-nil, receives stage progress (stage names: "knn", "kmeans", ...).
+	Progress func(stage string, done, total int)
+}
+
+// Input is what Evaluate scores. With Gallery nil every row is a query
+// against the rest (leave-one-out); otherwise Query rows search Gallery rows.
+type Input struct {
+	Emb           knn.Matrix
+	Labels        []int32
+	Gallery       *knn.Matrix
+	GalleryLabels []int32
+}
+
+// Result is the JSON output of `dmlbench eval --format json`.
+type Result struct {
+	Metrics    map[string]float64 `json:"metrics"`
+	Convention Convention         `json:"convention"`
+	N          int                `json:"n"`
+	Dim        int                `json:"dim"`
+	Classes    int                `json:"classes"`
+	// LoneQueries counts queries with no other item of their class.
+	LoneQueries int                `json:"lone_queries"`
+	Timings     map[string]float64 `json:"timings"`
+	Version     string             `json:"version"`
+	Warnings    []string           `json:"warnings,omitempty"`
+}
+
+// KMeansFunc clusters x into k groups and returns one id per row.
+type KMeansFunc func(x knn.Matrix, k int, seed int64) ([]int32, error)

@@ -26,4 +26,19 @@ type KMeansResult struct {
 	Assign    []int32    // cluster id of each input row
 	Centroids knn.Matrix // K×D
 	Objective float64    // sum of squared distances to the assigned centroid
+
+	// Iterations is the number of Lloyd iterations run (0 when the training
+	// set had exactly K points).
+	Iterations int
+	// TrainPoints is the number of points the centroids were trained on
+	// (K·MaxPointsPerCentroid after subsampling, else all rows).
+	TrainPoints int
+	// Splits counts empty-cluster splits over all iterations.
+	Splits int
+	// History is the training objective (Σ float32 squared distances of the
+	// training points, as faiss's iteration stats) before each update.
+	History []float64
+	// Warnings are faiss's non-fatal messages (too few points per centroid,
+	// subsampling).
+	Warnings []string
 }

@@ -61,15 +61,3 @@ func (BruteForce) Search(ctx context.Context, q, db Matrix, k int, opt Options) 
 	}
 	return out, nil
 }
-
-// Exact is the default pure-Go exact searcher. (Placeholder body delegates to
-// BruteForce until the blocked kernel lands.)
-type Exact struct{}
-
-// Name implements Searcher.
-func (Exact) Name() string { return "exact" }
-
-// Search implements Searcher.
-func (Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*Neighbors, error) {
-	return BruteForce{}.Search(ctx, q, db, k, opt)
-}

@@ -3,9 +3,242 @@ package metrics
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/dmlbench/dmlbench/clustering"
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/spectra"
 )
 
-// Evaluate computes the requested metrics. (Being written.)
+// Version is reported in Result.Version; the CLI overrides it.
+var Version = "dev"
+
+// ErrInput is wrapped by every error caused by the caller's data.
+var ErrInput = errors.New("bad input")
+
+func inputErr(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, a...))
+}
+
+// Evaluate computes the requested metrics with one k-NN search (depth = the
+// largest window any metric needs) and one clustering (NMI, F1, AMI).
 func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
-	return nil, errors.New("metrics: Evaluate not yet implemented")
+	conv := opt.Convention
+	if conv == "" {
+		conv = Strict
+	}
+	if conv != Strict && conv != Roth && conv != PML {
+		return nil, fmt.Errorf("unknown convention %q (strict, roth, pml)", conv)
+	}
+	w, err := resolve(opt.Metrics, opt.Ks)
+	if err != nil {
+		return nil, err
+	}
+	loo := in.Gallery == nil
+	if err := checkInput(in, loo); err != nil {
+		return nil, err
+	}
+	gallery := in.Emb
+	gLabelsRaw := in.Labels
+	if !loo {
+		gallery = *in.Gallery
+		gLabelsRaw = in.GalleryLabels
+	}
+	dense, classes := denseLabels(in.Labels, gLabelsRaw)
+	qLabels, gLabels := dense[0], dense[1]
+	if distinct(qLabels) < 2 && loo {
+		return nil, inputErr("all %d items have one label: retrieval and clustering metrics need at least two classes", len(qLabels))
+	}
+	res := &Result{Metrics: map[string]float64{}, Convention: conv, N: in.Emb.Rows, Dim: in.Emb.Cols,
+		Classes: distinct(qLabels), Timings: map[string]float64{}, Version: Version}
+	threads := opt.Threads
+
+	metric, q, g, err := prepareDistance(opt.Distance, in.Emb, gallery, loo)
+	if err != nil {
+		return nil, err
+	}
+
+	if w.fam["R@k"] || w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"] || w.fam["mAP@1000"] {
+		t0 := time.Now()
+		plan, err := newRetrievalPlan(conv, w, qLabels, gLabels, classes, loo)
+		if err != nil {
+			return nil, inputErr("%v", err)
+		}
+		s := opt.Searcher
+		if s == nil {
+			s = knn.Exact{}
+		}
+		kopt := knn.Options{Metric: metric, Exclude: plan.exclude, Threads: threads}
+		if opt.Progress != nil {
+			kopt.Progress = func(done, total int) { opt.Progress("knn", done, total) }
+		}
+		nb, err := s.Search(ctx, q, g, plan.depth, kopt)
+		if err != nil {
+			return nil, fmt.Errorf("k-NN search (%s, depth %d): %w", s.Name(), plan.depth, err)
+		}
+		res.Timings["knn"] = time.Since(t0).Seconds()
+		t1 := time.Now()
+		vals, sums := plan.score(nb)
+		for k, v := range vals {
+			res.Metrics[k] = v
+		}
+		res.LoneQueries = sums.lone
+		if sums.lone > 0 {
+			switch conv {
+			case PML:
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) dropped from k-NN metrics (pml convention)", sums.lone))
+			case Strict:
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000", sums.lone))
+			}
+		}
+		if conv == Roth && sums.padded > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("roth mAP@1000: %d queries have fewer than 1000 neighbours; as in Roth et al.'s code faiss's −1 padding reads the last row's label, so the value can exceed 1 (use --compat strict for the clean definition)", sums.padded))
+		}
+		res.Timings["retrieval_metrics"] = time.Since(t1).Seconds()
+	}
+
+	if w.fam["NMI"] || w.fam["F1"] || w.fam["AMI"] {
+		t0 := time.Now()
+		k := opt.Clusters
+		if k <= 0 {
+			k = res.Classes
+		}
+		if k > in.Emb.Rows {
+			return nil, inputErr("--clusters %d exceeds the %d items", k, in.Emb.Rows)
+		}
+		seed := opt.Seed
+		if seed == 0 {
+			seed = 1234 // faiss's default, used by Roth et al. and pytorch-metric-learning
+		}
+		// Clustering always runs on the raw query embeddings, L2, as the peers do.
+		var assign []int32
+		if opt.KMeans != nil {
+			assign, err = opt.KMeans(in.Emb, k, seed)
+		} else {
+			ko := clustering.DefaultKMeansOptions()
+			ko.Seed, ko.Threads, ko.Searcher = seed, threads, opt.Searcher
+			if conv == PML {
+				ko.MaxPointsPerCentroid = 256 // faiss.Kmeans default subsampling
+			}
+			var r *clustering.KMeansResult
+			r, err = clustering.KMeans(ctx, in.Emb, k, ko)
+			if r != nil {
+				assign = r.Assign
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("k-means (K = %d): %w", k, err)
+		}
+		res.Timings["kmeans"] = time.Since(t0).Seconds()
+		ct, err := newContingency(qLabels, assign)
+		if err != nil {
+			return nil, err
+		}
+		if w.fam["NMI"] {
+			res.Metrics["NMI"] = ct.NMI()
+		}
+		if w.fam["F1"] {
+			res.Metrics["F1"] = ct.F1()
+		}
+		if w.fam["AMI"] {
+			t := time.Now()
+			res.Metrics["AMI"] = ct.AMI()
+			res.Timings["ami"] = time.Since(t).Seconds()
+		}
+	}
+
+	if w.fam["rho"] {
+		t0 := time.Now()
+		s, err := spectra.SingularValues(in.Emb)
+		if err != nil {
+			return nil, fmt.Errorf("spectrum: %w", err)
+		}
+		if conv == Roth && len(s) > 1 {
+			// TruncatedSVD(n_components = D−1) never returns the smallest value.
+			s = s[:len(s)-1]
+		}
+		rho, err := spectra.Rho(s, 1)
+		if err != nil {
+			return nil, fmt.Errorf("rho: %w", err)
+		}
+		if math.IsInf(rho, 0) {
+			res.Warnings = append(res.Warnings, "rho is +Inf: the embedding matrix is rank-deficient (a zero singular value)")
+		}
+		res.Metrics["rho"] = rho
+		res.Timings["rho"] = time.Since(t0).Seconds()
+	}
+
+	if w.fam["dist_ratio"] {
+		t0 := time.Now()
+		cos := conv == Roth || strings.EqualFold(opt.Distance, "cosine")
+		v, warn := distRatio(in.Emb, qLabels, classes, cos, opt.Seed, threads)
+		res.Warnings = append(res.Warnings, warn...)
+		res.Metrics["dist_ratio"] = v
+		res.Timings["dist_ratio"] = time.Since(t0).Seconds()
+	}
+	total := 0.0
+	for _, v := range res.Timings {
+		total += v
+	}
+	res.Timings["total"] = total
+	return res, nil
+}
+
+// prepareDistance maps --distance to a knn metric and the rows to search.
+// cosine: rows are L2-normalised and searched by inner product.
+func prepareDistance(distance string, q, g knn.Matrix, loo bool) (knn.Metric, knn.Matrix, knn.Matrix, error) {
+	switch strings.ToLower(distance) {
+	case "", "euclidean", "l2":
+		return knn.L2, q, g, nil
+	case "ip", "dot":
+		return knn.IP, q, g, nil
+	case "cosine", "cos":
+		qn := normalizedCopy(q)
+		gn := qn
+		if !loo {
+			gn = normalizedCopy(g)
+		}
+		return knn.IP, qn, gn, nil
+	}
+	return 0, q, g, fmt.Errorf("unknown distance %q (euclidean, cosine, ip)", distance)
+}
+
+func checkInput(in Input, loo bool) error {
+	if err := checkSet("embeddings", in.Emb, in.Labels); err != nil {
+		return err
+	}
+	if loo {
+		if in.Emb.Rows < 2 {
+			return inputErr("need at least 2 embeddings, got %d", in.Emb.Rows)
+		}
+		return nil
+	}
+	if err := checkSet("gallery embeddings", *in.Gallery, in.GalleryLabels); err != nil {
+		return err
+	}
+	if in.Gallery.Cols != in.Emb.Cols {
+		return inputErr("query dimension %d differs from gallery dimension %d", in.Emb.Cols, in.Gallery.Cols)
+	}
+	return nil
+}
+
+func checkSet(what string, m knn.Matrix, labels []int32) error {
+	if m.Rows == 0 || m.Cols == 0 {
+		return inputErr("%s are empty (%d×%d)", what, m.Rows, m.Cols)
+	}
+	if len(m.Data) != m.Rows*m.Cols {
+		return inputErr("%s: data length %d does not match shape %d×%d", what, len(m.Data), m.Rows, m.Cols)
+	}
+	if len(labels) != m.Rows {
+		return inputErr("%s have %d rows but there are %d labels", what, m.Rows, len(labels))
+	}
+	for i, v := range m.Data {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return inputErr("%s: row %d contains %v", what, i/m.Cols, v)
+		}
+	}
+	return nil
 }

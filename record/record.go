@@ -45,6 +45,11 @@ type Run struct {
 	// Spectrum holds the sorted singular values of the final test embeddings.
 	Spectrum []float64          `json:"spectrum,omitempty"`
 	Timings  map[string]float64 `json:"timings,omitempty"` // seconds
+	// SelectBy is the validation metric that chose BestEpoch (training runs
+	// with a validation split; Best holds the test metrics of that epoch).
+	SelectBy string `json:"select_by,omitempty"`
+	// BestVal holds the validation metrics of BestEpoch.
+	BestVal Metrics `json:"best_val,omitempty"`
 }
 
 // WriteAtomic writes v as indented JSON to path via a temporary file and

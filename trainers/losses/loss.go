@@ -70,7 +70,13 @@ type Info struct {
 	Name    string
 	Summary string             // one line: formula and seed reference
 	Hyper   map[string]float64 // defaults
-	New     func(Config) (Loss, error)
+	// Miner is the default miner of a tuple loss ("" when the loss does not
+	// take a miner: it mines internally or uses proxies).
+	Miner string
+	// Sphere reports that the loss L2-normalises the embeddings itself: the
+	// model need not, and retrieval should use unit (cosine) embeddings.
+	Sphere bool
+	New    func(Config) (Loss, error)
 }
 
 var registry = map[string]Info{}

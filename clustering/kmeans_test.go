@@ -1,0 +1,387 @@
+package clustering
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// naiveKMeans is an independent, obviously-correct transcription of the
+// algorithm documented on KMeans (float64 distances, O(n·k·D) loops), using
+// the same random stream so the trajectories can be compared exactly.
+func naiveKMeans(x knn.Matrix, k int, opt KMeansOptions) ([]int32, []float32, float64) {
+	n, d := x.Rows, x.Cols
+	rng := rand.New(rand.NewSource(opt.Seed))
+	rows := make([][]float32, n)
+	for i := range rows {
+		rows[i] = x.Row(i)
+	}
+	train := rows
+	if opt.MaxPointsPerCentroid > 0 && n > k*opt.MaxPointsPerCentroid {
+		perm := rng.Perm(n)
+		train = nil
+		for _, p := range perm[:k*opt.MaxPointsPerCentroid] {
+			train = append(train, rows[p])
+		}
+	}
+	cent := make([][]float32, k)
+	if len(train) == k {
+		for j := range cent {
+			cent[j] = append([]float32(nil), train[j]...)
+		}
+	} else {
+		perm := rng.Perm(len(train))
+		for j := range cent {
+			cent[j] = append([]float32(nil), train[perm[j]]...)
+		}
+		for it := 0; it < opt.NIter; it++ {
+			counts := make([]float64, k)
+			sums := make([][]float64, k)
+			for j := range sums {
+				sums[j] = make([]float64, d)
+			}
+			for _, p := range train {
+				a, _ := nearest(p, cent)
+				counts[a]++
+				for t := range p {
+					sums[a][t] += float64(p[t])
+				}
+			}
+			for j := range cent {
+				for t := range cent[j] {
+					if counts[j] == 0 {
+						cent[j][t] = 0
+					} else {
+						cent[j][t] = float32(sums[j][t] / counts[j])
+					}
+				}
+			}
+			flat := make([]float32, 0, k*d)
+			for _, c := range cent {
+				flat = append(flat, c...)
+			}
+			splitEmpty(flat, counts, d, rng)
+			for j := range cent {
+				copy(cent[j], flat[j*d:(j+1)*d])
+			}
+		}
+	}
+	assign := make([]int32, n)
+	var obj float64
+	for i, p := range rows {
+		a, dd := nearest(p, cent)
+		assign[i] = int32(a)
+		obj += dd
+	}
+	flat := make([]float32, 0, k*d)
+	for _, c := range cent {
+		flat = append(flat, c...)
+	}
+	return assign, flat, obj
+}
+
+func nearest(p []float32, cent [][]float32) (int, float64) {
+	best, bi := math.Inf(1), 0
+	for j, c := range cent {
+		if s := sqdist(p, c); s < best {
+			best, bi = s, j
+		}
+	}
+	return bi, best
+}
+
+// blobs returns m points around each of the given centres (spread ±0.5).
+func blobs(rng *rand.Rand, centres [][]float32, m int) (knn.Matrix, []int) {
+	d := len(centres[0])
+	var data []float32
+	var lab []int
+	for c, cen := range centres {
+		for i := 0; i < m; i++ {
+			for _, v := range cen {
+				data = append(data, v+float32(rng.Float64()-0.5))
+			}
+			lab = append(lab, c)
+		}
+	}
+	// Shuffle rows so blobs are interleaved.
+	n := len(lab)
+	perm := rng.Perm(n)
+	sd := make([]float32, len(data))
+	sl := make([]int, n)
+	for i, p := range perm {
+		copy(sd[i*d:(i+1)*d], data[p*d:(p+1)*d])
+		sl[i] = lab[p]
+	}
+	return knn.Matrix{Rows: n, Cols: d, Data: sd}, sl
+}
+
+// samePartition reports whether a and b induce the same partition.
+func samePartition(a []int32, b []int) bool {
+	ab, ba := map[int32]int{}, map[int]int32{}
+	for i := range a {
+		if v, ok := ab[a[i]]; ok && v != b[i] {
+			return false
+		}
+		if v, ok := ba[b[i]]; ok && v != a[i] {
+			return false
+		}
+		ab[a[i]], ba[b[i]] = b[i], a[i]
+	}
+	return true
+}
+
+func TestKMeansSeparableBlobs(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	x, lab := blobs(rng, [][]float32{{0, 0, 0}, {20, 0, 0}, {0, 20, 0}, {0, 0, 20}}, 30)
+	opt := DefaultKMeansOptions()
+	bestObj := math.Inf(1)
+	var best *KMeansResult
+	for seed := int64(1); seed <= 10; seed++ {
+		opt.Seed = seed
+		res, err := KMeans(context.Background(), x, 4, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wa, wc, wobj := naiveKMeans(x, 4, opt)
+		if !reflect.DeepEqual(res.Assign, wa) {
+			t.Fatalf("seed %d: assignments differ from the naive Lloyd", seed)
+		}
+		for i := range wc {
+			if math.Abs(float64(wc[i]-res.Centroids.Data[i])) > 1e-5 {
+				t.Fatalf("seed %d: centroid value %d = %v, naive %v", seed, i, res.Centroids.Data[i], wc[i])
+			}
+		}
+		if math.Abs(res.Objective-wobj) > 1e-9*wobj {
+			t.Fatalf("seed %d: objective %v, naive %v", seed, res.Objective, wobj)
+		}
+		if res.Objective < bestObj {
+			bestObj, best = res.Objective, res
+		}
+	}
+	// The best of 10 restarts recovers the four blobs exactly; each blob's
+	// points lie within √3/2 of its centre, so the optimum is below 120·0.75.
+	if !samePartition(best.Assign, lab) {
+		t.Fatalf("best restart does not recover the blobs: %v", best.Assign)
+	}
+	if bestObj > 120*0.75 {
+		t.Fatalf("objective %v too large for the recovered partition", bestObj)
+	}
+}
+
+func TestKMeansEmptyClusterSplit(t *testing.T) {
+	// Six points at 1 and one at 10, k = 2. When both initial centroids are
+	// copies of 1, every point goes to centroid 0 (ties → lowest index),
+	// cluster 1 is empty and must be split off cluster 0 (the only donor):
+	// c1 = c0·(1+ε), c0 = c0·(1−ε). The next iteration separates {1…} from
+	// {10}: centroids 1 and 10, objective 0.
+	x := knn.Matrix{Rows: 7, Cols: 1, Data: []float32{1, 1, 1, 10, 1, 1, 1}}
+	var seed int64
+	for seed = 1; ; seed++ {
+		p := rand.New(rand.NewSource(seed)).Perm(7)
+		if p[0] != 3 && p[1] != 3 {
+			break
+		}
+	}
+	opt := DefaultKMeansOptions()
+	opt.Seed = seed
+	res, err := KMeans(context.Background(), x, 2, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Splits != 1 {
+		t.Fatalf("splits = %d, want 1", res.Splits)
+	}
+	want := []int32{0, 0, 0, 1, 0, 0, 0}
+	if !reflect.DeepEqual(res.Assign, want) || res.Objective != 0 {
+		t.Fatalf("assign %v obj %v; want %v, 0", res.Assign, res.Objective, want)
+	}
+	if res.Centroids.Data[0] != 1 || res.Centroids.Data[1] != 10 {
+		t.Fatalf("centroids %v, want [1 10]", res.Centroids.Data)
+	}
+	// The split itself, checked by hand on one iteration.
+	cent := []float32{4, -2, 0, 0}
+	counts := []float64{5, 0}
+	if n := splitEmpty(cent, counts, 2, rand.New(rand.NewSource(1))); n != 1 {
+		t.Fatalf("split count %d", n)
+	}
+	e := float32(1.0 / 1024)
+	wantC := []float32{4 * (1 - e), -2 * (1 + e), 4 * (1 + e), -2 * (1 - e)}
+	if !reflect.DeepEqual(cent, wantC) || counts[0] != 2.5 || counts[1] != 2.5 {
+		t.Fatalf("split: cent %v counts %v; want %v [2.5 2.5]", cent, counts, wantC)
+	}
+}
+
+func TestKMeansMatchesNaiveRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	x := randMatrix(rng, 700, 19)
+	for _, k := range []int{1, 7, 64, 700} {
+		opt := DefaultKMeansOptions()
+		opt.Seed = int64(k)
+		res, err := KMeans(context.Background(), x, k, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wa, _, wobj := naiveKMeans(x, k, opt)
+		if !reflect.DeepEqual(res.Assign, wa) {
+			t.Fatalf("k=%d: assignments differ from naive", k)
+		}
+		if math.Abs(res.Objective-wobj) > 1e-9*(1+wobj) {
+			t.Fatalf("k=%d: objective %v vs naive %v", k, res.Objective, wobj)
+		}
+		if k == 700 && (res.Iterations != 0 || res.Objective > 1e-9) {
+			t.Fatalf("k = n must copy the points: iterations %d objective %v", res.Iterations, res.Objective)
+		}
+		if k < 700 && len(res.History) != opt.NIter {
+			t.Fatalf("history has %d entries", len(res.History))
+		}
+	}
+}
+
+func TestKMeansDeterministicAcrossThreads(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	x := randMatrix(rng, 1500, 24)
+	opt := DefaultKMeansOptions()
+	opt.Threads = 1
+	a, err := KMeans(context.Background(), x, 40, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range []int{1, 2, 5} {
+		opt.Threads = th
+		b, err := KMeans(context.Background(), x, 40, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a.Assign, b.Assign) || !reflect.DeepEqual(a.Centroids.Data, b.Centroids.Data) || a.Objective != b.Objective {
+			t.Fatalf("threads=%d changed the result", th)
+		}
+	}
+	opt.Seed++
+	c, _ := KMeans(context.Background(), x, 40, opt)
+	if reflect.DeepEqual(a.Centroids.Data, c.Centroids.Data) {
+		t.Fatal("a different seed gave identical centroids")
+	}
+}
+
+func TestKMeansSubsampling(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	x := randMatrix(rng, 1000, 8)
+	opt := DefaultKMeansOptions()
+	opt.MaxPointsPerCentroid = 10
+	res, err := KMeans(context.Background(), x, 5, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TrainPoints != 50 || len(res.Assign) != 1000 || len(res.Warnings) != 1 {
+		t.Fatalf("train points %d, assign %d, warnings %v", res.TrainPoints, len(res.Assign), res.Warnings)
+	}
+	wa, _, wobj := naiveKMeans(x, 5, opt)
+	if !reflect.DeepEqual(res.Assign, wa) || math.Abs(res.Objective-wobj) > 1e-9*wobj {
+		t.Fatalf("subsampled run differs from naive (obj %v vs %v)", res.Objective, wobj)
+	}
+	// Final assignment covers all points: each is at its nearest centroid.
+	for i := 0; i < x.Rows; i++ {
+		rows := make([][]float32, 5)
+		for j := range rows {
+			rows[j] = res.Centroids.Row(j)
+		}
+		if a, _ := nearest(x.Row(i), rows); int32(a) != res.Assign[i] {
+			t.Fatalf("row %d not at its nearest centroid", i)
+		}
+	}
+	// No subsampling below the bound; warning when below min points.
+	opt.MaxPointsPerCentroid = 256
+	opt.MinPointsPerCentroid = 39
+	res, _ = KMeans(context.Background(), knn.Matrix{Rows: 100, Cols: 8, Data: x.Data[:800]}, 3, opt)
+	if res.TrainPoints != 100 || len(res.Warnings) != 1 {
+		t.Fatalf("train %d warnings %v", res.TrainPoints, res.Warnings)
+	}
+}
+
+func TestKMeansWithSearcher(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	x := randMatrix(rng, 300, 6)
+	opt := DefaultKMeansOptions()
+	a, err := KMeans(context.Background(), x, 9, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Searcher = knn.BruteForce{}
+	b, err := KMeans(context.Background(), x, 9, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Assign, b.Assign) || math.Abs(a.Objective-b.Objective) > 1e-9*a.Objective {
+		t.Fatal("searcher path differs from the built-in kernel")
+	}
+}
+
+func TestKMeansErrors(t *testing.T) {
+	ctx := context.Background()
+	x := knn.Matrix{Rows: 3, Cols: 2, Data: []float32{0, 0, 1, 1, 2, 2}}
+	opt := DefaultKMeansOptions()
+	cases := map[string]func() error{
+		"k=0":   func() error { _, err := KMeans(ctx, x, 0, opt); return err },
+		"k>n":   func() error { _, err := KMeans(ctx, x, 4, opt); return err },
+		"empty": func() error { _, err := KMeans(ctx, knn.Matrix{Cols: 2}, 1, opt); return err },
+		"ragged": func() error {
+			_, err := KMeans(ctx, knn.Matrix{Rows: 3, Cols: 2, Data: x.Data[:5]}, 1, opt)
+			return err
+		},
+		"zero dim": func() error { _, err := KMeans(ctx, knn.Matrix{Rows: 3}, 1, opt); return err },
+		"NaN": func() error {
+			_, err := KMeans(ctx, knn.Matrix{Rows: 2, Cols: 1, Data: []float32{0, float32(math.NaN())}}, 1, opt)
+			return err
+		},
+		"niter<0": func() error { o := opt; o.NIter = -1; _, err := KMeans(ctx, x, 1, o); return err },
+	}
+	for name, f := range cases {
+		if err := f(); !errors.Is(err, ErrBadInput) {
+			t.Errorf("%s: got %v, want ErrBadInput", name, err)
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := KMeans(cctx, x, 2, opt); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
+	}
+}
+
+func benchKMeans(b *testing.B, n, d, k int) {
+	rng := rand.New(rand.NewSource(1))
+	// Gaussian classes: k/2 class centres, unit noise, like an embedding set.
+	centres := randMatrix(rng, max(k/2, 1), d)
+	data := make([]float32, n*d)
+	for i := 0; i < n; i++ {
+		c := centres.Row(rng.Intn(centres.Rows))
+		for t := 0; t < d; t++ {
+			data[i*d+t] = 3*c[t] + float32(rng.NormFloat64())
+		}
+	}
+	x := knn.Matrix{Rows: n, Cols: d, Data: data}
+	opt := DefaultKMeansOptions()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := KMeans(context.Background(), x, k, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	flop := 2 * float64(n) * float64(k) * float64(d) * float64(opt.NIter+1) * float64(b.N)
+	b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "Gflop/s")
+}
+
+func BenchmarkKMeans20000x128K500(b *testing.B) { benchKMeans(b, 20000, 128, 500) }
+
+// BenchmarkKMeansSOP is Stanford Online Products scale: 60 502 test images,
+// 11 316 classes, 128-D, 20 iterations (≈ 3.7 Tflop).
+func BenchmarkKMeansSOP(b *testing.B) {
+	if testing.Short() {
+		b.Skip("SOP-scale k-means skipped in -short")
+	}
+	benchKMeans(b, 60502, 128, 11316)
+}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/urfave/cli/v2"
+
+	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/metrics"
+	"github.com/dmlbench/dmlbench/record"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "eval",
+		Usage:     "score embeddings exported from any framework (.npy / .npz)",
+		UsageText: "dmlbench eval --emb E.npy --labels L.npy [options]",
+		Description: `Every item is a query against all others (leave-one-out), or queries search a
+separate gallery (In-Shop style). One exact k-NN search serves every retrieval metric;
+one k-means serves NMI, F1 and AMI. Conventions: strict (clean definitions, default),
+roth (Roth et al. 2020 code, quirks included), pml (pytorch-metric-learning).
+
+Examples:
+   dmlbench eval --emb test_emb.npy --labels test_labels.npy
+   dmlbench eval --emb E.npy --labels L.npy --format json > result.json
+   dmlbench eval --emb E.npy --labels L.npy --compat roth
+   dmlbench eval --emb E.npz:embeddings --labels E.npz:labels --metrics R@1,MAP@R
+   dmlbench eval --query-emb Q.npy --query-labels QL.npy --gallery-emb G.npy --gallery-labels GL.npy
+   dmlbench eval --emb E.npy --labels names.txt --distance cosine --k 1,10,100`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (float32/float64, N×D)"},
+			&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},
+			&cli.StringFlag{Name: "query-emb", Usage: "query embeddings (with --gallery-emb)"},
+			&cli.StringFlag{Name: "query-labels", Usage: "query labels"},
+			&cli.StringFlag{Name: "gallery-emb", Usage: "gallery embeddings (no self-exclusion)"},
+			&cli.StringFlag{Name: "gallery-labels", Usage: "gallery labels"},
+			&cli.StringFlag{Name: "metrics", Usage: "comma-separated metrics (default: all; see `dmlbench list metrics`)"},
+			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks"},
+			&cli.StringFlag{Name: "distance", Value: "euclidean", Usage: "euclidean | cosine | ip"},
+			&cli.IntFlag{Name: "clusters", Usage: "k-means K (default: number of distinct labels)"},
+			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (faiss's default)"},
+			&cli.IntFlag{Name: "threads", Usage: "worker threads (default: all cores)"},
+			&cli.StringFlag{Name: "backend", Value: "exact", Usage: "k-NN backend: exact | faiss | faiss-gpu"},
+			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown"},
+			&cli.StringFlag{Name: "out", Usage: "also write the JSON result to `FILE` (atomically)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no warnings"},
+		},
+		Action: evalAction,
+	})
+}
+
+func evalAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("eval takes no positional arguments (got %q); use --emb and --labels", c.Args().First())
+	}
+	ks, err := parseInts(c.String("k"))
+	if err != nil {
+		return usagef("--k: %v", err)
+	}
+	format := c.String("format")
+	if format != "table" && format != "json" && format != "markdown" {
+		return usagef("--format must be table, json or markdown (got %q)", format)
+	}
+	in, err := loadEvalInput(c)
+	if err != nil {
+		return err
+	}
+	searcher, err := knn.New(c.String("backend"))
+	if err != nil {
+		return err
+	}
+	opt := metrics.Options{
+		Ks:         ks,
+		Distance:   c.String("distance"),
+		Clusters:   c.Int("clusters"),
+		Seed:       c.Int64("seed"),
+		Threads:    c.Int("threads"),
+		Convention: metrics.Convention(c.String("compat")),
+		Searcher:   searcher,
+		KMeans:     kmeansForBackend(c.String("backend"), c.String("compat"), c.Int("threads")),
+		Progress:   stageProgress(c.Bool("quiet")),
+	}
+	if m := c.String("metrics"); m != "" {
+		opt.Metrics = splitList(m)
+	}
+	metrics.Version = Version
+	res, err := metrics.Evaluate(c.Context, in, opt)
+	if err != nil {
+		return err
+	}
+	if !c.Bool("quiet") {
+		for _, w := range res.Warnings {
+			fmt.Fprintln(os.Stderr, "warning:", w)
+		}
+	}
+	if p := c.String("out"); p != "" {
+		if err := record.WriteAtomic(p, res); err != nil {
+			return err
+		}
+	}
+	return writeResult(os.Stdout, res, format)
+}
+
+func loadEvalInput(c *cli.Context) (metrics.Input, error) {
+	var in metrics.Input
+	emb, lab := c.String("emb"), c.String("labels")
+	qe, ql, ge, gl := c.String("query-emb"), c.String("query-labels"), c.String("gallery-emb"), c.String("gallery-labels")
+	qg := qe != "" || ql != "" || ge != "" || gl != ""
+	switch {
+	case qg && emb != "":
+		return in, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
+	case qg && (qe == "" || ql == "" || ge == "" || gl == ""):
+		return in, usagef("query/gallery mode needs --query-emb, --query-labels, --gallery-emb and --gallery-labels")
+	case !qg && (emb == "" || lab == ""):
+		return in, usagef("--emb and --labels are required (see dmlbench eval --help)")
+	}
+	if !qg {
+		qe, ql = emb, lab
+	}
+	x, y, err := loadPair(qe, ql)
+	if err != nil {
+		return in, err
+	}
+	in.Emb, in.Labels = x, y
+	if qg {
+		gx, _, err := loadPair(ge, gl)
+		if err != nil {
+			return in, err
+		}
+		if gx.Cols != x.Cols {
+			return in, fmt.Errorf("%s has dimension %d but %s has dimension %d", qe, x.Cols, ge, gx.Cols)
+		}
+		// Labels were remapped per file; map both to one id space by their original names.
+		in.Labels, in.GalleryLabels, err = jointLabels(ql, gl)
+		if err != nil {
+			return in, err
+		}
+		in.Gallery = &gx
+	}
+	return in, nil
+}
+
+func loadPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
+	x, err := fixtures.LoadEmbeddings(embSpec)
+	if err != nil {
+		return x, nil, err
+	}
+	y, _, err := fixtures.LoadLabels(labSpec)
+	if err != nil {
+		return x, nil, err
+	}
+	if err := fixtures.CheckPair(x, y, embSpec, labSpec); err != nil {
+		return x, nil, err
+	}
+	return x, y, nil
+}
+
+// jointLabels loads two label files and gives equal original labels equal ids.
+func jointLabels(a, b string) ([]int32, []int32, error) {
+	ida, na, err := fixtures.LoadLabels(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	idb, nb, err := fixtures.LoadLabels(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids := map[string]int32{}
+	conv := func(dense []int32, names []string) []int32 {
+		out := make([]int32, len(dense))
+		for i, d := range dense {
+			name := names[d]
+			v, ok := ids[name]
+			if !ok {
+				v = int32(len(ids))
+				ids[name] = v
+			}
+			out[i] = v
+		}
+		return out
+	}
+	return conv(ida, na), conv(idb, nb), nil
+}
+
+func writeResult(w io.Writer, res *metrics.Result, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(jsonSafe(res))
+	case "markdown":
+		fmt.Fprintf(w, "| metric | value |\n|---|---:|\n")
+		for _, k := range metrics.Keys(res.Metrics) {
+			fmt.Fprintf(w, "| %s | %s |\n", k, fmtMetric(res.Metrics[k]))
+		}
+		fmt.Fprintf(w, "\n%d items, %d-d, %d classes, convention %s, %.2f s\n", res.N, res.Dim, res.Classes, res.Convention, res.Timings["total"])
+		return nil
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight}}))
+	t.Header([]string{"metric", "value"})
+	for _, k := range metrics.Keys(res.Metrics) {
+		if err := t.Append([]string{k, fmtMetric(res.Metrics[k])}); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d items, %d-d, %d classes, convention %s, %.2f s (k-NN %.2f s, k-means %.2f s)\n",
+		res.N, res.Dim, res.Classes, res.Convention, res.Timings["total"], res.Timings["knn"], res.Timings["kmeans"])
+	return nil
+}
+
+func fmtMetric(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Sprint(v)
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+// jsonSafe replaces NaN/Inf (not representable in JSON) by null via a copy.
+func jsonSafe(res *metrics.Result) any {
+	m := map[string]any{}
+	for k, v := range res.Metrics {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			m[k] = nil
+		} else {
+			m[k] = v
+		}
+	}
+	type alias metrics.Result
+	return struct {
+		*alias
+		Metrics map[string]any `json:"metrics"`
+	}{(*alias)(res), m}
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		v, err := strconv.Atoi(f)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty list")
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:  "version",
+		Usage: "print the version, the compiled k-NN backends and the distance kernel in use",
+		Description: `Examples:
+   dmlbench version`,
+		Action: func(c *cli.Context) error {
+			names := make([]string, 0, len(knn.Backends))
+			for n := range knn.Backends {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			fmt.Printf("dmlbench %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Printf("k-NN backends: %s\n", strings.Join(names, ", "))
+			for _, l := range versionLines {
+				fmt.Println(l())
+			}
+			return nil
+		},
+	})
+}
+
+// versionLines are added by other files (kernel names, faiss version).
+var versionLines []func() string

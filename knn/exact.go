@@ -1,0 +1,537 @@
+package knn
+
+import (
+	"context"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Exact is the default pure-Go exact searcher: a blocked float32 distance
+// computation (packed query tiles × packed database panels through a
+// register-blocked 6×16 micro-kernel, AVX2+FMA assembly when the CPU has it;
+// see KernelName) fused with a per-query bounded top-k. It never forms an
+// N×M distance matrix: memory is the packed database (one copy of db), the
+// output (N·k ids and distances) and per-query candidate buffers of about
+// 2k keys (per tile, or for every query on the symmetric path below).
+//
+// Distances. IP is the plain inner product. L2 uses the norm expansion
+//
+//	‖q − x‖² = ‖q‖² + ‖x‖² − 2 q·x      (clamped at 0)
+//
+// with the norms accumulated in float64 and q·x in float32. This is the
+// formula every GEMM-based k-NN library uses (faiss IndexFlatL2 included); it
+// is exact for small integer data but loses absolute precision of order
+// 2^-23·(‖q‖² + ‖x‖²) against BruteForce's float64 direct differences, so two
+// neighbours closer than that may swap order and very small distances are
+// noisy. Results are nevertheless deterministic: every (query, item) pair is
+// computed by the same instruction sequence whatever the tiling and thread
+// count, and ties (equal float32 distances) go to the lower database index.
+//
+// Symmetric path. When q and db are the same matrix (same backing array and
+// shape; the usual leave-one-out evaluation) each off-diagonal tile pair is
+// computed once and offered both to its rows and to its columns, halving the
+// arithmetic; it gives bit-identical output to the general path (the
+// micro-kernel's accumulation is symmetric in its two operands). It keeps a
+// candidate buffer for every query, so it is used only while those buffers
+// fit in MaxStateBytes.
+//
+// Inputs containing NaN give unspecified neighbour lists (NaN distances
+// never enter a list); validate data first (fixtures does).
+type Exact struct {
+	// TileQ is the number of query rows per work item (rounded up to a
+	// multiple of 48); 0 picks a size whose packed tile fits in ~128 KiB of
+	// L2 (240 rows for D = 128).
+	TileQ int
+	// NoSymmetry forces the general path even when q and db are the same
+	// matrix (for benchmarks and tests).
+	NoSymmetry bool
+	// MaxStateBytes caps the candidate buffers of the symmetric path
+	// (8 bytes per candidate, about 2k per query); 0 means 1 GiB.
+	MaxStateBytes int64
+
+	kernel *kernelImpl // nil = activeKernel(); tests pin other kernels
+}
+
+// Name implements Searcher.
+func (Exact) Name() string { return "exact" }
+
+// exactRun holds what every worker of one Search shares.
+type exactRun struct {
+	q, db    Matrix
+	k        int // requested k (output width)
+	keff     int // min(k, candidates per query): buffers select keff
+	capacity int // candidate buffer capacity per query
+	excl     bool
+	ip       bool
+	pad      float32 // distance of −1 slots
+	kern     kernelFunc
+	d        int // dimension
+	npan     int // database panels of nr items
+	bpack    []float32
+	nq, nx   []float32
+	scale    [8]float32
+	lo       [8]float32
+	noCol    []float32 // nr × −Inf: column thresholds that never pass
+	out      *Neighbors
+	threads  int
+
+	pmu      sync.Mutex
+	done     int
+	progress func(done, total int)
+}
+
+// Search implements Searcher.
+func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*Neighbors, error) {
+	if err := Validate(q, db, k, opt); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := &Neighbors{N: q.Rows, K: k, IDs: make([]int32, q.Rows*k), Dist: make([]float32, q.Rows*k)}
+	if q.Rows == 0 {
+		return out, nil
+	}
+	r := &exactRun{q: q, db: db, k: k, excl: opt.Exclude == ExcludeSelf, ip: opt.Metric == IP,
+		d: q.Cols, out: out, progress: opt.Progress}
+	cand := db.Rows
+	if r.excl {
+		cand--
+	}
+	r.keff = min(k, cand)
+	r.pad = posInf
+	r.scale, r.lo = fill8(-2), fill8(0)
+	if r.ip {
+		r.pad = negInf
+		r.scale, r.lo = fill8(-1), fill8(negInf)
+	}
+	impl := e.kernel
+	if impl == nil {
+		ki := activeKernel()
+		impl = &ki
+	}
+	r.kern = impl.fn
+	r.threads = opt.Threads
+	if r.threads <= 0 {
+		r.threads = runtime.GOMAXPROCS(0)
+	}
+	r.noCol = make([]float32, nr)
+	for i := range r.noCol {
+		r.noCol[i] = negInf
+	}
+	if r.keff == 0 { // a one-row database with self-exclusion: nothing to find
+		for i := range out.IDs {
+			out.IDs[i], out.Dist[i] = -1, r.pad
+		}
+		if opt.Progress != nil {
+			opt.Progress(q.Rows, q.Rows)
+		}
+		return out, nil
+	}
+
+	tile := e.TileQ
+	if tile <= 0 {
+		tile = (128 << 10) / (4 * max(r.d, 1))
+	}
+	tile = min(max((tile+47)/48*48, 48), 1<<20)
+
+	same := sameMatrix(q, db)
+	symCap, symOK := 0, false
+	if same && !e.NoSymmetry && q.Rows > tile {
+		budget := e.MaxStateBytes
+		if budget <= 0 {
+			budget = 1 << 30
+		}
+		per := budget / (8 * int64(q.Rows)) // candidates per query the budget allows
+		want := int64(r.keff + max(r.keff, 32))
+		if per >= want {
+			symCap, symOK = int(want), true
+		} else if per >= int64(r.keff+max(r.keff/4, 16)) {
+			symCap, symOK = int(per), true
+		}
+	}
+
+	// Pack the database once: panels of nr items, item j of a panel in lane j.
+	r.npan = (db.Rows + nr - 1) / nr
+	r.bpack = alignedFloats(r.npan * nr * r.d)
+	parallelFor(r.threads, r.npan, func(p int) {
+		packPanel(r.bpack[p*nr*r.d:], db, p*nr, nr)
+	})
+	if r.ip {
+		r.nx = make([]float32, r.npan*nr)
+	} else {
+		r.nx = sqNorms(db, r.npan*nr)
+	}
+
+	var err error
+	if symOK {
+		r.capacity = symCap
+		nb := (q.Rows + tile - 1) / tile
+		r.nq = r.nx[:len(r.nx):len(r.nx)]
+		if len(r.nq) < nb*tile {
+			r.nq = append(r.nq, make([]float32, nb*tile-len(r.nq))...)
+		}
+		err = r.runSymmetric(ctx, tile)
+	} else {
+		r.capacity = r.keff + max(r.keff, 32)
+		nt := (q.Rows + tile - 1) / tile
+		switch {
+		case r.ip:
+			r.nq = make([]float32, nt*tile)
+		case same:
+			r.nq = append(r.nx[:len(r.nx):len(r.nx)], make([]float32, max(0, nt*tile-len(r.nx)))...)
+		default:
+			r.nq = sqNorms(q, nt*tile)
+		}
+		err = r.runTiles(ctx, tile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// sameMatrix reports whether a and b are the same rows (same backing array
+// and shape), which enables the symmetric path.
+func sameMatrix(a, b Matrix) bool {
+	if a.Rows != b.Rows || a.Cols != b.Cols {
+		return false
+	}
+	if len(a.Data) == 0 {
+		return len(b.Data) == 0
+	}
+	return len(b.Data) > 0 && &a.Data[0] == &b.Data[0]
+}
+
+// parallelFor runs f(0..n-1) on up to threads goroutines.
+func parallelFor(threads, n int, f func(i int)) {
+	threads = min(threads, n)
+	if threads <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < threads; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// report adds rows finished queries and calls Progress (serialised).
+func (r *exactRun) report(rows int) {
+	if r.progress == nil {
+		return
+	}
+	r.pmu.Lock()
+	r.done += rows
+	r.progress(r.done, r.q.Rows)
+	r.pmu.Unlock()
+}
+
+func (r *exactRun) flush(st *topk, qi int) {
+	k := r.k
+	st.flush(r.keff, r.out.IDs[qi*k:(qi+1)*k], r.out.Dist[qi*k:(qi+1)*k], r.ip, r.pad)
+}
+
+// runTiles is the general path: workers take tiles of query rows and stream
+// every database panel through them. The database panel (nr·D floats) stays
+// in L1 while the tile's 6-row query panels (tile·D floats) come from L2.
+func (r *exactRun) runTiles(ctx context.Context, tile int) error {
+	n, d := r.q.Rows, r.d
+	nt := (n + tile - 1) / tile
+	var next atomic.Int64
+	var firstErr error
+	var emu sync.Mutex
+	var wg sync.WaitGroup
+	workers := min(r.threads, nt)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			apack := alignedFloats(tile * d)
+			backing := make([]uint64, tile*r.capacity)
+			states := make([]topk, tile)
+			thr := make([]float32, tile)
+			ep := new(kernEpi)
+			ep.scale, ep.lo = r.scale, r.lo
+			ep.cthr = &r.noCol[0]
+			for {
+				t := int(next.Add(1) - 1)
+				if t >= nt {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					emu.Lock()
+					firstErr = err
+					emu.Unlock()
+					return
+				}
+				r0 := t * tile
+				rows := min(tile, n-r0)
+				nblk := (rows + mr - 1) / mr
+				for b := 0; b < nblk; b++ {
+					packPanel(apack[b*mr*d:], r.q, r0+b*mr, mr)
+				}
+				for i := range states {
+					states[i].reset(backing[i*r.capacity : (i+1)*r.capacity])
+					thr[i] = posInf
+					if i >= rows {
+						thr[i] = negInf
+					}
+				}
+				for jp := 0; jp < r.npan; jp++ {
+					bp := ptrAt(r.bpack, jp*nr*d)
+					ep.nx = &r.nx[jp*nr]
+					base := jp * nr
+					for b := 0; b < nblk; b++ {
+						i0 := b * mr
+						copy(ep.nq[:mr], r.nq[r0+i0:r0+i0+mr])
+						copy(ep.thr[:mr], thr[i0:i0+mr])
+						r.kern(ptrAt(apack, i0*d), bp, d, ep)
+						for rr := 0; rr < mr; rr++ {
+							m := ep.rmask[rr]
+							if m == 0 {
+								continue
+							}
+							li := i0 + rr
+							qi := r0 + li
+							if qi >= n {
+								break
+							}
+							st := &states[li]
+							for ; m != 0; m &= m - 1 {
+								j := bits.TrailingZeros32(m)
+								id := base + j
+								if id >= r.db.Rows {
+									break
+								}
+								if r.excl && id == qi {
+									continue
+								}
+								if st.push(keyOf(ep.c[rr*nr+j], id), r.keff) {
+									thr[li] = st.thrF()
+								}
+							}
+						}
+					}
+				}
+				for li := 0; li < rows; li++ {
+					r.flush(&states[li], r0+li)
+				}
+				r.report(rows)
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// ptrAt returns &s[i], or nil for an empty slice (D = 0: kernels read
+// nothing).
+func ptrAt(s []float32, i int) *float32 {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[i]
+}
+
+// runSymmetric is the all-vs-all path for q == db: blocks of tile rows, tile
+// pairs (I, J ≥ I). A diagonal tile offers each computed pair to its row
+// only (it computes both orders); an off-diagonal tile offers pair (i, j) to
+// query i (row) and to query j (column). Every query's buffer thus sees
+// every database row exactly once; the selected set is order independent
+// because keys are distinct. Each block's buffers and thresholds are guarded
+// by a mutex, taken in ascending block order (try-locks first, so workers
+// skip busy blocks instead of queueing behind each other).
+func (r *exactRun) runSymmetric(ctx context.Context, tile int) error {
+	n, d := r.q.Rows, r.d
+	nb := (n + tile - 1) / tile
+	states := make([]topk, n)
+	backing := make([]uint64, n*r.capacity)
+	for i := range states {
+		states[i].reset(backing[i*r.capacity : (i+1)*r.capacity])
+	}
+	thr := make([]float32, nb*tile) // ≥ npan*nr
+	for i := range thr {
+		thr[i] = posInf
+		if i >= n {
+			thr[i] = negInf
+		}
+	}
+	mus := make([]sync.Mutex, nb)
+	rem := make([]int, nb) // tiles still to touch each block
+	for i := range rem {
+		rem[i] = nb
+	}
+	var remMu sync.Mutex
+
+	finishTile := func(I, J int) {
+		var fin []int
+		remMu.Lock()
+		rem[I]--
+		if rem[I] == 0 {
+			fin = append(fin, I)
+		}
+		if J != I {
+			rem[J]--
+			if rem[J] == 0 {
+				fin = append(fin, J)
+			}
+		}
+		remMu.Unlock()
+		for _, B := range fin {
+			lo, hi := B*tile, min(n, (B+1)*tile)
+			for qi := lo; qi < hi; qi++ {
+				r.flush(&states[qi], qi)
+			}
+			r.report(hi - lo)
+		}
+	}
+
+	doTile := func(I, J int, apack []float32, ep *kernEpi) {
+		rowLo := I * tile
+		nblk := (min(n, rowLo+tile) - rowLo + mr - 1) / mr
+		pLo, pHi := J*tile/nr, min(r.npan, (J+1)*tile/nr)
+		diag := I == J
+		for jp := pLo; jp < pHi; jp++ {
+			bp := ptrAt(r.bpack, jp*nr*d)
+			ep.nx = &r.nx[jp*nr]
+			base := jp * nr
+			if diag {
+				ep.cthr = &r.noCol[0]
+			} else {
+				ep.cthr = &thr[base]
+			}
+			for b := 0; b < nblk; b++ {
+				i0 := rowLo + b*mr
+				copy(ep.nq[:mr], r.nq[i0:i0+mr])
+				copy(ep.thr[:mr], thr[i0:i0+mr])
+				r.kern(ptrAt(apack, b*mr*d), bp, d, ep)
+				for rr := 0; rr < mr; rr++ {
+					m := ep.rmask[rr]
+					if m == 0 {
+						continue
+					}
+					qi := i0 + rr
+					if qi >= n {
+						break
+					}
+					st := &states[qi]
+					for ; m != 0; m &= m - 1 {
+						j := bits.TrailingZeros32(m)
+						id := base + j
+						if id >= n {
+							break
+						}
+						if r.excl && id == qi {
+							continue
+						}
+						if st.push(keyOf(ep.c[rr*nr+j], id), r.keff) {
+							thr[qi] = st.thrF()
+						}
+					}
+				}
+				if diag {
+					continue
+				}
+				for m := ep.cmask; m != 0; m &= m - 1 {
+					j := bits.TrailingZeros32(m)
+					qj := base + j
+					if qj >= n {
+						break
+					}
+					st := &states[qj]
+					for rr := 0; rr < mr; rr++ {
+						qi := i0 + rr
+						if qi >= n {
+							break
+						}
+						dv := ep.c[rr*nr+j]
+						if dv <= thr[qj] && st.push(keyOf(dv, qi), r.keff) {
+							thr[qj] = st.thrF()
+						}
+					}
+				}
+			}
+		}
+	}
+
+	var next atomic.Int64
+	var firstErr error
+	var emu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < min(r.threads, nb); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			apack := alignedFloats(tile * d)
+			ep := new(kernEpi)
+			ep.scale, ep.lo = r.scale, r.lo
+			pending := make([]int, 0, nb)
+			for {
+				I := int(next.Add(1) - 1)
+				if I >= nb {
+					return
+				}
+				rowLo := I * tile
+				for b := 0; b < (min(n, rowLo+tile)-rowLo+mr-1)/mr; b++ {
+					packPanel(apack[b*mr*d:], r.q, rowLo+b*mr, mr)
+				}
+				pending = pending[:0]
+				for J := I; J < nb; J++ {
+					pending = append(pending, J)
+				}
+				for len(pending) > 0 {
+					if err := ctx.Err(); err != nil {
+						emu.Lock()
+						firstErr = err
+						emu.Unlock()
+						return
+					}
+					pick := -1
+					for idx, J := range pending {
+						if mus[I].TryLock() {
+							if J == I || mus[J].TryLock() {
+								pick = idx
+								break
+							}
+							mus[I].Unlock()
+						}
+					}
+					if pick < 0 { // everything busy: wait for the first, in lock order
+						pick = 0
+						mus[I].Lock()
+						if J := pending[0]; J != I {
+							mus[J].Lock()
+						}
+					}
+					J := pending[pick]
+					doTile(I, J, apack, ep)
+					if J != I {
+						mus[J].Unlock()
+					}
+					mus[I].Unlock()
+					pending = append(pending[:pick], pending[pick+1:]...)
+					finishTile(I, J)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}

@@ -1,0 +1,192 @@
+package metrics
+
+import (
+	"math"
+	"math/rand"
+	"runtime"
+	"sync"
+
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// maxIntraMembers caps the members per class used for the exact intra-class
+// mean distance; larger classes are subsampled (seeded) and a warning says so.
+const maxIntraMembers = 2000
+
+// distRatio returns π_ratio = π_intra / π_inter (seed 000 §5): π_intra is
+// the mean over classes with ≥ 2 members of the mean distance between
+// distinct members, π_inter the mean distance between distinct class means.
+// cosine selects d = 1 − cos (Roth et al.'s metrics/dists.py, class means
+// L2-normalised); otherwise d is Euclidean. Cosine sums have a closed form
+// in O(N·D): Σ_{i≠j} (1 − x̂_i·x̂_j) = n(n−1) − (‖Σx̂‖² − n).
+func distRatio(x knn.Matrix, labels []int32, classes int, cosine bool, seed int64, threads int) (float64, []string) {
+	var warn []string
+	members := make([][]int, classes)
+	for i, y := range labels {
+		members[y] = append(members[y], i)
+	}
+	d := x.Cols
+	rows := x
+	if cosine {
+		rows = normalizedCopy(x)
+	}
+	rng := rand.New(rand.NewSource(seed))
+	intraSum, intraN := 0.0, 0
+	means := make([]float64, 0, classes*d)
+	sub := 0
+	for _, m := range members {
+		if len(m) == 0 {
+			continue
+		}
+		mean := make([]float64, d)
+		for _, i := range m {
+			for t, v := range rows.Row(i) {
+				mean[t] += float64(v)
+			}
+		}
+		for t := range mean {
+			mean[t] /= float64(len(m))
+		}
+		means = append(means, mean...)
+		if len(m) < 2 {
+			continue
+		}
+		n := float64(len(m))
+		if cosine {
+			s2 := 0.0
+			for _, v := range mean {
+				s2 += v * v * n * n
+			}
+			intraSum += (n*(n-1) - (s2 - n)) / (n * (n - 1))
+		} else {
+			mm := m
+			if len(mm) > maxIntraMembers {
+				mm = append([]int(nil), m...)
+				rng.Shuffle(len(mm), func(a, b int) { mm[a], mm[b] = mm[b], mm[a] })
+				mm = mm[:maxIntraMembers]
+				sub++
+			}
+			intraSum += meanPairwiseEuclid(rows, mm)
+		}
+		intraN++
+	}
+	if sub > 0 {
+		warn = append(warn, "dist_ratio: classes larger than 2000 items were subsampled to 2000 for the intra-class mean")
+	}
+	c := len(means) / d
+	if intraN == 0 || c < 2 {
+		return math.NaN(), append(warn, "dist_ratio: needs at least one class with two members and two classes")
+	}
+	var inter float64
+	if cosine {
+		sum := make([]float64, d)
+		for k := 0; k < c; k++ {
+			mk := means[k*d : (k+1)*d]
+			nrm := 0.0
+			for _, v := range mk {
+				nrm += v * v
+			}
+			nrm = math.Sqrt(nrm)
+			if nrm == 0 {
+				nrm = 1
+			}
+			for t, v := range mk {
+				sum[t] += v / nrm
+			}
+		}
+		s2 := 0.0
+		for _, v := range sum {
+			s2 += v * v
+		}
+		cf := float64(c)
+		inter = (cf*(cf-1) - (s2 - cf)) / (cf * (cf - 1))
+	} else {
+		inter = meanPairwiseRows(means, c, d, threads)
+	}
+	return (intraSum / float64(intraN)) / inter, warn
+}
+
+func normalizedCopy(x knn.Matrix) knn.Matrix {
+	out := knn.Matrix{Rows: x.Rows, Cols: x.Cols, Data: make([]float32, len(x.Data))}
+	for i := 0; i < x.Rows; i++ {
+		r := x.Row(i)
+		s := 0.0
+		for _, v := range r {
+			s += float64(v) * float64(v)
+		}
+		s = math.Sqrt(s)
+		o := out.Row(i)
+		if s == 0 {
+			copy(o, r)
+			continue
+		}
+		for t, v := range r {
+			o[t] = float32(float64(v) / s)
+		}
+	}
+	return out
+}
+
+func meanPairwiseEuclid(x knn.Matrix, idx []int) float64 {
+	sum := 0.0
+	for a := 0; a < len(idx); a++ {
+		ra := x.Row(idx[a])
+		for b := a + 1; b < len(idx); b++ {
+			sum += math.Sqrt(sqDist32(ra, x.Row(idx[b])))
+		}
+	}
+	n := float64(len(idx))
+	return sum / (n * (n - 1) / 2)
+}
+
+func sqDist32(a, b []float32) float64 {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		d0, d1, d2, d3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	for ; i < len(a); i++ {
+		d := a[i] - b[i]
+		s0 += d * d
+	}
+	return float64(s0 + s1 + s2 + s3)
+}
+
+// meanPairwiseRows is the mean Euclidean distance over distinct pairs of the
+// c rows of m (float64, row-major), parallel over rows.
+func meanPairwiseRows(m []float64, c, d, threads int) float64 {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	m32 := make([]float32, len(m))
+	for i, v := range m {
+		m32[i] = float32(v)
+	}
+	sums := make([]float64, threads)
+	var wg sync.WaitGroup
+	for w := 0; w < threads; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			s := 0.0
+			for a := w; a < c; a += threads {
+				ra := m32[a*d : (a+1)*d]
+				for b := a + 1; b < c; b++ {
+					s += math.Sqrt(sqDist32(ra, m32[b*d:(b+1)*d]))
+				}
+			}
+			sums[w] = s
+		}(w)
+	}
+	wg.Wait()
+	total := 0.0
+	for _, s := range sums {
+		total += s
+	}
+	cf := float64(c)
+	return total / (cf * (cf - 1) / 2)
+}

@@ -1,0 +1,244 @@
+package metrics
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// retrievalPlan fixes, for one convention, how neighbour lists are read.
+//
+// Leave-one-out (one set): strict and pml exclude the query by index; roth
+// searches one deeper without exclusion and drops column 0 by position, as
+// Roth et al.'s metrics/*.py do (with duplicate rows column 0 may be another
+// item and the query itself then counts as a hit — their behaviour).
+// Query/gallery: nothing is excluded or dropped in any convention.
+type retrievalPlan struct {
+	conv      Convention
+	loo       bool
+	ks        []int
+	mapR      bool // MAP@R, R-Precision or mAP@C asked
+	map1000   bool
+	depth     int // neighbours searched
+	offset    int // leading columns dropped (roth leave-one-out)
+	exclude   knn.Exclusion
+	gallery   int // gallery size seen by one query
+	qLabels   []int32
+	gLabels   []int32
+	relevant  []int // R_q per dense class: other same-class gallery items
+	classSize []int // n_c as Roth uses it: class size incl. the query (LOO) or gallery count (QG)
+}
+
+const map1000Window = 1000
+
+func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes int, loo bool) (*retrievalPlan, error) {
+	p := &retrievalPlan{conv: conv, loo: loo, ks: w.ks, qLabels: qLabels, gLabels: gLabels,
+		mapR: w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"], map1000: w.fam["mAP@1000"]}
+	gc := counts(gLabels, classes)
+	p.gallery = len(gLabels)
+	p.classSize = gc
+	p.relevant = make([]int, classes)
+	for c, n := range gc {
+		p.relevant[c] = n
+		if loo && n > 0 {
+			p.relevant[c] = n - 1
+		}
+	}
+	if loo {
+		p.gallery--
+	}
+	for _, k := range p.ks {
+		if k > p.gallery {
+			return nil, fmt.Errorf("recall k = %d is larger than the gallery each query searches (%d items)", k, p.gallery)
+		}
+	}
+	maxRel := 0
+	for _, q := range qLabels {
+		if p.relevant[q] > maxRel {
+			maxRel = p.relevant[q]
+		}
+	}
+	need := 0
+	for _, k := range p.ks {
+		need = max(need, k)
+	}
+	if conv == Roth {
+		if p.mapR {
+			maxN := 0
+			for _, q := range qLabels {
+				maxN = max(maxN, gc[q])
+			}
+			need = max(need, maxN, maxRel)
+		}
+		if p.map1000 {
+			need = max(need, map1000Window)
+		}
+		if loo {
+			p.offset = 1
+			need++
+		}
+		p.exclude = knn.ExcludeNone
+		p.depth = need // may exceed the gallery: padded with id −1 as faiss does
+		return p, nil
+	}
+	if p.mapR {
+		need = max(need, maxRel)
+	}
+	if p.map1000 {
+		need = max(need, min(map1000Window, p.gallery))
+	}
+	p.depth = min(need, p.gallery)
+	if loo {
+		p.exclude = knn.ExcludeSelf
+	}
+	return p, nil
+}
+
+// retrievalSums accumulates per-query scores.
+type retrievalSums struct {
+	recall            []float64 // per k
+	recallN           int       // denominator of recall
+	mapR, rprec, mapC float64
+	mapRN, mapCN      int
+	map1000           float64
+	map1000N          int
+	lone              int
+	padded            int // roth: queries whose window reached faiss's −1 padding
+}
+
+func (p *retrievalPlan) score(nb *knn.Neighbors) (map[string]float64, *retrievalSums) {
+	s := &retrievalSums{recall: make([]float64, len(p.ks))}
+	hits := make([]bool, nb.K)
+	lastLabel := p.gLabels[len(p.gLabels)-1]
+	for q := 0; q < nb.N; q++ {
+		y := p.qLabels[q]
+		ids := nb.IDsOf(q)
+		padded := false
+		for i, id := range ids {
+			if id < 0 {
+				// faiss pads with −1; numpy's labels[-1] is the last row's label.
+				hits[i] = p.conv == Roth && lastLabel == y
+				padded = true
+				continue
+			}
+			hits[i] = p.gLabels[id] == y
+		}
+		h := hits[p.offset:]
+		rq := p.relevant[y]
+		if rq == 0 {
+			s.lone++
+		}
+		p.scoreQuery(s, h, rq, y, padded)
+	}
+	out := map[string]float64{}
+	for i, k := range p.ks {
+		out["R@"+strconv.Itoa(k)] = ratio(s.recall[i], s.recallN)
+	}
+	if p.mapR {
+		out["MAP@R"] = ratio(s.mapR, s.mapRN)
+		out["R-Precision"] = ratio(s.rprec, s.mapRN)
+		out["mAP@C"] = ratio(s.mapC, s.mapCN)
+	}
+	if p.map1000 {
+		out["mAP@1000"] = ratio(s.map1000, s.map1000N)
+	}
+	return out, s
+}
+
+func ratio(a float64, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return a / float64(n)
+}
+
+// scoreQuery adds one query's contributions; h are its relevance bits in
+// rank order (query already excluded or dropped).
+func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, rq int, y int32, padded bool) {
+	kept := p.conv != PML || rq > 0 // pml drops lone queries from every k-NN metric
+	if kept {
+		s.recallN++
+		first := -1
+		for i, v := range h {
+			if v {
+				first = i
+				break
+			}
+		}
+		for i, k := range p.ks {
+			if first >= 0 && first < k && (p.conv == Roth || rq > 0) {
+				s.recall[i]++
+			}
+		}
+	}
+	if p.mapR && rq > 0 {
+		ap, prec := averagePrecision(h, rq, rq)
+		s.mapR += ap
+		s.rprec += prec
+		s.mapRN++
+	}
+	if p.mapR {
+		switch p.conv {
+		case Roth:
+			// metrics/mAP_c.py: window and divisor n_c (query included), every query.
+			nc := p.classSize[y]
+			sum, _ := precisionSum(h, nc)
+			s.mapC += sum / float64(nc)
+			s.mapCN++
+		default:
+			if rq > 0 {
+				ap, _ := averagePrecision(h, rq, rq)
+				s.mapC += ap
+				s.mapCN++
+			}
+		}
+	}
+	if p.map1000 {
+		switch p.conv {
+		case Roth:
+			// metrics/mAP_1000.py: window 1000, divisor n_c, every query.
+			sum, _ := precisionSum(h, map1000Window)
+			s.map1000 += sum / float64(p.classSize[y])
+			s.map1000N++
+			if padded {
+				s.padded++
+			}
+		case PML:
+			// AccuracyCalculator.mean_average_precision: divisor = hits in the window (1 if none).
+			if rq > 0 {
+				w := min(map1000Window, p.gallery, len(h))
+				sum, hitsN := precisionSum(h, w)
+				s.map1000 += sum / float64(max(hitsN, 1))
+				s.map1000N++
+			}
+		default:
+			if rq > 0 {
+				w := min(map1000Window, p.gallery)
+				sum, _ := precisionSum(h, w)
+				s.map1000 += sum / float64(min(rq, w))
+				s.map1000N++
+			}
+		}
+	}
+}
+
+// precisionSum returns Σ_{i≤w} P@i·rel_i over the first w ranks and the
+// number of hits among them.
+func precisionSum(h []bool, w int) (float64, int) {
+	w = min(w, len(h))
+	sum, hitsN := 0.0, 0
+	for i := 0; i < w; i++ {
+		if h[i] {
+			hitsN++
+			sum += float64(hitsN) / float64(i+1)
+		}
+	}
+	return sum, hitsN
+}
+
+// averagePrecision returns (1/div) Σ_{i≤w} P@i·rel_i and the precision at w.
+func averagePrecision(h []bool, w, div int) (float64, float64) {
+	sum, hitsN := precisionSum(h, w)
+	return sum / float64(div), float64(hitsN) / float64(w)
+}

@@ -1,0 +1,414 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// DefaultMetrics are the columns of seed 000 Tab. 4–6.
+var DefaultMetrics = []string{"R@1", "R@2", "F1", "mAP@C", "mAP@1000", "NMI"}
+
+// CanonicalMethodKeys orders the well-known record.Run.Method keys; other
+// keys follow alphabetically.
+var CanonicalMethodKeys = []string{"loss", "miner", "sampler", "regularizer", "embed_dim", "batch_size"}
+
+// Options configure Aggregate.
+type Options struct {
+	// GroupBy lists record.Run.Method keys whose values form the group
+	// (row) key. Empty: every Method key present in the runs. Runs are
+	// always also grouped by dataset (one table per dataset).
+	GroupBy []string
+	// Metrics are the metric keys (columns); empty: DefaultMetrics.
+	Metrics []string
+	// Source selects which metrics of a run are read: "final" (default;
+	// falls back to the last history epoch with metrics) or "best".
+	Source string
+	// Raw disables the ×100 scaling of fraction-valued metrics (R@k, NMI,
+	// F1, mAP…); by default they are shown in percent like the papers.
+	Raw bool
+	// Baseline names a row label (see Row.Label); when set, every other
+	// row of the same table gets Δ, Welch's t-test and (with CI) a
+	// bootstrap interval of the difference.
+	Baseline string
+	// Alpha is the significance level of the † mark (default 0.05).
+	Alpha float64
+	// CI is the bootstrap confidence level (e.g. 0.95); 0 disables CIs.
+	CI float64
+	// Bootstrap is the number of bootstrap resamples (default 10000).
+	Bootstrap int
+	// Seed seeds the bootstrap (PCG, stream Seed).
+	Seed uint64
+	// References are published rows shown under the measured ones.
+	References []ReferenceRow
+	// ReferenceDataset, if set, selects the published dataset to show under
+	// every table; otherwise published rows are matched to each table by
+	// dataset name (see SameDataset).
+	ReferenceDataset string
+	// ReferenceApproaches keeps only the published rows it names: an entry
+	// equal to a published approach (case-insensitive) keeps that row, any
+	// other entry keeps every approach containing it; empty keeps all.
+	ReferenceApproaches []string
+}
+
+// Report is a set of tables, one per dataset.
+type Report struct {
+	Tables []*Table
+	Opt    Options
+	// Notes are warnings about the input (skipped runs, duplicate seeds,
+	// missing metrics).
+	Notes []string
+}
+
+// Table is one dataset's comparison.
+type Table struct {
+	Dataset string
+	Metrics []string
+	GroupBy []string
+	Rows    []*Row
+	// BaselineRow indexes Rows (−1 without a baseline).
+	BaselineRow int
+	References  []ReferenceRow
+}
+
+// Row is one method: the runs that share the group key.
+type Row struct {
+	// Label is the group-by values joined by "/" (e.g. "margin/distance").
+	Label  string
+	Method map[string]string
+	N      int
+	Seeds  []int64
+	Paths  []string
+	Cells  map[string]Summary
+	// Delta holds the comparison with the baseline row (nil for the
+	// baseline itself and without a baseline).
+	Delta map[string]*Comparison
+	// Best marks the columns in which this row is (tied) best.
+	Best map[string]bool
+}
+
+// Comparison is one cell's difference to the baseline.
+type Comparison struct {
+	TTest
+	// Err says why no test was possible ("" when T and P are valid).
+	Err         string
+	Significant bool
+	// CILo, CIHi bound the bootstrap CI of the difference (NaN if none).
+	CILo, CIHi float64
+}
+
+var percentMetric = regexp.MustCompile(`^(R@\d+|P@\d+|NMI|AMI|F1|mAP@.*|MAP@.*|R-Precision|ARI)$`)
+
+// IsPercentMetric reports whether key is a fraction in [0, 1] that tables
+// show in percent.
+func IsPercentMetric(key string) bool { return percentMetric.MatchString(key) }
+
+// LowerIsBetter reports whether smaller values of the metric are better:
+// ρ (spectral decay, seed 000 §5: lower ρ, flatter spectrum, better
+// generalisation) and losses.
+func LowerIsBetter(key string) bool {
+	k := strings.ToLower(key)
+	return k == "rho" || strings.HasPrefix(k, "rho@") || k == "loss"
+}
+
+// MetricsOf returns the metric map a report reads from a run.
+func MetricsOf(r LoadedRun, source string) map[string]float64 {
+	if source == "best" {
+		return r.Best
+	}
+	if len(r.Final) > 0 {
+		return r.Final
+	}
+	for i := len(r.History) - 1; i >= 0; i-- {
+		if len(r.History[i].Metrics) > 0 {
+			return r.History[i].Metrics
+		}
+	}
+	return nil
+}
+
+// MethodKeys returns the Method keys present in runs in canonical order.
+func MethodKeys(runs []LoadedRun) []string {
+	set := map[string]bool{}
+	for _, r := range runs {
+		for k := range r.Method {
+			set[k] = true
+		}
+	}
+	var keys []string
+	for _, k := range CanonicalMethodKeys {
+		if set[k] {
+			keys = append(keys, k)
+			delete(set, k)
+		}
+	}
+	var rest []string
+	for k := range set {
+		rest = append(rest, k)
+	}
+	sort.Strings(rest)
+	return append(keys, rest...)
+}
+
+// GroupLabel joins the values of keys in method with "/" ("-" for a
+// missing key).
+func GroupLabel(method map[string]string, keys []string) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v, ok := method[k]
+		if !ok || v == "" {
+			v = "-"
+		}
+		parts[i] = v
+	}
+	if len(parts) == 0 {
+		return "all"
+	}
+	return strings.Join(parts, "/")
+}
+
+// Aggregate groups runs by dataset and method and summarises every metric.
+func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
+	if len(runs) == 0 {
+		return nil, errors.New("reports: no finished runs to aggregate")
+	}
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
+	}
+	if !(opt.Alpha > 0 && opt.Alpha < 1) {
+		return nil, fmt.Errorf("reports: significance level %v must lie in (0, 1)", opt.Alpha)
+	}
+	if opt.CI != 0 && !(opt.CI > 0 && opt.CI < 1) {
+		return nil, fmt.Errorf("reports: confidence level %v must lie in (0, 1)", opt.CI)
+	}
+	if opt.Bootstrap == 0 {
+		opt.Bootstrap = 10000
+	}
+	if opt.Bootstrap < 0 {
+		return nil, fmt.Errorf("reports: bootstrap resamples %d must be positive", opt.Bootstrap)
+	}
+	switch opt.Source {
+	case "":
+		opt.Source = "final"
+	case "final", "best":
+	default:
+		return nil, fmt.Errorf("reports: metric source %q: want final or best", opt.Source)
+	}
+	if len(opt.Metrics) == 0 {
+		opt.Metrics = DefaultMetrics
+	}
+	if len(opt.GroupBy) == 0 {
+		opt.GroupBy = MethodKeys(runs)
+	}
+	rep := &Report{Opt: opt}
+
+	byDataset := map[string][]LoadedRun{}
+	for _, r := range runs {
+		byDataset[r.Dataset] = append(byDataset[r.Dataset], r)
+	}
+	datasets := make([]string, 0, len(byDataset))
+	for d := range byDataset {
+		datasets = append(datasets, d)
+	}
+	sort.Strings(datasets)
+
+	var rng *rand.Rand
+	if opt.CI > 0 {
+		rng = rand.New(rand.NewPCG(opt.Seed, 0x646d6c62656e6368)) // "dmlbench"
+	}
+	baselineFound := opt.Baseline == ""
+	seenMetric := map[string]bool{}
+	for _, ds := range datasets {
+		t := &Table{Dataset: ds, Metrics: opt.Metrics, GroupBy: opt.GroupBy, BaselineRow: -1}
+		rows := map[string]*Row{}
+		for _, r := range byDataset[ds] {
+			label := GroupLabel(r.Method, opt.GroupBy)
+			row := rows[label]
+			if row == nil {
+				row = &Row{Label: label, Method: map[string]string{}, Cells: map[string]Summary{}, Best: map[string]bool{}}
+				for _, k := range opt.GroupBy {
+					row.Method[k] = r.Method[k]
+				}
+				rows[label] = row
+			}
+			row.N++
+			row.Seeds = append(row.Seeds, r.Seed)
+			row.Paths = append(row.Paths, r.Path)
+		}
+		labels := make([]string, 0, len(rows))
+		for l := range rows {
+			labels = append(labels, l)
+		}
+		sort.Strings(labels)
+		for _, l := range labels {
+			t.Rows = append(t.Rows, rows[l])
+		}
+		// Values per row and metric, in path order (LoadRuns sorts paths).
+		for _, row := range t.Rows {
+			if dup := duplicates(row.Seeds); len(dup) > 0 {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s: seed(s) %v occur more than once (%s)", ds, row.Label, dup, strings.Join(row.Paths, ", ")))
+			}
+			for _, m := range opt.Metrics {
+				var xs []float64
+				for _, r := range byDataset[ds] {
+					if GroupLabel(r.Method, opt.GroupBy) != row.Label {
+						continue
+					}
+					v, ok := MetricsOf(r, opt.Source)[m]
+					if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+						continue
+					}
+					if !opt.Raw && IsPercentMetric(m) {
+						v *= 100
+					}
+					xs = append(xs, v)
+				}
+				if len(xs) > 0 {
+					seenMetric[m] = true
+				}
+				s := Summarize(xs)
+				if rng != nil && len(xs) > 0 {
+					lo, hi, err := BootstrapMeanCI(xs, opt.CI, opt.Bootstrap, rng)
+					if err != nil {
+						return nil, err
+					}
+					s.CILo, s.CIHi = lo, hi
+				}
+				row.Cells[m] = s
+			}
+		}
+		markBest(t, opt.Raw)
+		if opt.Baseline != "" {
+			for i, row := range t.Rows {
+				if strings.EqualFold(row.Label, opt.Baseline) {
+					t.BaselineRow = i
+				}
+			}
+			if t.BaselineRow >= 0 {
+				baselineFound = true
+				if err := compare(t, opt, rng); err != nil {
+					return nil, err
+				}
+			} else {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no row named %q; no Δ column", ds, opt.Baseline))
+			}
+		}
+		t.References = selectReferences(opt, ds)
+		if len(opt.References) > 0 && len(t.References) == 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no published rows for this dataset (choose one with the reference dataset option)", ds))
+		}
+		rep.Tables = append(rep.Tables, t)
+	}
+	if !baselineFound {
+		var names []string
+		for _, t := range rep.Tables {
+			for _, r := range t.Rows {
+				names = append(names, strconv.Quote(r.Label))
+			}
+		}
+		return nil, fmt.Errorf("reports: baseline %q matches no row; rows are %s", opt.Baseline, strings.Join(names, ", "))
+	}
+	for _, m := range opt.Metrics {
+		if !seenMetric[m] {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("metric %q is in no run's %s metrics", m, opt.Source))
+		}
+	}
+	return rep, nil
+}
+
+func duplicates(seeds []int64) []int64 {
+	count := map[int64]int{}
+	for _, s := range seeds {
+		count[s]++
+	}
+	var d []int64
+	for s, c := range count {
+		if c > 1 {
+			d = append(d, s)
+		}
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d
+}
+
+// markBest flags, per column, the rows whose mean (rounded as displayed)
+// equals the best mean.
+func markBest(t *Table, raw bool) {
+	for _, m := range t.Metrics {
+		best := math.NaN()
+		for _, r := range t.Rows {
+			v := r.Cells[m].Mean
+			if math.IsNaN(v) {
+				continue
+			}
+			if math.IsNaN(best) || (LowerIsBetter(m) && v < best) || (!LowerIsBetter(m) && v > best) {
+				best = v
+			}
+		}
+		if math.IsNaN(best) || len(t.Rows) < 2 {
+			continue
+		}
+		prec := precisionFor(m, raw)
+		bs := strconv.FormatFloat(best, 'f', prec, 64)
+		for _, r := range t.Rows {
+			if v := r.Cells[m].Mean; !math.IsNaN(v) && strconv.FormatFloat(v, 'f', prec, 64) == bs {
+				r.Best[m] = true
+			}
+		}
+	}
+}
+
+func compare(t *Table, opt Options, rng *rand.Rand) error {
+	base := t.Rows[t.BaselineRow]
+	for i, r := range t.Rows {
+		if i == t.BaselineRow {
+			continue
+		}
+		r.Delta = map[string]*Comparison{}
+		for _, m := range t.Metrics {
+			a, b := r.Cells[m].Values, base.Cells[m].Values
+			if len(a) == 0 || len(b) == 0 {
+				continue
+			}
+			tt, err := WelchT(a, b)
+			c := &Comparison{TTest: tt, CILo: math.NaN(), CIHi: math.NaN()}
+			switch {
+			case errors.Is(err, ErrTooFewSamples):
+				c.Err = "n<2"
+			case errors.Is(err, ErrZeroVariance):
+				c.Err = "zero variance"
+			case err != nil:
+				return err
+			default:
+				c.Significant = tt.P < opt.Alpha
+			}
+			if rng != nil {
+				lo, hi, err := BootstrapDeltaCI(a, b, opt.CI, opt.Bootstrap, rng)
+				if err != nil {
+					return err
+				}
+				c.CILo, c.CIHi = lo, hi
+			}
+			r.Delta[m] = c
+		}
+	}
+	return nil
+}
+
+// precisionFor is the number of decimals a metric is shown with: 2 for
+// percentages (as in seed 000 Tab. 4–9), 4 for raw fractions and for
+// metrics that are not fractions (ρ, distance ratios).
+func precisionFor(m string, raw bool) int {
+	if IsPercentMetric(m) {
+		if raw {
+			return 4
+		}
+		return 2
+	}
+	return 4
+}

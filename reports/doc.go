@@ -1,0 +1,14 @@
+// Package reports turns run.json files (package record) into the tables and
+// figures of DML papers: one row per method with mean ± sample standard
+// deviation over seeds, best values in bold, optional Δ to a baseline with
+// Welch's t-test and percentile-bootstrap confidence intervals (in the
+// spirit of benchstat), published reference rows (seed 000, Roth et al.
+// 2020, supplementary Tab. 4–6), and gonum/plot figures: singular-value
+// spectra (seed 000 Fig. 11), ρ versus R@1 (Fig. 10), R@k curves, training
+// curves and embedding-dimension / batch-size sweeps (seed 002 Fig. 1–2).
+//
+// Reports read only run.json; the schema is documented in docs/run-json.md.
+// Formats: Markdown (GitHub), LaTeX (booktabs), terminal (tablewriter v1)
+// and CSV. Sub-package suite runs grids of experiments that produce the
+// run.json files.
+package reports

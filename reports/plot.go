@@ -1,0 +1,328 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// PNGDPI is the resolution of PNG figures.
+const PNGDPI = 150
+
+// Series is one labelled curve with optional symmetric error bars
+// (standard deviation over seeds) in either direction.
+type Series struct {
+	Label string
+	X, Y  []float64
+	// YErr and XErr are half-widths (nil: no bars).
+	YErr, XErr []float64
+	// N is the number of runs behind each point (nil if not aggregated).
+	N []int
+}
+
+// PlotOptions describe one figure.
+type PlotOptions struct {
+	Title, XLabel, YLabel string
+	// LogX uses a base-2 logarithmic x axis with ticks at the data's x
+	// values (dimension and batch-size sweeps, R@k with k = 1, 2, 4, …).
+	LogX bool
+	// LogY uses a base-10 logarithmic y axis (singular-value spectra).
+	LogY bool
+	// Points draws markers; Lines joins points (both default on when
+	// neither is set).
+	Points, Lines bool
+	// PointLabels writes each series' label next to its points (ρ
+	// scatter).
+	PointLabels bool
+	// Width and Height of the figure (default 6 × 4 inches).
+	Width, Height vg.Length
+}
+
+// formats that Save understands, by file extension.
+var plotFormats = map[string]bool{"png": true, "svg": true, "pdf": true, "eps": true, "jpg": true, "jpeg": true, "tif": true, "tiff": true}
+
+func plotFormat(path string) (string, error) {
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if !plotFormats[ext] {
+		return "", fmt.Errorf("reports: cannot tell the image format of %q: use .png, .svg or .pdf", path)
+	}
+	return ext, nil
+}
+
+// xyErr adapts a Series to gonum/plot's XYer, YErrorer and XErrorer.
+type xyErr struct {
+	s   Series
+	idx []int // points kept (positive where a log axis needs it)
+}
+
+func (e xyErr) Len() int                        { return len(e.idx) }
+func (e xyErr) XY(i int) (float64, float64)     { return e.s.X[e.idx[i]], e.s.Y[e.idx[i]] }
+func (e xyErr) Label(i int) string              { return e.s.Label }
+func (e xyErr) YError(i int) (float64, float64) { v := e.s.YErr[e.idx[i]]; return v, v }
+func (e xyErr) XError(i int) (float64, float64) { v := e.s.XErr[e.idx[i]]; return v, v }
+
+// NewPlot builds a gonum plot of series.
+func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
+	if len(series) == 0 {
+		return nil, errors.New("reports: nothing to plot")
+	}
+	if !opt.Points && !opt.Lines {
+		opt.Points, opt.Lines = true, true
+	}
+	p := plot.New()
+	p.Title.Text = opt.Title
+	p.X.Label.Text = opt.XLabel
+	p.Y.Label.Text = opt.YLabel
+	p.Add(plotter.NewGrid())
+	var xticks []float64
+	npts := 0
+	for i, s := range series {
+		if len(s.X) != len(s.Y) || (s.YErr != nil && len(s.YErr) != len(s.Y)) || (s.XErr != nil && len(s.XErr) != len(s.X)) {
+			return nil, fmt.Errorf("reports: series %q has mismatched lengths", s.Label)
+		}
+		if s.YErr != nil {
+			s.YErr = append([]float64(nil), s.YErr...)
+		}
+		if s.XErr != nil {
+			s.XErr = append([]float64(nil), s.XErr...)
+		}
+		d := xyErr{s: s}
+		for j := range s.X {
+			x, y := s.X[j], s.Y[j]
+			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+				continue
+			}
+			if (opt.LogX && x <= 0) || (opt.LogY && y <= 0) {
+				continue
+			}
+			if s.YErr != nil && (math.IsNaN(s.YErr[j]) || (opt.LogY && y-s.YErr[j] <= 0)) {
+				s.YErr[j] = 0
+			}
+			if s.XErr != nil && (math.IsNaN(s.XErr[j]) || (opt.LogX && x-s.XErr[j] <= 0)) {
+				s.XErr[j] = 0
+			}
+			d.idx = append(d.idx, j)
+			xticks = append(xticks, x)
+		}
+		if len(d.idx) == 0 {
+			continue
+		}
+		npts += len(d.idx)
+		col := plotutil.Color(i)
+		if s.YErr != nil {
+			eb, err := plotter.NewYErrorBars(d)
+			if err != nil {
+				return nil, fmt.Errorf("reports: %w", err)
+			}
+			eb.Color = color.Gray{Y: 110}
+			p.Add(eb)
+		}
+		if s.XErr != nil {
+			eb, err := plotter.NewXErrorBars(d)
+			if err != nil {
+				return nil, fmt.Errorf("reports: %w", err)
+			}
+			eb.Color = color.Gray{Y: 110}
+			p.Add(eb)
+		}
+		var line *plotter.Line
+		var sc *plotter.Scatter
+		var err error
+		if opt.Lines && len(d.idx) > 1 {
+			if line, err = plotter.NewLine(d); err != nil {
+				return nil, fmt.Errorf("reports: %w", err)
+			}
+			line.Color = col
+			line.Width = vg.Points(1.5)
+			line.Dashes = plotutil.Dashes(i / 7)
+			p.Add(line)
+		}
+		if opt.Points || len(d.idx) == 1 {
+			if sc, err = plotter.NewScatter(d); err != nil {
+				return nil, fmt.Errorf("reports: %w", err)
+			}
+			sc.Color = col
+			sc.Shape = plotutil.Shape(i)
+			sc.Radius = vg.Points(3)
+			p.Add(sc)
+		}
+		if opt.PointLabels {
+			lb, err := plotter.NewLabels(d)
+			if err != nil {
+				return nil, fmt.Errorf("reports: %w", err)
+			}
+			for k := range lb.TextStyle {
+				lb.TextStyle[k].Font.Size = vg.Points(7)
+				lb.TextStyle[k].Color = col
+			}
+			lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
+			p.Add(lb)
+		}
+		var thumbs []plot.Thumbnailer
+		if line != nil {
+			thumbs = append(thumbs, line)
+		}
+		if sc != nil {
+			thumbs = append(thumbs, sc)
+		}
+		if s.Label != "" {
+			p.Legend.Add(s.Label, thumbs...)
+		}
+	}
+	if npts == 0 {
+		return nil, errors.New("reports: no finite (and, on log axes, positive) points to plot")
+	}
+	if opt.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if opt.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = valueTicks(xticks)
+	}
+	if opt.PointLabels {
+		// Room for the labels right of the rightmost points.
+		if span := p.X.Max - p.X.Min; span > 0 && !opt.LogX {
+			p.X.Min -= 0.05 * span
+			p.X.Max += 0.2 * span
+		}
+	}
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	return p, nil
+}
+
+// valueTicks puts major ticks exactly at the distinct x values (at most
+// 12, thinned evenly) — sweeps over 32, 64, 128 … read better that way.
+func valueTicks(xs []float64) plot.Ticker {
+	set := map[float64]bool{}
+	var u []float64
+	for _, x := range xs {
+		if !set[x] {
+			set[x] = true
+			u = append(u, x)
+		}
+	}
+	sort.Float64s(u)
+	for len(u) > 12 {
+		var t []float64
+		for i := 0; i < len(u); i += 2 {
+			t = append(t, u[i])
+		}
+		u = t
+	}
+	ticks := make(plot.ConstantTicks, len(u))
+	for i, x := range u {
+		ticks[i] = plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', 6, 64)}
+	}
+	return ticks
+}
+
+// SavePlots writes one or more plots side by side to path; the format
+// (PNG, SVG, PDF, EPS, JPEG, TIFF) follows the extension. The file is
+// written to a temporary name and renamed.
+func SavePlots(path string, plots []*plot.Plot, w, h vg.Length) error {
+	if len(plots) == 0 {
+		return errors.New("reports: no plots to save")
+	}
+	format, err := plotFormat(path)
+	if err != nil {
+		return err
+	}
+	if w == 0 {
+		w = 6 * vg.Inch * vg.Length(len(plots))
+	}
+	if h == 0 {
+		h = 4 * vg.Inch
+	}
+	var c vg.CanvasWriterTo
+	if format == "png" {
+		// 150 dpi instead of vgimg's 72 keeps text legible in READMEs.
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
+	} else if c, err = draw.NewFormattedCanvas(w, h, format); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	dc := draw.New(c)
+	if len(plots) == 1 {
+		plots[0].Draw(dc)
+	} else {
+		row := [][]*plot.Plot{plots}
+		tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 2,
+			PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+		cs := plot.Align(row, tiles, dc)
+		for i, p := range plots {
+			p.Draw(cs[0][i])
+		}
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	tmp := f.Name()
+	_, werr := c.WriteTo(f)
+	if werr == nil {
+		werr = f.Chmod(0o644)
+	}
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("reports: write %s: %v", path, errors.Join(werr, cerr))
+	}
+	return os.Rename(tmp, path)
+}
+
+// SaveSeries plots series with opt and writes the figure to path.
+func SaveSeries(path string, series []Series, opt PlotOptions) error {
+	p, err := NewPlot(series, opt)
+	if err != nil {
+		return err
+	}
+	return SavePlots(path, []*plot.Plot{p}, opt.Width, opt.Height)
+}
+
+// SaveCurves writes the training curves of runs (seed 000-style loss and
+// R@1 per epoch) as two panels: mean training loss and mean test metric
+// per epoch, ± std across runs.
+func SaveCurves(path string, runs []LoadedRun, groupBy []string, metric string, raw bool) error {
+	loss, met, err := CurveSeries(runs, groupBy, metric, raw)
+	if err != nil {
+		return err
+	}
+	var plots []*plot.Plot
+	if len(loss) > 0 {
+		p, err := NewPlot(loss, PlotOptions{Title: "training loss", XLabel: "epoch", YLabel: "loss"})
+		if err != nil {
+			return err
+		}
+		plots = append(plots, p)
+	}
+	if len(met) > 0 {
+		unit := ""
+		if !raw && IsPercentMetric(metric) {
+			unit = " (%)"
+		}
+		p, err := NewPlot(met, PlotOptions{Title: "test " + metric, XLabel: "epoch", YLabel: metric + unit})
+		if err != nil {
+			return err
+		}
+		plots = append(plots, p)
+	}
+	return SavePlots(path, plots, 0, 0)
+}

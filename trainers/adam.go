@@ -1,0 +1,75 @@
+package trainers
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dmlbench/dmlbench/trainers/losses"
+)
+
+// Adam is the optimiser of Kingma & Ba (2015, Alg. 1) with bias correction
+// and coupled L2 weight decay (g ← g + λθ, as torch.optim.Adam's
+// weight_decay, which seed 000 uses):
+//
+//	m ← β₁m + (1−β₁)g,  v ← β₂v + (1−β₂)g²,
+//	θ ← θ − lr·(m/(1−β₁ᵗ)) / (√(v/(1−β₂ᵗ)) + ε).
+//
+// The rate of a Param is Param.LR if > 0, else base·Param.LRScale (LRScale
+// 0 means 1); both are multiplied by the schedule factor.
+type Adam struct {
+	Beta1, Beta2, Eps float64
+	WeightDecay       float64
+	T                 int64 // steps taken
+	M, V              [][]float32
+	params            []*losses.Param
+}
+
+// NewAdam prepares moment buffers for params with PyTorch's defaults
+// β₁ = 0.9, β₂ = 0.999, ε = 1e-8.
+func NewAdam(params []*losses.Param, weightDecay float64) *Adam {
+	a := &Adam{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: weightDecay, params: params}
+	for _, p := range params {
+		a.M = append(a.M, make([]float32, len(p.Data)))
+		a.V = append(a.V, make([]float32, len(p.Data)))
+	}
+	return a
+}
+
+// Step applies one update with base learning rate lr and schedule factor.
+func (a *Adam) Step(lr, factor float64) error {
+	a.T++
+	bc1 := 1 - math.Pow(a.Beta1, float64(a.T))
+	bc2 := 1 - math.Pow(a.Beta2, float64(a.T))
+	for k, p := range a.params {
+		if len(p.Grad) != len(p.Data) {
+			return fmt.Errorf("adam: parameter %s has %d gradients for %d values", p.Name, len(p.Grad), len(p.Data))
+		}
+		rate := lr
+		if p.LRScale != 0 {
+			rate = lr * p.LRScale
+		}
+		if p.LR > 0 {
+			rate = p.LR
+		}
+		rate *= factor
+		step := rate / bc1
+		wd := a.WeightDecay
+		if p.NoDecay {
+			wd = 0
+		}
+		m, v := a.M[k], a.V[k]
+		for i, g32 := range p.Grad {
+			g := float64(g32)
+			if math.IsNaN(g) || math.IsInf(g, 0) {
+				return fmt.Errorf("adam: non-finite gradient in %s[%d]", p.Name, i)
+			}
+			th := float64(p.Data[i])
+			g += wd * th
+			mi := a.Beta1*float64(m[i]) + (1-a.Beta1)*g
+			vi := a.Beta2*float64(v[i]) + (1-a.Beta2)*g*g
+			m[i], v[i] = float32(mi), float32(vi)
+			p.Data[i] = float32(th - step*mi/(math.Sqrt(vi/bc2)+a.Eps))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+package losses
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/dmlbench/dmlbench/trainers/miners"
+)
+
+// fixedMiner returns preset triplets: the gradient of a tuple loss is only
+// defined for fixed tuples, so gradient checks bypass stochastic mining.
+type fixedMiner struct{ t miners.Triplets }
+
+func (fixedMiner) Name() string                                        { return "fixed" }
+func (f fixedMiner) Mine([]float32, []int, *rand.Rand) miners.Triplets { return f.t }
+
+// randomBatch draws B×D standard normal embeddings with labels i mod C.
+func randomBatch(seed int64, B, D, C int) Batch {
+	rng := rand.New(rand.NewSource(seed))
+	b := Batch{Emb: make([]float32, B*D), Labels: make([]int, B), B: B, D: D}
+	for i := range b.Emb {
+		b.Emb[i] = float32(rng.NormFloat64())
+	}
+	for i := range b.Labels {
+		b.Labels[i] = i % C
+	}
+	return b
+}
+
+// fixedTriplets are 10 valid triplets (more than B = 8, so the tuple
+// capacity grows to 2B) for labels i mod 3.
+var fixedTriplets = miners.Triplets{
+	A: []int32{0, 1, 2, 3, 4, 5, 6, 7, 0, 4},
+	P: []int32{3, 4, 5, 6, 7, 2, 0, 1, 6, 1},
+	N: []int32{1, 2, 0, 5, 3, 7, 4, 6, 2, 5},
+}
+
+// lossAt evaluates l with a fresh rng of the given seed (so internal random
+// choices such as N-pair's positives repeat).
+func lossAt(t *testing.T, l Loss, b Batch, seed int64) float64 {
+	t.Helper()
+	b.Rng = rand.New(rand.NewSource(seed))
+	v, err := l.Forward(b, make([]float32, b.B*b.D))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// fdGrad is the central finite difference of l with respect to x[i] (a
+// float32 embedding or parameter entry), divided by the step actually taken
+// after rounding to float32.
+func fdGrad(t *testing.T, l Loss, b Batch, x []float32, i int, seed int64) float64 {
+	const h = 1e-3
+	orig := x[i]
+	plus, minus := orig+h, orig-h
+	x[i] = plus
+	lp := lossAt(t, l, b, seed)
+	x[i] = minus
+	lm := lossAt(t, l, b, seed)
+	x[i] = orig
+	return (lp - lm) / (float64(plus) - float64(minus))
+}
+
+// compareGrad checks analytic against numeric gradients: relative L2 error
+// below tol, and the gradient is not identically zero.
+func compareGrad(t *testing.T, what string, ana, num []float64, tol float64) {
+	t.Helper()
+	var diff, na, nn float64
+	for i := range ana {
+		diff += (ana[i] - num[i]) * (ana[i] - num[i])
+		na += ana[i] * ana[i]
+		nn += num[i] * num[i]
+	}
+	if nn == 0 {
+		t.Fatalf("%s: numeric gradient is identically zero (test point gives no signal)", what)
+	}
+	rel := math.Sqrt(diff) / math.Max(math.Sqrt(na), math.Sqrt(nn))
+	if rel > tol || math.IsNaN(rel) {
+		for i := range ana {
+			if math.Abs(ana[i]-num[i]) > tol*math.Sqrt(nn) {
+				t.Logf("  [%d] analytic %.8g numeric %.8g", i, ana[i], num[i])
+			}
+		}
+		t.Fatalf("%s: relative gradient error %.3g > %.0g", what, rel, tol)
+	}
+	t.Logf("%s: relative gradient error %.2g (‖g‖ = %.3g)", what, rel, math.Sqrt(na))
+}
+
+// gradCheck compares dL/dE and every dL/dθ with finite differences.
+func gradCheck(t *testing.T, l Loss, b Batch, seed int64) {
+	t.Helper()
+	b.Rng = rand.New(rand.NewSource(seed))
+	grad := make([]float32, b.B*b.D)
+	if _, err := l.Forward(b, grad); err != nil {
+		t.Fatal(err)
+	}
+	ana := make([]float64, len(grad))
+	for i, g := range grad {
+		ana[i] = float64(g)
+	}
+	var pAna [][]float64
+	for _, p := range l.Params() {
+		g := make([]float64, len(p.Grad))
+		for i, v := range p.Grad {
+			g[i] = float64(v)
+		}
+		pAna = append(pAna, g)
+	}
+	num := make([]float64, len(grad))
+	for i := range num {
+		num[i] = fdGrad(t, l, b, b.Emb, i, seed)
+	}
+	const tol = 1e-4
+	compareGrad(t, l.Name()+" dL/dE", ana, num, tol)
+	for k, p := range l.Params() {
+		num := make([]float64, len(p.Data))
+		for i := range num {
+			num[i] = fdGrad(t, l, b, p.Data, i, seed)
+		}
+		compareGrad(t, fmt.Sprintf("%s dL/d%s", l.Name(), p.Name), pAna[k], num, tol)
+	}
+}
+
+// newLoss builds a registered loss or fails the test.
+func newLoss(t testing.TB, name string, c Config) Loss {
+	t.Helper()
+	l, err := New(name, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func TestGradients(t *testing.T) {
+	const B, D, C = 8, 5, 3
+	cases := []struct {
+		name string
+		cfg  Config
+	}{
+		{"contrastive", Config{}},
+		{"contrastive", Config{Hyper: map[string]float64{"margin": 1.5, "pos_margin": 0.1}}},
+		{"triplet", Config{}},
+		{"triplet", Config{Hyper: map[string]float64{"margin": 0.5, "avg_nonzero": 1}}},
+		{"margin", Config{}},
+		{"margin", Config{NumClasses: C, Hyper: map[string]float64{"beta": 0.9, "class_beta": 1}}},
+		{"multisimilarity", Config{}},
+		{"multisimilarity", Config{Hyper: map[string]float64{"alpha": 1.5, "beta": 10, "lambda": 0.2, "epsilon": 0.5}}},
+		{"npair", Config{}},
+		{"npair", Config{Hyper: map[string]float64{"nu": 0.3}}},
+		{"proxynca", Config{NumClasses: C}},
+		{"proxynca", Config{NumClasses: 4, Hyper: map[string]float64{"scale": 1.5}}},
+		{"normsoftmax", Config{NumClasses: C}},
+		{"normsoftmax", Config{NumClasses: 4, Hyper: map[string]float64{"temperature": 0.5}}},
+		{"arcface", Config{NumClasses: C}},
+		{"arcface", Config{NumClasses: 4, Hyper: map[string]float64{"scale": 4, "margin": 0.3}}},
+	}
+	for ci, tc := range cases {
+		t.Run(fmt.Sprintf("%s/%d", tc.name, ci), func(t *testing.T) {
+			tc.cfg.Dim = D
+			tc.cfg.Seed = 7
+			l := newLoss(t, tc.name, tc.cfg)
+			if tl, ok := l.(interface{ setMiner(miners.Miner) }); ok {
+				tl.setMiner(fixedMiner{fixedTriplets})
+			}
+			gradCheck(t, l, randomBatch(int64(11+ci), B, D, C), 3)
+		})
+	}
+}

@@ -1,0 +1,32 @@
+package miners
+
+import "math/rand"
+
+// Random draws one valid triplet per anchor: a uniformly random positive and
+// a uniformly random negative (seed 000 §A.2 "Random Tuple Mining", Hu et al.
+// 2014). Anchors without a positive or a negative in the batch are skipped.
+type Random struct{}
+
+func init() {
+	Register(Info{Name: "random", Summary: "one uniformly random (positive, negative) per anchor (seed 000 §A.2)",
+		New: func() Miner { return Random{} }})
+}
+
+// Name implements Miner.
+func (Random) Name() string { return "random" }
+
+// Mine implements Miner.
+func (Random) Mine(dist []float32, labels []int, rng *rand.Rand) Triplets {
+	var t Triplets
+	if !ok(dist, labels, rng) {
+		return t
+	}
+	g := split(labels)
+	for a := range labels {
+		if len(g.pos[a]) == 0 || len(g.neg[a]) == 0 {
+			continue
+		}
+		t.add(a, pick(g.pos[a], rng), pick(g.neg[a], rng))
+	}
+	return t
+}

@@ -1,0 +1,138 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/trainers/losses"
+)
+
+// Model is an embedding network with a two-pass training interface (see the
+// package comment).
+type Model interface {
+	// Name is the architecture name ("mlp").
+	Name() string
+	// InDim and OutDim are the input and embedding widths.
+	InDim() int
+	OutDim() int
+	// Chunk is the number of rows one compiled pass handles.
+	Chunk() int
+	// Params are the learnable tensors; Data backs the graph's values.
+	Params() []*losses.Param
+	// Forward writes f(x) for rows ≤ Chunk() input rows (x: rows×InDim)
+	// into out (rows×OutDim).
+	Forward(x []float32, rows int, out []float32) error
+	// Backward re-forwards rows ≤ Chunk() input rows and ADDS
+	// ∂(Σ f(x)⊙g)/∂θ to every Param.Grad (g: rows×OutDim, typically dL/dE).
+	Backward(x, g []float32, rows int) error
+	// Close releases the compiled programs.
+	Close() error
+}
+
+// Config describes a model. Zero fields take the defaults of Defaults.
+type Config struct {
+	Arch        string `json:"arch" yaml:"arch"`                 // "mlp" (default)
+	InDim       int    `json:"in_dim" yaml:"in_dim"`             // input width (set from the data)
+	Hidden      []int  `json:"hidden" yaml:"hidden"`             // hidden widths; empty = a linear head
+	EmbedDim    int    `json:"embed_dim" yaml:"embed_dim"`       // output width (default 128)
+	Norm        string `json:"norm" yaml:"norm"`                 // "none" or "layer" (LayerNorm after each hidden linear map)
+	L2Normalize bool   `json:"l2_normalize" yaml:"l2_normalize"` // project embeddings onto the unit sphere
+	Chunk       int    `json:"chunk" yaml:"chunk"`               // rows per compiled pass (default 128)
+	Seed        int64  `json:"seed" yaml:"seed"`                 // weight-initialisation seed
+}
+
+// DefaultEmbedDim is the embedding width of seed 000 (D = 128).
+const DefaultEmbedDim = 128
+
+// WithDefaults fills zero fields.
+func (c Config) WithDefaults() Config {
+	if c.Arch == "" {
+		c.Arch = "mlp"
+	}
+	if c.EmbedDim == 0 {
+		c.EmbedDim = DefaultEmbedDim
+	}
+	if c.Norm == "" {
+		c.Norm = "none"
+	}
+	if c.Chunk == 0 {
+		c.Chunk = 128
+	}
+	return c
+}
+
+// Validate reports the first invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.InDim <= 0:
+		return fmt.Errorf("model: input width %d must be positive", c.InDim)
+	case c.EmbedDim <= 0:
+		return fmt.Errorf("model: embedding width %d must be positive", c.EmbedDim)
+	case c.Chunk <= 0:
+		return fmt.Errorf("model: chunk %d must be positive", c.Chunk)
+	case c.Norm != "none" && c.Norm != "layer":
+		return fmt.Errorf("model: unknown normalisation %q (have: none, layer)", c.Norm)
+	}
+	for i, h := range c.Hidden {
+		if h <= 0 {
+			return fmt.Errorf("model: hidden width #%d = %d must be positive", i+1, h)
+		}
+	}
+	return nil
+}
+
+// Info describes a registered architecture.
+type Info struct {
+	Name    string
+	Summary string
+	New     func(Config) (Model, error)
+}
+
+var registry = map[string]Info{}
+
+func register(i Info) { registry[i.Name] = i }
+
+// New builds the architecture c.Arch.
+func New(c Config) (Model, error) {
+	c = c.WithDefaults()
+	i, ok := registry[c.Arch]
+	if !ok {
+		return nil, fmt.Errorf("model: unknown architecture %q (have: %s)", c.Arch, strings.Join(Names(), ", "))
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return i.New(c)
+}
+
+// Names lists the registered architectures.
+func Names() []string {
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Embed computes f(x) for every row of x, Chunk() rows at a time.
+func Embed(m Model, x knn.Matrix) (knn.Matrix, error) {
+	if x.Cols != m.InDim() {
+		return knn.Matrix{}, fmt.Errorf("model: input has %d columns, model expects %d", x.Cols, m.InDim())
+	}
+	if len(x.Data) != x.Rows*x.Cols {
+		return knn.Matrix{}, fmt.Errorf("model: input data length %d does not match %d×%d", len(x.Data), x.Rows, x.Cols)
+	}
+	d := m.OutDim()
+	out := knn.Matrix{Rows: x.Rows, Cols: d, Data: make([]float32, x.Rows*d)}
+	c := m.Chunk()
+	for s := 0; s < x.Rows; s += c {
+		n := min(c, x.Rows-s)
+		if err := m.Forward(x.Data[s*x.Cols:(s+n)*x.Cols], n, out.Data[s*d:(s+n)*d]); err != nil {
+			return knn.Matrix{}, err
+		}
+	}
+	return out, nil
+}

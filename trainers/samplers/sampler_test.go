@@ -1,0 +1,130 @@
+package samplers
+
+import (
+	"math/rand"
+	"reflect"
+	"testing"
+)
+
+func labelsOf(classes, per int) []int32 {
+	var l []int32
+	for c := 0; c < classes; c++ {
+		for j := 0; j < per; j++ {
+			l = append(l, int32(c))
+		}
+	}
+	return l
+}
+
+func TestSPCComposition(t *testing.T) {
+	labels := labelsOf(20, 10)
+	for _, k := range []int{2, 4, 8} {
+		s, err := New("SPC-" + string(rune('0'+k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, err := s.Batches(labels, 32, 5, rand.New(rand.NewSource(1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bs) != 5 {
+			t.Fatalf("got %d batches", len(bs))
+		}
+		for _, b := range bs {
+			if len(b) != 32 {
+				t.Fatalf("batch of %d", len(b))
+			}
+			count := map[int32]int{}
+			seen := map[int]bool{}
+			for _, i := range b {
+				count[labels[i]]++
+				if seen[i] {
+					t.Fatalf("spc-%d: index %d twice in a batch", k, i)
+				}
+				seen[i] = true
+			}
+			for c, n := range count {
+				if n != k {
+					t.Fatalf("spc-%d: class %d has %d samples", k, c, n)
+				}
+			}
+		}
+	}
+}
+
+func TestSPCRAndShortBatches(t *testing.T) {
+	labels := labelsOf(30, 10)
+	bs, err := SPC{Random: true, MinK: 2, MaxK: 8}.Batches(labels, 50, 20, rand.New(rand.NewSource(3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[int]bool{}
+	for _, b := range bs {
+		if len(b) != 50 {
+			t.Fatalf("batch of %d", len(b))
+		}
+		count := map[int32]int{}
+		for _, i := range b {
+			count[labels[i]]++
+		}
+		for _, n := range count {
+			sizes[n] = true
+			if n > 8 {
+				t.Fatalf("class with %d samples", n)
+			}
+		}
+	}
+	if len(sizes) < 4 {
+		t.Fatalf("spc-r produced only class sizes %v", sizes)
+	}
+	// Few classes with few items: classes repeat and items are reused, batch still full.
+	small := labelsOf(2, 3)
+	bs, err = SPC{K: 4}.Batches(small, 12, 2, rand.New(rand.NewSource(1)))
+	if err != nil || len(bs[0]) != 12 {
+		t.Fatalf("small set: %v %v", bs, err)
+	}
+}
+
+func TestRandomCoversEachPass(t *testing.T) {
+	labels := labelsOf(5, 4) // 20 items
+	bs, err := Random{}.Batches(labels, 5, 4, rand.New(rand.NewSource(9)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, b := range bs {
+		for _, i := range b {
+			seen[i] = true
+		}
+	}
+	if len(seen) != 20 {
+		t.Fatalf("one pass covered %d of 20 items", len(seen))
+	}
+}
+
+func TestDeterministicAndErrors(t *testing.T) {
+	labels := labelsOf(10, 6)
+	for _, info := range All() {
+		s := info.New()
+		a, err := s.Batches(labels, 16, 3, rand.New(rand.NewSource(4)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := s.Batches(labels, 16, 3, rand.New(rand.NewSource(4)))
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: same seed, different batches", info.Name)
+		}
+		if _, err := s.Batches(nil, 16, 3, rand.New(rand.NewSource(4))); err == nil {
+			t.Fatalf("%s: empty set accepted", info.Name)
+		}
+		if _, err := s.Batches(labels, 0, 3, rand.New(rand.NewSource(4))); err == nil {
+			t.Fatalf("%s: batch 0 accepted", info.Name)
+		}
+	}
+	if _, err := New("ddm"); err == nil {
+		t.Fatal("unknown sampler accepted")
+	}
+	if len(All()) != 5 {
+		t.Fatalf("registry has %d samplers", len(All()))
+	}
+}

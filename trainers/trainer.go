@@ -1,0 +1,417 @@
+package trainers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/model"
+	"github.com/dmlbench/dmlbench/trainers/samplers"
+)
+
+// Split is a set of input rows and their class labels.
+type Split struct {
+	X      knn.Matrix
+	Labels []int32
+}
+
+// EvalFunc scores embeddings of a held-out split; keys are those of
+// `dmlbench eval --format json` ("R@1", "NMI", "mAP@C", ...).
+type EvalFunc func(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, error)
+
+// Progress is reported after every step and evaluation.
+type Progress struct {
+	Epoch, Epochs int // Epoch is 1-based
+	Iter, Iters   int // steps done in this epoch
+	Loss          float64
+	LastR1        float64 // most recent test R@1 (NaN before the first evaluation)
+	Phase         string  // "train", "eval"
+}
+
+// Options are the inputs of Train besides the config.
+type Options struct {
+	Train, Val, Test Split // Val may be empty (no best-epoch selection)
+	// Evaluate scores held-out embeddings (required; `dmlbench run` passes
+	// metrics.Evaluate with the config's metrics, convention and distance).
+	Evaluate EvalFunc
+	// Spectrum, if set, computes the singular values of the final test embeddings.
+	Spectrum func(knn.Matrix) ([]float64, error)
+	// Checkpoint is the checkpoint path ("" = none); written atomically
+	// after every epoch.
+	Checkpoint string
+	// Resume continues from Checkpoint, which must exist and match the config.
+	Resume bool
+	// OnProgress, if set, receives progress reports.
+	OnProgress func(Progress)
+	// OnEpoch, if set, is called with the run record after every epoch
+	// (e.g. to rewrite run.json); an error stops training.
+	OnEpoch func(*record.Run) error
+}
+
+// ErrInterrupted is wrapped by Train's error when ctx was cancelled; the
+// last checkpoint (end of the previous epoch) stays for --resume.
+var ErrInterrupted = errors.New("training interrupted")
+
+type trainer struct {
+	cfg      Config
+	opt      Options
+	m        model.Model
+	loss     losses.Loss
+	sampler  samplers.Sampler
+	adam     *Adam
+	params   []*losses.Param
+	modelPar []*losses.Param
+	labels   []int // dense training labels
+	sched    StepDecay
+
+	xb, emb, gradE []float32
+	yb             []int
+}
+
+// Train runs cfg on opt's data and fills run (History, Initial, Final, Best,
+// BestEpoch, BestVal, SelectBy, Spectrum, Timings, Status). Run metadata
+// (name, dataset, method, versions, config) is the caller's.
+func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err error) {
+	start := time.Now()
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := checkSplits(opt); err != nil {
+		return err
+	}
+	if opt.Evaluate == nil {
+		return fmt.Errorf("trainers: no evaluation function")
+	}
+	if opt.Resume && opt.Checkpoint == "" {
+		return fmt.Errorf("resume: no checkpoint path")
+	}
+	t, err := newTrainer(cfg, opt)
+	if err != nil {
+		return err
+	}
+	defer t.m.Close()
+
+	if run.Timings == nil {
+		run.Timings = map[string]float64{}
+	}
+	run.Status = "running"
+	startEpoch := 0
+	bestVal, hasBest := math.Inf(-1), false
+	if opt.Resume {
+		ck, err := loadCheckpoint(opt.Checkpoint)
+		if err != nil {
+			return err
+		}
+		if ck.ConfigHash != cfg.Hash() {
+			return fmt.Errorf("resume: checkpoint %s was written for a different configuration (hash %s, now %s)", opt.Checkpoint, ck.ConfigHash, cfg.Hash())
+		}
+		if err := restoreParams(t.params, t.adam, ck.Params); err != nil {
+			return err
+		}
+		t.adam.T = ck.AdamT
+		startEpoch = ck.Epoch
+		bestVal, hasBest = ck.BestVal, ck.HasBest
+		run.Initial, run.History, run.Best, run.BestEpoch, run.BestVal = ck.Run.Initial, ck.Run.History, ck.Run.Best, ck.Run.BestEpoch, ck.Run.BestVal
+		for k, v := range ck.Run.Timings {
+			run.Timings[k] = v
+		}
+		// Drop history rows past the checkpoint (a run extended later).
+		if len(run.History) > startEpoch {
+			run.History = run.History[:startEpoch]
+		}
+	}
+	if opt.Val.X.Rows > 0 {
+		run.SelectBy = cfg.SelectBy
+	}
+	lastR1 := math.NaN()
+	report := func(p Progress) {
+		if opt.OnProgress != nil {
+			p.Epochs, p.LastR1 = cfg.Epochs, lastR1
+			opt.OnProgress(p)
+		}
+	}
+	evalTest := func(epoch int) (record.Metrics, error) {
+		report(Progress{Epoch: epoch, Phase: "eval"})
+		t0 := time.Now()
+		defer func() { run.Timings["eval"] += time.Since(t0).Seconds() }()
+		mt, err := t.evaluate(ctx, opt.Test)
+		if err != nil {
+			return nil, fmt.Errorf("evaluate test split (epoch %d): %w", epoch, err)
+		}
+		if r1, ok := mt["R@1"]; ok {
+			lastR1 = r1
+		}
+		return mt, nil
+	}
+	if !opt.Resume || run.Initial == nil {
+		if run.Initial, err = evalTest(0); err != nil {
+			return err
+		}
+	}
+	for _, h := range run.History {
+		if r1, ok := h.Metrics["R@1"]; ok {
+			lastR1 = r1
+		}
+	}
+
+	nTrain := opt.Train.X.Rows
+	iters := cfg.ItersPerEpoch
+	if iters == 0 {
+		iters = (nTrain + cfg.BatchSize - 1) / cfg.BatchSize
+	}
+	for e := startEpoch; e < cfg.Epochs; e++ {
+		t0 := time.Now()
+		if es, ok := t.sampler.(samplers.EmbeddingSampler); ok {
+			emb, err := model.Embed(t.m, opt.Train.X)
+			if err != nil {
+				return err
+			}
+			if err := es.Refresh(emb); err != nil {
+				return fmt.Errorf("sampler %s: %w", t.sampler.Name(), err)
+			}
+		}
+		batches, err := t.sampler.Batches(opt.Train.Labels, cfg.BatchSize, iters, rand.New(rand.NewSource(deriveSeed(cfg.Seed, e, purposeSampler))))
+		if err != nil {
+			return err
+		}
+		lossRng := rand.New(rand.NewSource(deriveSeed(cfg.Seed, e, purposeLoss)))
+		factor := t.sched.Factor(e)
+		var sum float64
+		for it, b := range batches {
+			if err := ctx.Err(); err != nil {
+				run.Status = "interrupted"
+				return fmt.Errorf("%w in epoch %d (%v); the checkpoint of epoch %d is kept", ErrInterrupted, e+1, err, e)
+			}
+			l, err := t.step(b, lossRng, factor)
+			if err != nil {
+				return fmt.Errorf("epoch %d step %d: %w", e+1, it+1, err)
+			}
+			sum += l
+			report(Progress{Epoch: e + 1, Iter: it + 1, Iters: len(batches), Loss: sum / float64(it+1), Phase: "train"})
+		}
+		trainSec := time.Since(t0).Seconds()
+		run.Timings["train"] += trainSec
+		row := record.Epoch{Epoch: e + 1, Loss: sum / float64(max(1, len(batches))), Seconds: trainSec}
+		if (cfg.EvalEvery > 0 && (e+1)%cfg.EvalEvery == 0) || e+1 == cfg.Epochs {
+			if row.Metrics, err = evalTest(e + 1); err != nil {
+				return err
+			}
+			if opt.Val.X.Rows > 0 {
+				t1 := time.Now()
+				if row.ValMetric, err = t.evaluate(ctx, opt.Val); err != nil {
+					return fmt.Errorf("evaluate validation split (epoch %d): %w", e+1, err)
+				}
+				run.Timings["eval"] += time.Since(t1).Seconds()
+				v, ok := row.ValMetric[cfg.SelectBy]
+				if !ok {
+					return fmt.Errorf("select-by metric %q is not among the evaluated metrics %v", cfg.SelectBy, keys(row.ValMetric))
+				}
+				if !hasBest || v > bestVal {
+					bestVal, hasBest = v, true
+					run.Best, run.BestEpoch, run.BestVal = row.Metrics, e+1, row.ValMetric
+				}
+			}
+		}
+		run.History = append(run.History, row)
+		if opt.Checkpoint != "" {
+			ck := &checkpoint{Format: checkpointFormat, ConfigHash: cfg.Hash(), Epoch: e + 1, AdamT: t.adam.T,
+				Params: captureParams(t.params, t.adam), BestVal: bestVal, HasBest: hasBest,
+				Run: record.Run{Initial: run.Initial, History: run.History, Best: run.Best, BestEpoch: run.BestEpoch, BestVal: run.BestVal, Timings: run.Timings}}
+			if err := saveCheckpoint(opt.Checkpoint, ck); err != nil {
+				return err
+			}
+		}
+		if opt.OnEpoch != nil {
+			if err := opt.OnEpoch(run); err != nil {
+				return err
+			}
+		}
+	}
+
+	// Final metrics: those of the last epoch (always evaluated), or the
+	// initial ones for a zero-epoch run.
+	run.Final = run.Initial
+	if n := len(run.History); n > 0 && run.History[n-1].Metrics != nil {
+		run.Final = run.History[n-1].Metrics
+	}
+	if opt.Spectrum != nil {
+		emb, err := model.Embed(t.m, opt.Test.X)
+		if err != nil {
+			return err
+		}
+		if run.Spectrum, err = opt.Spectrum(emb); err != nil {
+			return fmt.Errorf("spectrum: %w", err)
+		}
+	}
+	run.Timings["total"] += time.Since(start).Seconds()
+	if steps := float64(cfg.Epochs * iters); steps > 0 && run.Timings["train"] > 0 {
+		run.Timings["step_mean"] = run.Timings["train"] / steps
+	}
+	run.Status = "done"
+	return nil
+}
+
+func keys(m record.Metrics) []string {
+	var k []string
+	for n := range m {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
+}
+
+func checkSplits(opt Options) error {
+	check := func(name string, s Split, need bool) error {
+		if s.X.Rows == 0 && !need {
+			return nil
+		}
+		switch {
+		case s.X.Rows == 0:
+			return fmt.Errorf("%s split is empty", name)
+		case len(s.X.Data) != s.X.Rows*s.X.Cols:
+			return fmt.Errorf("%s split: data length %d does not match %d×%d", name, len(s.X.Data), s.X.Rows, s.X.Cols)
+		case len(s.Labels) != s.X.Rows:
+			return fmt.Errorf("%s split: %d labels for %d rows", name, len(s.Labels), s.X.Rows)
+		case s.X.Cols != opt.Train.X.Cols:
+			return fmt.Errorf("%s split has %d columns, training split %d", name, s.X.Cols, opt.Train.X.Cols)
+		}
+		for i, v := range s.X.Data {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("%s split: non-finite value at row %d", name, i/s.X.Cols)
+			}
+		}
+		return nil
+	}
+	if err := check("training", opt.Train, true); err != nil {
+		return err
+	}
+	if err := check("test", opt.Test, true); err != nil {
+		return err
+	}
+	return check("validation", opt.Val, false)
+}
+
+func newTrainer(cfg Config, opt Options) (*trainer, error) {
+	// Dense training labels 0..C−1 in order of the sorted original ids.
+	ids := map[int32]int{}
+	for _, l := range opt.Train.Labels {
+		ids[l] = 0
+	}
+	sorted := make([]int32, 0, len(ids))
+	for l := range ids {
+		sorted = append(sorted, l)
+	}
+	sort.Slice(sorted, func(a, b int) bool { return sorted[a] < sorted[b] })
+	for i, l := range sorted {
+		ids[l] = i
+	}
+	labels := make([]int, len(opt.Train.Labels))
+	for i, l := range opt.Train.Labels {
+		labels[i] = ids[l]
+	}
+	if len(sorted) < 2 {
+		return nil, fmt.Errorf("training split has %d class(es); metric learning needs at least 2", len(sorted))
+	}
+	m, err := model.New(cfg.ModelConfig(opt.Train.X.Cols))
+	if err != nil {
+		return nil, err
+	}
+	loss, err := losses.New(cfg.Loss, losses.Config{NumClasses: len(sorted), Dim: cfg.EmbedDim, Miner: cfg.Miner,
+		Hyper: cfg.Hyper, Seed: deriveSeed(cfg.Seed, 0, purposeInit+16)})
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	s, err := samplers.New(cfg.Sampler)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	t := &trainer{cfg: cfg, opt: opt, m: m, loss: loss, sampler: s, labels: labels,
+		sched: StepDecay{Steps: cfg.LRSteps, Gamma: cfg.LRGamma}}
+	t.modelPar = m.Params()
+	t.params = append(append([]*losses.Param(nil), t.modelPar...), loss.Params()...)
+	for _, p := range t.params {
+		if len(p.Data) != len(p.Grad) {
+			m.Close()
+			return nil, fmt.Errorf("parameter %s: %d values but %d gradients", p.Name, len(p.Data), len(p.Grad))
+		}
+	}
+	t.adam = NewAdam(t.params, cfg.WeightDecay)
+	B, D := cfg.BatchSize, cfg.EmbedDim
+	t.xb = make([]float32, B*m.InDim())
+	t.emb = make([]float32, B*D)
+	t.gradE = make([]float32, B*D)
+	t.yb = make([]int, B)
+	return t, nil
+}
+
+// step trains on the batch idx and returns its loss.
+func (t *trainer) step(idx []int, rng *rand.Rand, factor float64) (float64, error) {
+	B := len(idx)
+	if B != t.cfg.BatchSize {
+		return 0, fmt.Errorf("sampler returned a batch of %d, want %d", B, t.cfg.BatchSize)
+	}
+	X := t.opt.Train.X
+	in, D, c := t.m.InDim(), t.m.OutDim(), t.m.Chunk()
+	for j, i := range idx {
+		if i < 0 || i >= X.Rows {
+			return 0, fmt.Errorf("sampler returned index %d outside [0, %d)", i, X.Rows)
+		}
+		copy(t.xb[j*in:(j+1)*in], X.Row(i))
+		t.yb[j] = t.labels[i]
+	}
+	// 1. forward-only embeddings, chunk by chunk
+	for s := 0; s < B; s += c {
+		n := min(c, B-s)
+		if err := t.m.Forward(t.xb[s*in:(s+n)*in], n, t.emb[s*D:(s+n)*D]); err != nil {
+			return 0, err
+		}
+	}
+	// 2. loss and dL/dE outside the graph
+	clear(t.gradE)
+	l, err := t.loss.Forward(losses.Batch{Emb: t.emb, Labels: t.yb, B: B, D: D, Rng: rng}, t.gradE)
+	if err != nil {
+		return 0, fmt.Errorf("loss %s: %w", t.loss.Name(), err)
+	}
+	if math.IsNaN(l) || math.IsInf(l, 0) {
+		return 0, fmt.Errorf("loss %s is %v (diverged; try a smaller --lr)", t.loss.Name(), l)
+	}
+	// 3. surrogate back-propagation Σ E⊙G, accumulated over chunks
+	for _, p := range t.modelPar {
+		clear(p.Grad)
+	}
+	for s := 0; s < B; s += c {
+		n := min(c, B-s)
+		if err := t.m.Backward(t.xb[s*in:(s+n)*in], t.gradE[s*D:(s+n)*D], n); err != nil {
+			return 0, err
+		}
+	}
+	// 4. Adam
+	return l, t.adam.Step(t.cfg.LR, factor)
+}
+
+func (t *trainer) evaluate(ctx context.Context, s Split) (record.Metrics, error) {
+	emb, err := model.Embed(t.m, s.X)
+	if err != nil {
+		return nil, err
+	}
+	return t.opt.Evaluate(ctx, emb, s.Labels)
+}
+
+// RemoveCheckpoint deletes a finished run's checkpoint (ignoring absence).
+func RemoveCheckpoint(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package knn
 
 import (
 	"context"
+	"math"
 	"sort"
 )
 
@@ -23,6 +24,10 @@ func (BruteForce) Search(ctx context.Context, q, db Matrix, k int, opt Options) 
 		d  float32
 	}
 	cands := make([]cand, 0, db.Rows)
+	pad := float32(math.Inf(1))
+	if opt.Metric == IP {
+		pad = float32(math.Inf(-1))
+	}
 	for i := 0; i < q.Rows; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -55,7 +60,7 @@ func (BruteForce) Search(ctx context.Context, q, db Matrix, k int, opt Options) 
 			if t < len(cands) {
 				out.IDs[i*k+t], out.Dist[i*k+t] = cands[t].id, cands[t].d
 			} else {
-				out.IDs[i*k+t] = -1
+				out.IDs[i*k+t], out.Dist[i*k+t] = -1, pad
 			}
 		}
 	}

@@ -14,5 +14,6 @@
 //   - ExcludeSelf removes database row i from query row i's list (by index,
 //     not by position: with duplicate rows the duplicate is kept). It needs
 //     q and db to be the same set of rows.
-//   - When fewer than k candidates exist the remaining slots hold ID -1.
+//   - When fewer than k candidates exist the remaining slots hold ID -1 and
+//     distance +Inf (L2) or -Inf (IP).
 package knn

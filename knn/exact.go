@@ -288,7 +288,7 @@ func (r *exactRun) runTiles(ctx context.Context, tile int) error {
 					packPanel(apack[b*mr*d:], r.q, r0+b*mr, mr)
 				}
 				for i := range states {
-					states[i].reset(backing[i*r.capacity : (i+1)*r.capacity])
+					states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
 					thr[i] = posInf
 					if i >= rows {
 						thr[i] = negInf
@@ -364,7 +364,7 @@ func (r *exactRun) runSymmetric(ctx context.Context, tile int) error {
 	states := make([]topk, n)
 	backing := make([]uint64, n*r.capacity)
 	for i := range states {
-		states[i].reset(backing[i*r.capacity : (i+1)*r.capacity])
+		states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
 	}
 	thr := make([]float32, nb*tile) // ≥ npan*nr
 	for i := range thr {

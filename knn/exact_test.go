@@ -154,24 +154,25 @@ func TestExactParity(t *testing.T) {
 								t.Fatal(err)
 							}
 							var ref *Neighbors
-							for ki := range kernels {
-								for _, tileQ := range []int{0, 48} {
-									for _, thr := range []int{1, 2} {
-										e := Exact{TileQ: tileQ, kernel: &kernels[ki]}
-										opt.Threads = thr
-										label := fmt.Sprintf("%s %v q=%s %v excl=%v k=%d kernel=%s tile=%d threads=%d", kind, sh, qname, metric, excl, k, kernels[ki].name, tileQ, thr)
-										got, err := e.Search(ctx, q, db, k, opt)
-										if err != nil {
-											t.Fatalf("%s: %v", label, err)
-										}
-										checkParity(t, label, q, db, got, want, metric, excl, kind != "gauss")
-										if ki == 0 {
-											if ref == nil {
-												ref = got
-											} else if !equalNeighbors(ref, got) {
-												t.Fatalf("%s: output differs from tile=0 threads=1", label)
-											}
-										}
+							type run struct{ ki, tileQ, threads int }
+							runs := []run{{0, 0, 1}, {0, 0, 2}, {0, 48, 1}, {0, 48, 2}}
+							for ki := 1; ki < len(kernels); ki++ {
+								runs = append(runs, run{ki, 48, 2})
+							}
+							for _, rn := range runs {
+								e := Exact{TileQ: rn.tileQ, kernel: &kernels[rn.ki]}
+								opt.Threads = rn.threads
+								label := fmt.Sprintf("%s %v q=%s %v excl=%v k=%d kernel=%s tile=%d threads=%d", kind, sh, qname, metric, excl, k, kernels[rn.ki].name, rn.tileQ, rn.threads)
+								got, err := e.Search(ctx, q, db, k, opt)
+								if err != nil {
+									t.Fatalf("%s: %v", label, err)
+								}
+								checkParity(t, label, q, db, got, want, metric, excl, kind != "gauss")
+								if rn.ki == 0 {
+									if ref == nil {
+										ref = got
+									} else if !equalNeighbors(ref, got) {
+										t.Fatalf("%s: output differs from tile=0 threads=1", label)
 									}
 								}
 							}

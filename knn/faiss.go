@@ -38,12 +38,17 @@ var ErrFaiss = faissc.ErrFaiss
 //     entry whose id is the query's own index, and drops the last entry
 //     when the own id is not among the k+1 (duplicates at distance 0 may
 //     push it out).
-//   - Tie order: faiss returns equal distances in heap order, not by id.
-//     Every run of equal distances in a returned list is re-sorted by
-//     ascending id. At the cut-off, faiss's scan keeps the candidate seen
-//     first (lowest id) among equal distances (its heap and reservoir only
-//     admit strictly better values), so the kept set also follows the
-//     lower-index rule; tests check both on tie-heavy integer data.
+//   - Tie order: faiss orders equal distances as its heap leaves them,
+//     and at the cut-off it may keep a higher id than a tied lower one
+//     (its IP min-heap evicts the lower id among ties; seen on tie-heavy
+//     data). So every run of equal distances in a returned list is
+//     re-sorted by ascending id, and each query is searched one deeper
+//     than it needs: when that sentinel entry ties with the k-th kept
+//     distance, the tie run may continue beyond the list and the query is
+//     searched again at doubled depth (up to all rows) until the run ends
+//     inside the list. Then the kept ids are the lowest-indexed of the tie,
+//     exactly as Exact. Continuous embeddings almost never re-search;
+//     integer data with massive ties may re-search most queries.
 //   - Distances are faiss's float32 values: for ≥ 20 queries per batch
 //     faiss uses BLAS and ‖q‖² + ‖x‖² − 2⟨q,x⟩ (clamped at 0) for L2, so
 //     they can differ from Exact's in the last bits; neighbour ids agree
@@ -105,37 +110,89 @@ func (f Faiss) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 // searchIndex runs the batched search of q against a filled index of n rows
 // and applies the Neighbors contract.
 func (f Faiss) searchIndex(ctx context.Context, idx searchIntoer, q Matrix, n, k int, opt Options) (*Neighbors, error) {
-	self := opt.Exclude == ExcludeSelf
-	kk := k
-	if self {
-		kk++
-	}
-	kk = min(kk, n) // faiss would only pad with -1 beyond n
 	out := &Neighbors{N: q.Rows, K: k, IDs: make([]int32, q.Rows*k), Dist: make([]float32, q.Rows*k)}
 	if q.Rows == 0 {
 		return out, nil
 	}
-	batch := batchRows(kk, q.Rows, f.BatchBytes)
+	self := opt.Exclude == ExcludeSelf
+	depth := k + 1 // + 1 sentinel to detect a tie run crossing the cut-off
+	if self {
+		depth++
+	}
+	pr := &faissProgress{fn: opt.Progress, total: q.Rows}
+	pending, err := f.searchPass(ctx, idx, q, nil, n, k, min(depth, n), self, out, pr)
+	for err == nil && len(pending) > 0 {
+		depth *= 2
+		pending, err = f.searchPass(ctx, idx, q, pending, n, k, min(depth, n), self, out, pr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type faissProgress struct {
+	fn          func(done, total int)
+	done, total int
+}
+
+func (p *faissProgress) add(n int) {
+	if p.fn != nil && n > 0 {
+		p.done += n
+		p.fn(p.done, p.total)
+	}
+}
+
+// searchPass searches the query rows listed in rows (nil: all) at depth kk,
+// writes the resolved ones into out and returns those whose tie run at the
+// cut-off reaches the end of the list (only possible while kk < n).
+func (f Faiss) searchPass(ctx context.Context, idx searchIntoer, q Matrix, rows []int, n, k, kk int,
+	self bool, out *Neighbors, pr *faissProgress) ([]int, error) {
+	nq := q.Rows
+	if rows != nil {
+		nq = len(rows)
+	}
+	d := q.Cols
+	batch := batchRows(kk, nq, f.BatchBytes)
 	dist := make([]float32, batch*kk)
 	lab := make([]int64, batch*kk)
-	d := q.Cols
-	for i0 := 0; i0 < q.Rows; i0 += batch {
+	var gather []float32
+	if rows != nil {
+		gather = make([]float32, batch*d)
+	}
+	var pending []int
+	for b0 := 0; b0 < nq; b0 += batch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		nb := min(batch, q.Rows-i0)
-		if err := idx.SearchInto(q.Data[i0*d:(i0+nb)*d], int64(kk), dist[:nb*kk], lab[:nb*kk]); err != nil {
+		nb := min(batch, nq-b0)
+		var qb []float32
+		if rows == nil {
+			qb = q.Data[b0*d : (b0+nb)*d]
+		} else {
+			for r := 0; r < nb; r++ {
+				copy(gather[r*d:(r+1)*d], q.Row(rows[b0+r]))
+			}
+			qb = gather[:nb*d]
+		}
+		if err := idx.SearchInto(qb, int64(kk), dist[:nb*kk], lab[:nb*kk]); err != nil {
 			return nil, err
 		}
+		resolved := 0
 		for r := 0; r < nb; r++ {
-			i := i0 + r
-			fillRow(out.IDs[i*k:(i+1)*k], out.Dist[i*k:(i+1)*k], lab[r*kk:(r+1)*kk], dist[r*kk:(r+1)*kk], i, self)
+			i := b0 + r
+			if rows != nil {
+				i = rows[i]
+			}
+			if fillRow(out.IDs[i*k:(i+1)*k], out.Dist[i*k:(i+1)*k], lab[r*kk:(r+1)*kk], dist[r*kk:(r+1)*kk], i, self, kk >= n) {
+				resolved++
+			} else {
+				pending = append(pending, i)
+			}
 		}
-		if opt.Progress != nil {
-			opt.Progress(i0+nb, q.Rows)
-		}
+		pr.add(resolved)
 	}
-	return out, nil
+	return pending, nil
 }
 
 // faissMetric maps a (validated) Metric to faiss's MetricType.
@@ -152,11 +209,14 @@ type searchIntoer interface {
 }
 
 // fillRow converts one faiss result list (ids lab, distances dist, sorted by
-// distance) into the contract's row: equal-distance runs re-sorted by id,
-// the query's own id dropped under self-exclusion (else the last entry),
-// int32 ids, -1/0 padding.
-func fillRow(ids []int32, dst []float32, lab []int64, dist []float32, self int, exclude bool) {
-	// Faiss pads with id -1 only past the candidates; keep the valid prefix.
+// distance; lab and dist are reordered in place) into the contract's row:
+// equal-distance runs re-sorted by id, the query's own id dropped under
+// self-exclusion (if it is not in the list, the extra entry at the end
+// goes instead), int32 ids, -1/0 padding. It reports false when the list
+// cannot prove the kept set right: the first entry after the k kept ones
+// ties with the k-th, and the list does not hold every row (complete).
+func fillRow(ids []int32, dst []float32, lab []int64, dist []float32, self int, exclude, complete bool) bool {
+	// Faiss pads with id -1 only past the last row.
 	m := len(lab)
 	for m > 0 && lab[m-1] < 0 {
 		m--
@@ -172,9 +232,11 @@ func fillRow(ids []int32, dst []float32, lab []int64, dist []float32, self int, 
 		}
 		a = b
 	}
+	k := len(ids)
 	t := 0
 	skipped := !exclude
-	for j := 0; j < m && t < len(ids); j++ {
+	j := 0
+	for ; j < m && t < k; j++ {
 		if !skipped && lab[j] == int64(self) {
 			skipped = true
 			continue
@@ -182,7 +244,19 @@ func fillRow(ids []int32, dst []float32, lab []int64, dist []float32, self int, 
 		ids[t], dst[t] = int32(lab[j]), dist[j]
 		t++
 	}
-	for ; t < len(ids); t++ {
-		ids[t], dst[t] = -1, 0
+	for r := t; r < k; r++ {
+		ids[r], dst[r] = -1, 0
 	}
+	if complete || t < k {
+		return true
+	}
+	// Sentinel: the next entry that is not the query itself.
+	for ; j < m; j++ {
+		if !skipped && lab[j] == int64(self) {
+			skipped = true
+			continue
+		}
+		return dist[j] != dst[k-1]
+	}
+	return false // no sentinel in the list: cannot tell
 }

@@ -50,7 +50,7 @@ type topk struct {
 }
 
 func (t *topk) reset(buf []uint64) {
-	t.buf = buf[:0]
+	t.buf = buf[:0:len(buf)]
 	t.bound = math.MaxUint64
 }
 

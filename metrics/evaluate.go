@@ -81,7 +81,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		}
 		res.Timings["knn"] = time.Since(t0).Seconds()
 		t1 := time.Now()
-		vals, sums := plan.score(nb)
+		vals, sums := plan.score(nb, threads)
 		for k, v := range vals {
 			res.Metrics[k] = v
 		}

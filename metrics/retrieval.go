@@ -2,7 +2,9 @@ package metrics
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/dmlbench/dmlbench/knn"
 )
@@ -107,29 +109,33 @@ type retrievalSums struct {
 	padded            int // roth: queries whose window reached faiss's −1 padding
 }
 
-func (p *retrievalPlan) score(nb *knn.Neighbors) (map[string]float64, *retrievalSums) {
-	s := &retrievalSums{recall: make([]float64, len(p.ks))}
-	hits := make([]bool, nb.K)
-	lastLabel := p.gLabels[len(p.gLabels)-1]
-	for q := 0; q < nb.N; q++ {
-		y := p.qLabels[q]
-		ids := nb.IDsOf(q)
-		padded := false
-		for i, id := range ids {
-			if id < 0 {
-				// faiss pads with −1; numpy's labels[-1] is the last row's label.
-				hits[i] = p.conv == Roth && lastLabel == y
-				padded = true
-				continue
+func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float64, *retrievalSums) {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	// Fixed-size chunks merged in order: the sums do not depend on threads.
+	const chunk = 2048
+	parts := make([]*retrievalSums, (nb.N+chunk-1)/chunk)
+	next := make(chan int, len(parts))
+	for c := range parts {
+		parts[c] = &retrievalSums{recall: make([]float64, len(p.ks))}
+		next <- c
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < threads; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				p.scoreRange(nb, parts[c], c*chunk, min((c+1)*chunk, nb.N))
 			}
-			hits[i] = p.gLabels[id] == y
-		}
-		h := hits[p.offset:]
-		rq := p.relevant[y]
-		if rq == 0 {
-			s.lone++
-		}
-		p.scoreQuery(s, h, rq, y, padded)
+		}()
+	}
+	wg.Wait()
+	s := &retrievalSums{recall: make([]float64, len(p.ks))}
+	for _, o := range parts {
+		s.add(o)
 	}
 	out := map[string]float64{}
 	for i, k := range p.ks {
@@ -144,6 +150,46 @@ func (p *retrievalPlan) score(nb *knn.Neighbors) (map[string]float64, *retrieval
 		out["mAP@1000"] = ratio(s.map1000, s.map1000N)
 	}
 	return out, s
+}
+
+// scoreRange scores queries [lo, hi) into s.
+func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi int) {
+	hits := make([]bool, nb.K)
+	lastLabel := p.gLabels[len(p.gLabels)-1]
+	for q := lo; q < hi; q++ {
+		y := p.qLabels[q]
+		padded := false
+		for i, id := range nb.IDsOf(q) {
+			if id < 0 {
+				// faiss pads with −1; numpy's labels[-1] is the last row's label.
+				hits[i] = p.conv == Roth && lastLabel == y
+				padded = true
+				continue
+			}
+			hits[i] = p.gLabels[id] == y
+		}
+		rq := p.relevant[y]
+		if rq == 0 {
+			s.lone++
+		}
+		p.scoreQuery(s, hits[p.offset:], rq, y, padded)
+	}
+}
+
+func (s *retrievalSums) add(o *retrievalSums) {
+	for i := range s.recall {
+		s.recall[i] += o.recall[i]
+	}
+	s.recallN += o.recallN
+	s.mapR += o.mapR
+	s.rprec += o.rprec
+	s.mapC += o.mapC
+	s.mapRN += o.mapRN
+	s.mapCN += o.mapCN
+	s.map1000 += o.map1000
+	s.map1000N += o.map1000N
+	s.lone += o.lone
+	s.padded += o.padded
 }
 
 func ratio(a float64, n int) float64 {

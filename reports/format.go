@@ -264,12 +264,14 @@ var mdReplacer = strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;
 func mdEscape(s string) string { return mdReplacer.Replace(s) }
 
 // WriteLaTeX renders booktabs tables (\toprule, \midrule, \bottomrule),
-// best values in \textbf{}, one table environment per dataset. With
-// standalone the output is a complete document that pdflatex compiles.
+// best values in \textbf{}, one table environment per dataset; CIs and
+// p-values in \scriptsize; tables wider than the line are scaled down
+// (graphicx). With standalone the output is a complete landscape document
+// (booktabs, graphicx, geometry) that pdflatex compiles.
 func WriteLaTeX(w io.Writer, rep *Report, standalone bool) error {
 	var b strings.Builder
 	if standalone {
-		b.WriteString("\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n\\begin{document}\n")
+		b.WriteString("\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage[T1]{fontenc}\n\\usepackage[landscape,margin=1.5cm]{geometry}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n\\begin{document}\n")
 	}
 	for ti, t := range rep.Tables {
 		if ti > 0 {
@@ -280,7 +282,8 @@ func WriteLaTeX(w io.Writer, rep *Report, standalone bool) error {
 		fmt.Fprintf(&b, "\\caption{%s: %s}\n", texEscape(t.Dataset), texEscape(Legend(rep, t)))
 		wide := len(h) > 8
 		if wide {
-			b.WriteString("\\resizebox{\\linewidth}{!}{%\n")
+			// Shrink to the line width only when wider than it.
+			b.WriteString("\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n")
 		}
 		b.WriteString("\\begin{tabular}{l" + strings.Repeat("r", len(h)-1) + "}\n\\toprule\n")
 		hs := make([]string, len(h))
@@ -308,9 +311,16 @@ func WriteLaTeX(w io.Writer, rep *Report, standalone bool) error {
 				if c.best {
 					s = "\\textbf{" + s + "}"
 				}
-				cells = append(cells, texMinus(s+texEscape(c.extra)))
+				if c.extra != "" {
+					s += " {\\scriptsize " + texEscape(strings.TrimSpace(c.extra)) + "}"
+				}
+				cells = append(cells, texMinus(s))
 				if t.BaselineRow >= 0 {
-					cells = append(cells, texMinus(texEscape(deltaCell(t, i, m, rep.Opt, "\x01"))))
+					d := texEscape(deltaCell(t, i, m, rep.Opt, "\x01"))
+					if k := strings.Index(d, " ("); k > 0 {
+						d = d[:k] + " {\\scriptsize " + d[k+1:] + "}"
+					}
+					cells = append(cells, texMinus(d))
 				}
 			}
 			b.WriteString(strings.Join(cells, " & ") + " \\\\\n")

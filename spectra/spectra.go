@@ -32,9 +32,10 @@ const gramChunk = 2048
 // parallel (gonum Dsyrk), then gonum mat.EigenSym: O(N·D² + D³) time, O(D²)
 // extra memory beyond one float64 chunk per goroutine. Because σ_i² is what
 // is computed, a singular value is accurate to about √ε·σ_1 ≈ 1.5e-8·σ_1
-// in absolute terms; values below that are numerically zero (clamped at 0
-// when rounding makes λ_i negative). For N < D it is gonum's SVD of the
-// N×D float64 matrix (O(N²·D)).
+// in absolute terms; when the smallest value falls below 1e-6·σ_1 the
+// spectrum is recomputed by gonum's SVD of the N×D float64 matrix (slower,
+// O(N·D²) with a larger constant) whose values below max(N, D)·ε·σ_1 are
+// set to 0 (numerical rank). For N < D it is that SVD directly (O(N²·D)).
 //
 // Errors (wrapping ErrBadInput): empty matrix, data length ≠ N·D, NaN/Inf.
 func SingularValues(x knn.Matrix) ([]float64, error) {
@@ -56,10 +57,21 @@ func SingularValues(x knn.Matrix) ([]float64, error) {
 		s[i] = math.Sqrt(math.Max(v, 0))
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+	// Squaring loses the small values: below gramResolution·σ_1 their
+	// relative error exceeds ~1%, so such (near rank-deficient) spectra are
+	// recomputed by SVD, which also reports exact zeros for the null space.
+	if s[d-1] < s[0]*gramResolution {
+		return svdValues(x)
+	}
 	return s, nil
 }
 
-// svdValues returns the singular values of x by gonum's SVD, descending.
+// gramResolution is the smallest σ_i/σ_1 trusted from the Gram path.
+const gramResolution = 1e-6
+
+// svdValues returns the singular values of x by gonum's SVD, descending,
+// with values below the numerical-rank tolerance max(N, D)·ε·σ_1 (as numpy's
+// matrix_rank) set to exactly 0.
 func svdValues(x knn.Matrix) ([]float64, error) {
 	a := mat.NewDense(x.Rows, x.Cols, nil)
 	for i := 0; i < x.Rows; i++ {
@@ -71,7 +83,14 @@ func svdValues(x knn.Matrix) ([]float64, error) {
 	if !svd.Factorize(a, mat.SVDNone) {
 		return nil, errors.New("spectra: SVD did not converge")
 	}
-	return svd.Values(nil), nil // gonum returns them descending
+	v := svd.Values(nil) // gonum returns them descending
+	tol := float64(max(x.Rows, x.Cols)) * 0x1p-52 * v[0]
+	for i := range v {
+		if v[i] < tol {
+			v[i] = 0
+		}
+	}
+	return v, nil
 }
 
 // gram returns the full symmetric D×D matrix XᵀX (row-major, float64).
@@ -147,11 +166,11 @@ func check(x knn.Matrix) error {
 // A flat spectrum gives 0; stronger decay (a more compressed embedding)
 // gives larger ρ.
 //
-// A kept value equal to 0 makes the divergence infinite: Rho then returns
-// +Inf with a nil error and the caller should warn (rank-deficient
-// embedding, e.g. fewer samples than dimensions or collapsed directions).
-// Errors: m < 1, fewer than m values, negative or NaN values, all kept
-// values 0.
+// A kept value equal to 0 makes the divergence infinite (ŝ_i = 0 where U
+// has mass): Rho then returns +Inf with a nil error and the caller should
+// warn (rank-deficient embedding: fewer samples than dimensions, collapsed
+// directions, or an all-zero matrix). Errors: m < 1, fewer than m values,
+// negative, NaN or infinite values.
 func Rho(s []float64, m int) (float64, error) {
 	if m < 1 {
 		return 0, fmt.Errorf("%w: rho@%d: m must be >= 1", ErrBadInput, m)
@@ -172,7 +191,7 @@ func Rho(s []float64, m int) (float64, error) {
 		sum += v
 	}
 	if sum == 0 {
-		return 0, fmt.Errorf("%w: rho@%d: all kept singular values are zero", ErrBadInput, m)
+		return math.Inf(1), nil
 	}
 	u := 1 / float64(len(kept))
 	var kl float64

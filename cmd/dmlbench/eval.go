@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -100,7 +99,7 @@ func evalAction(c *cli.Context) error {
 	}
 	if !c.Bool("quiet") {
 		for _, w := range res.Warnings {
-			fmt.Fprintln(os.Stderr, "warning:", w)
+			fmt.Fprintln(c.App.ErrWriter, "warning:", w)
 		}
 	}
 	if p := c.String("out"); p != "" {
@@ -108,7 +107,7 @@ func evalAction(c *cli.Context) error {
 			return err
 		}
 	}
-	return writeResult(os.Stdout, res, format)
+	return writeResult(c.App.Writer, res, format)
 }
 
 func loadEvalInput(c *cli.Context) (metrics.Input, error) {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"text/tabwriter"
 
@@ -28,7 +27,7 @@ Examples:
 			if kind == "" {
 				return usagef("list what? metrics, losses, miners, samplers, backends or datasets")
 			}
-			return list(kind, os.Stdout)
+			return list(kind, c.App.Writer)
 		},
 	})
 }

@@ -5,8 +5,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -45,15 +47,22 @@ func newApp() *cli.App {
 	}
 }
 
-func main() {
-	err := newApp().Run(os.Args)
+func main() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) }
+
+// run executes the CLI and returns the process exit code: 0 success,
+// 1 error (one line on stderr), 2 usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp()
+	app.Writer, app.ErrWriter = stdout, stderr
+	err := app.Run(args)
 	if err == nil {
-		return
+		return 0
 	}
-	fmt.Fprintln(os.Stderr, "dmlbench:", err)
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	fmt.Fprintln(stderr, "dmlbench:", msg)
 	var ue usageError
 	if errors.As(err, &ue) {
-		os.Exit(2)
+		return 2
 	}
-	os.Exit(1)
+	return 1
 }

@@ -7,6 +7,7 @@ package faissc
 #cgo LDFLAGS: -lfaiss_c -lgomp -ldl
 #include <dlfcn.h>
 #include <link.h>
+#include <malloc.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -175,6 +176,17 @@ static int dml_find_lib(struct dl_phdr_info *info, size_t size, void *data) {
 	return 0;
 }
 
+// Bytes the C allocator has handed out and not taken back (glibc mallinfo2:
+// arena + mmapped chunks), -1 where unavailable.
+static long long dml_malloc_in_use(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	struct mallinfo2 mi = mallinfo2();
+	return (long long)(mi.uordblks + mi.hblkhd);
+#else
+	return -1;
+#endif
+}
+
 static const char *dml_lib_path(void) {
 	const char *path = NULL;
 	dl_iterate_phdr(dml_find_lib, &path);
@@ -256,6 +268,12 @@ func Version() string {
 	}
 	return fmt.Sprintf("faiss (version unknown; libfaiss_c: %s)", path)
 }
+
+// MallocInUse is the number of bytes the C allocator (malloc, and so C++
+// new) has handed out and not yet taken back, from glibc's mallinfo2: the
+// leak tests of the faiss backends compare it across many runs. It returns
+// -1 where the C library cannot tell.
+func MallocInUse() int64 { return int64(C.dml_malloc_in_use()) }
 
 // Metric is faiss's MetricType (same numeric values).
 type Metric int

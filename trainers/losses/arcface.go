@@ -51,7 +51,7 @@ func (l *arcFace) graph(b *builder) *G.Node {
 	cy := pick(cos, Y)
 	sin := sqrt(addS(neg(sq(cy)), 1+1e-8))
 	arc := sub(mulS(cy, math.Cos(l.m)), mulS(sin, math.Sin(l.m))) // cos(θ + m)
-	f := b.input("f", b.B)                                         // 1 where θ + m ≤ π
+	f := b.input("f", b.B)                                        // 1 where θ + m ≤ π
 	phi := add(mul(arc, f), mul(addS(cy, -l.m*math.Sin(l.m)), addS(neg(f), 1)))
 	logits := mulS(add(cos, colMul(Y, sub(phi, cy))), l.s)
 	return mulS(total(sub(b.lse(logits, nil, false), mulS(phi, l.s))), 1/float64(b.B))

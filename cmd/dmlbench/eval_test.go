@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// runCLI runs the CLI in-process and returns stdout, stderr and exit code.
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"dmlbench"}, args...), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// writeNPY writes a raw .npy file with the given descr and shape.
+func writeNPY(t *testing.T, path, descr string, shape []int, data any) {
+	t.Helper()
+	dims := make([]string, len(shape))
+	for i, s := range shape {
+		dims[i] = fmt.Sprint(s)
+	}
+	sh := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		sh += ","
+	}
+	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, sh)
+	for (10+len(hdr)+1)%64 != 0 {
+		hdr += " "
+	}
+	hdr += "\n"
+	var b bytes.Buffer
+	b.WriteString("\x93NUMPY\x01\x00")
+	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
+	b.WriteString(hdr)
+	if data != nil {
+		binary.Write(&b, binary.LittleEndian, data)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fixtureFiles(t *testing.T) (dir, emb, lab string) {
+	dir = t.TempDir()
+	emb, lab = filepath.Join(dir, "emb.npy"), filepath.Join(dir, "lab.npy")
+	x := knn.Matrix{Rows: 6, Cols: 2, Data: []float32{0, 0, 0, 1, 5, 5, 5, 6, 9, 0, 9, 1}}
+	if err := fixtures.SaveNPY(emb, x); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixtures.SaveLabelsNPY(lab, []int32{10, 10, 20, 20, 30, 30}); err != nil {
+		t.Fatal(err)
+	}
+	return
+}
+
+func TestEvalJSON(t *testing.T) {
+	_, emb, lab := fixtureFiles(t)
+	out, errs, code := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--format", "json", "--k", "1,2", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Metrics    map[string]*float64 `json:"metrics"`
+		Convention string              `json:"convention"`
+		N, Dim     int
+		Classes    int
+		Timings    map[string]float64
+		Version    string
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for _, k := range []string{"R@1", "R@2", "NMI", "F1", "mAP@C", "mAP@1000", "MAP@R", "R-Precision", "AMI", "rho", "dist_ratio"} {
+		if _, ok := r.Metrics[k]; !ok {
+			t.Errorf("missing key %s", k)
+		}
+	}
+	if *r.Metrics["R@1"] != 1 || *r.Metrics["MAP@R"] != 1 || r.N != 6 || r.Dim != 2 || r.Classes != 3 || r.Convention != "strict" {
+		t.Errorf("unexpected result %s", out)
+	}
+	if _, ok := r.Timings["knn"]; !ok || r.Version == "" {
+		t.Errorf("timings/version missing: %s", out)
+	}
+}
+
+func TestEvalTableAndMarkdown(t *testing.T) {
+	_, emb, lab := fixtureFiles(t)
+	out, _, code := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--k", "1", "--metrics", "R@k,MAP@R")
+	if code != 0 || !strings.Contains(out, "R@1") || !strings.Contains(out, "MAP@R") || !strings.Contains(out, "1.0000") {
+		t.Errorf("table output (exit %d):\n%s", code, out)
+	}
+	out, _, _ = runCLI(t, "eval", "--emb", emb, "--labels", lab, "--k", "1", "--format", "markdown", "--metrics", "R@1")
+	if !strings.Contains(out, "| R@1 | 1.0000 |") {
+		t.Errorf("markdown output:\n%s", out)
+	}
+}
+
+func TestEvalQueryGallery(t *testing.T) {
+	dir, emb, lab := fixtureFiles(t)
+	q, ql := filepath.Join(dir, "q.npy"), filepath.Join(dir, "ql.txt")
+	fixtures.SaveNPY(q, knn.Matrix{Rows: 2, Cols: 2, Data: []float32{0, 0.4, 9, 0.6}})
+	os.WriteFile(ql, []byte("30\n10\n"), 0o644)
+	// Text labels "30","10" must meet the gallery's numeric 30 and 10.
+	out, errs, code := runCLI(t, "eval", "--query-emb", q, "--query-labels", ql, "--gallery-emb", emb, "--gallery-labels", lab,
+		"--k", "1", "--metrics", "R@1", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// Query 0 (label 30) is nearest to gallery rows of label 10: miss; query 1 (10) nearest to 30: miss.
+	if !strings.Contains(out, `"R@1": 0`) {
+		t.Errorf("q/g result: %s", out)
+	}
+}
+
+// Every bad input: one line on stderr naming the file or row, exit 1, nothing on stdout.
+func TestEvalBadInput(t *testing.T) {
+	dir, emb, lab := fixtureFiles(t)
+	p := func(name string) string { return filepath.Join(dir, name) }
+	writeNPY(t, p("short.npy"), "<i4", []int{5}, []int32{1, 1, 2, 2, 3})
+	writeNPY(t, p("nan.npy"), "<f4", []int{6, 2}, []float32{0, 0, 0, 1, 5, float32(math.NaN()), 5, 6, 9, 0, 9, 1})
+	writeNPY(t, p("inf.npy"), "<f8", []int{6, 2}, []float64{0, 0, 0, 1, 5, 5, 5, 6, 9, 0, math.Inf(-1), 1})
+	writeNPY(t, p("3d.npy"), "<f4", []int{3, 2, 2}, make([]float32, 12))
+	writeNPY(t, p("flt.npy"), "<f4", []int{6}, []float32{1, 1, 2, 2.5, 3, 3})
+	writeNPY(t, p("one.npy"), "<i8", []int{6}, []int64{4, 4, 4, 4, 4, 4})
+	writeNPY(t, p("int.npy"), "<i4", []int{6, 2}, make([]int32, 12))
+	os.WriteFile(p("empty.npy"), nil, 0o644)
+	os.WriteFile(p("text.npy"), []byte("hello"), 0o644)
+	fixtures.SaveNPY(p("q3.npy"), knn.Matrix{Rows: 2, Cols: 3, Data: []float32{1, 2, 3, 4, 5, 6}})
+	os.WriteFile(p("ql.txt"), []byte("10\n20\n"), 0o644)
+	cases := []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"length mismatch", []string{"--emb", emb, "--labels", p("short.npy")}, "short.npy", 1},
+		{"nan row", []string{"--emb", p("nan.npy"), "--labels", lab}, "row 2", 1},
+		{"inf row", []string{"--emb", p("inf.npy"), "--labels", lab}, "row 5", 1},
+		{"3-D", []string{"--emb", p("3d.npy"), "--labels", lab}, "3d.npy", 1},
+		{"float labels", []string{"--emb", emb, "--labels", p("flt.npy")}, "row 3", 1},
+		{"single class", []string{"--emb", emb, "--labels", p("one.npy")}, "one label", 1},
+		{"integer embeddings", []string{"--emb", p("int.npy"), "--labels", lab}, "int.npy", 1},
+		{"empty file", []string{"--emb", p("empty.npy"), "--labels", lab}, "empty.npy", 1},
+		{"not npy", []string{"--emb", p("text.npy"), "--labels", lab}, "text.npy", 1},
+		{"missing file", []string{"--emb", p("nope.npy"), "--labels", lab}, "nope.npy", 1},
+		{"k too large", []string{"--emb", emb, "--labels", lab, "--k", "6"}, "k = 6", 1},
+		{"dimension mismatch", []string{"--query-emb", p("q3.npy"), "--query-labels", p("ql.txt"), "--gallery-emb", emb, "--gallery-labels", lab}, "dimension", 1},
+		{"no flags", []string{}, "--emb and --labels", 2},
+		{"bad k", []string{"--emb", emb, "--labels", lab, "--k", "x"}, "--k", 2},
+		{"bad backend", []string{"--emb", emb, "--labels", lab, "--backend", "gpu9"}, "backend", 1},
+	}
+	for _, c := range cases {
+		out, errs, code := runCLI(t, append([]string{"eval", "--quiet"}, c.args...)...)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", c.name, code, c.code, errs)
+		}
+		if out != "" {
+			t.Errorf("%s: printed on stdout: %q", c.name, out)
+		}
+		if strings.Count(strings.TrimRight(errs, "\n"), "\n") != 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: stderr %q, want one line containing %q", c.name, errs, c.want)
+		}
+	}
+}

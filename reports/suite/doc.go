@@ -1,0 +1,36 @@
+// Package suite expands a YAML grid of experiments (datasets × losses ×
+// miners × samplers × regularisers × embedding dims × batch sizes × seeds)
+// into runs and executes each one as a separate process of the dmlbench
+// binary (`dmlbench run … --out DIR`, or `dmlbench eval --format json` for
+// existing embeddings), so a suite depends only on the command line, not on
+// the trainer's Go API. Every run owns a directory named deterministically
+// from its grid point (omniglot/margin-distance-spc2/s0) holding run.json
+// and log.txt; runs whose run.json says "done" are skipped, so a killed
+// suite resumes where it stopped.
+//
+// Suite file (relative paths are relative to the file):
+//
+//	out: runs/omniglot          # default: the file's name without extension
+//	epochs: 5                   # --epochs for every run (0: trainer default)
+//	quiet: true                 # pass --quiet (default true)
+//	extra: --lr 1e-3            # free-form flags for every run
+//	grid:                       # or grids: [ {…}, {…} ]
+//	  dataset: omniglot
+//	  loss: [margin, triplet, contrastive]
+//	  miner: distance
+//	  sampler: spc-2
+//	  regularizer: [none]       # --regularizer, left out of the name if none
+//	  embed-dim: [64]           # --embed-dim
+//	  batch-size: [112]         # --batch-size
+//	  seed: [0, 1, 2]
+//	  extra: [--hidden, "256"]  # appended after the suite-wide extra flags
+//	  tag: wide                 # appended to the directory name
+//	eval:                       # score existing embeddings
+//	  - name: imagenet
+//	    dataset: cub200
+//	    method: {loss: imagenet}
+//	    seed: 0
+//	    emb: feats/cub_test.npy
+//	    labels: feats/cub_test_labels.npy
+//	    extra: --compat roth
+package suite

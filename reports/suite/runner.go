@@ -1,0 +1,279 @@
+package suite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/dmlbench/dmlbench/record"
+)
+
+// ExecFunc runs bin with args, streaming its output to stdout and stderr.
+type ExecFunc func(ctx context.Context, bin string, args []string, stdout, stderr io.Writer) error
+
+// Runner executes the jobs of a suite.
+type Runner struct {
+	// Bin is the dmlbench binary each job executes (os.Executable()).
+	Bin string
+	// Jobs is the number of runs in flight at once (≤ 1: sequential).
+	Jobs int
+	// Progress receives the progress bar (nil: none).
+	Progress io.Writer
+	// Log receives one line per finished, skipped or failed run (nil: none).
+	Log io.Writer
+	// FailFast stops starting new runs after the first failure.
+	FailFast bool
+	// Exec runs a command; nil uses os/exec, interrupting the child with
+	// SIGINT (then killing it after 30 s) when ctx is cancelled.
+	Exec ExecFunc
+	// Version is written into run.json files the runner creates.
+	Version string
+}
+
+// Result lists what happened to each job by name.
+type Result struct {
+	Done, Skipped, Failed []string
+	// Errors holds the failure of each failed job.
+	Errors map[string]error
+}
+
+// IsDone reports whether dir holds a run.json with status "done".
+func IsDone(dir string) bool {
+	r, err := record.Read(filepath.Join(dir, "run.json"))
+	return err == nil && r.Status == "done"
+}
+
+// Run executes the jobs that are not done yet. A job's stdout and stderr
+// go to DIR/log.txt (eval jobs keep stdout, the JSON result, in memory).
+// Finished runs are skipped, so re-running a killed suite loses at most
+// the runs that were in flight. It returns an error when any job failed.
+func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
+	if r.Bin == "" {
+		return nil, errors.New("suite: no binary to run")
+	}
+	res := &Result{Errors: map[string]error{}}
+	var todo []Job
+	for _, j := range jobs {
+		if IsDone(j.Dir) {
+			res.Skipped = append(res.Skipped, j.Name)
+			continue
+		}
+		todo = append(todo, j)
+	}
+	if r.Log != nil && len(res.Skipped) > 0 {
+		fmt.Fprintf(r.Log, "suite: %d of %d runs already done, skipped\n", len(res.Skipped), len(jobs))
+	}
+	if len(todo) == 0 {
+		return res, nil
+	}
+	var bar *progressbar.ProgressBar
+	if r.Progress != nil {
+		bar = progressbar.NewOptions(len(todo),
+			progressbar.OptionSetWriter(r.Progress),
+			progressbar.OptionSetDescription("suite"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionSetRenderBlankState(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(r.Progress) }),
+		)
+	}
+	workers := max(1, r.Jobs)
+	ch := make(chan Job)
+	var mu sync.Mutex
+	stop := false
+	var wg sync.WaitGroup
+	for range min(workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				if bar != nil {
+					mu.Lock()
+					bar.Describe(j.Name)
+					mu.Unlock()
+				}
+				err := r.runJob(ctx, j)
+				mu.Lock()
+				if err != nil {
+					res.Failed = append(res.Failed, j.Name)
+					res.Errors[j.Name] = err
+					if r.FailFast {
+						stop = true
+					}
+				} else {
+					res.Done = append(res.Done, j.Name)
+				}
+				if r.Log != nil {
+					if bar != nil {
+						bar.Clear()
+					}
+					if err != nil {
+						fmt.Fprintf(r.Log, "FAIL %s: %v\n", j.Name, err)
+					} else {
+						fmt.Fprintf(r.Log, "done %s\n", j.Name)
+					}
+				}
+				if bar != nil {
+					bar.Add(1)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range todo {
+		mu.Lock()
+		s := stop
+		mu.Unlock()
+		if s || ctx.Err() != nil {
+			break
+		}
+		select {
+		case ch <- j:
+		case <-ctx.Done():
+		}
+	}
+	close(ch)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("suite interrupted after %d of %d runs: %w", len(res.Done), len(todo), err)
+	}
+	if len(res.Failed) > 0 {
+		return res, fmt.Errorf("suite: %d of %d runs failed (see log.txt in each run directory): %s", len(res.Failed), len(todo), strings.Join(res.Failed, ", "))
+	}
+	return res, nil
+}
+
+func (r *Runner) exec(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if r.Exec != nil {
+		return r.Exec(ctx, r.Bin, args, stdout, stderr)
+	}
+	cmd := exec.CommandContext(ctx, r.Bin, args...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
+	return cmd.Run()
+}
+
+func (r *Runner) runJob(ctx context.Context, j Job) error {
+	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(j.Dir, "log.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "# %s %s %s\n", time.Now().Format(time.RFC3339), r.Bin, shellJoin(j.Args))
+	start := time.Now()
+	switch j.Kind {
+	case Eval:
+		return r.runEval(ctx, j, logf, start)
+	default:
+		err := r.exec(ctx, j.Args, logf, logf)
+		runPath := filepath.Join(j.Dir, "run.json")
+		if err != nil {
+			if _, statErr := os.Stat(runPath); errors.Is(statErr, os.ErrNotExist) {
+				r.writeFailed(j, err, start)
+			}
+			return fmt.Errorf("%s: %w", filepath.Base(r.Bin)+" "+j.Args[0], err)
+		}
+		rec, err := record.Read(runPath)
+		if err != nil {
+			return fmt.Errorf("trainer exited cleanly but left no readable run.json: %w", err)
+		}
+		if rec.Status != "done" {
+			return fmt.Errorf("trainer exited cleanly but run.json has status %q", rec.Status)
+		}
+		return nil
+	}
+}
+
+// evalOutput is the part of `dmlbench eval --format json` a suite keeps.
+type evalOutput struct {
+	Metrics  map[string]float64 `json:"metrics"`
+	Version  string             `json:"version"`
+	Timings  map[string]float64 `json:"timings"`
+	N        int                `json:"n"`
+	Dim      int                `json:"dim"`
+	Classes  int                `json:"classes"`
+	Warnings []string           `json:"warnings"`
+}
+
+func (r *Runner) runEval(ctx context.Context, j Job, logf io.Writer, start time.Time) error {
+	var out bytes.Buffer
+	if err := r.exec(ctx, j.Args, &out, logf); err != nil {
+		logf.Write(out.Bytes())
+		r.writeFailed(j, err, start)
+		return fmt.Errorf("eval: %w", err)
+	}
+	var ev evalOutput
+	if err := json.Unmarshal(out.Bytes(), &ev); err != nil {
+		logf.Write(out.Bytes())
+		r.writeFailed(j, err, start)
+		return fmt.Errorf("eval printed no JSON result: %w", err)
+	}
+	if len(ev.Metrics) == 0 {
+		r.writeFailed(j, errors.New("no metrics"), start)
+		return errors.New("eval returned no metrics")
+	}
+	cfg, _ := json.Marshal(map[string]any{
+		"emb": j.Eval.Emb, "labels": j.Eval.Labels, "extra": j.Eval.Extra, "args": j.Args,
+		"n": ev.N, "dim": ev.Dim, "classes": ev.Classes, "warnings": ev.Warnings,
+	})
+	timings := map[string]float64{}
+	for k, v := range ev.Timings {
+		timings[k] = v
+	}
+	timings["total"] = time.Since(start).Seconds()
+	version := ev.Version
+	if version == "" {
+		version = r.Version
+	}
+	run := record.Run{
+		Schema: record.SchemaVersion, Version: version, Name: j.Name, Dataset: j.Dataset,
+		Method: j.Method, Seed: j.Seed, Config: cfg, Status: "done", Final: ev.Metrics, Timings: timings,
+	}
+	return record.WriteAtomic(filepath.Join(j.Dir, "run.json"), run)
+}
+
+// writeFailed leaves a run.json with status "failed" so that reports skip
+// the run and the next suite invocation retries it.
+func (r *Runner) writeFailed(j Job, cause error, start time.Time) {
+	cfg, _ := json.Marshal(map[string]any{"args": j.Args, "error": cause.Error()})
+	run := record.Run{
+		Schema: record.SchemaVersion, Version: r.Version, Name: j.Name, Dataset: j.Dataset,
+		Method: j.Method, Seed: j.Seed, Config: cfg, Status: "failed",
+		Timings: map[string]float64{"total": time.Since(start).Seconds()},
+	}
+	_ = record.WriteAtomic(filepath.Join(j.Dir, "run.json"), run)
+}
+
+// shellJoin quotes args for display (a copy-pasteable command line).
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		} else {
+			q[i] = a
+		}
+	}
+	return strings.Join(q, " ")
+}
+
+// CommandLine is the command a job runs, shell-quoted.
+func CommandLine(bin string, j Job) string { return shellJoin(append([]string{bin}, j.Args...)) }

@@ -1,0 +1,389 @@
+package suite
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// List is a YAML value that may be a scalar or a sequence of scalars.
+type List []string
+
+// UnmarshalYAML accepts `x` as well as `[x, y]`.
+func (l *List) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		*l = List{n.Value}
+		return nil
+	case yaml.SequenceNode:
+		out := make(List, 0, len(n.Content))
+		for _, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: list items must be scalars", c.Line)
+			}
+			out = append(out, c.Value)
+		}
+		*l = out
+		return nil
+	}
+	return fmt.Errorf("line %d: want a value or a list of values", n.Line)
+}
+
+// Flags are free-form command-line arguments: a YAML list (one argument per
+// item) or a string split on white space.
+type Flags []string
+
+// UnmarshalYAML accepts `--lr 1e-3 --hidden 256` and `[--lr, 1e-3]`.
+func (f *Flags) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*f = strings.Fields(n.Value)
+		return nil
+	}
+	var l List
+	if err := l.UnmarshalYAML(n); err != nil {
+		return err
+	}
+	*f = Flags(l)
+	return nil
+}
+
+// Grid is one block of a suite: the Cartesian product of its lists.
+type Grid struct {
+	Dataset     List  `yaml:"dataset"`
+	Loss        List  `yaml:"loss"`
+	Miner       List  `yaml:"miner"`
+	Sampler     List  `yaml:"sampler"`
+	Regularizer List  `yaml:"regularizer"`
+	EmbedDim    List  `yaml:"embed-dim"`
+	BatchSize   List  `yaml:"batch-size"`
+	Seed        List  `yaml:"seed"`
+	Epochs      int   `yaml:"epochs"`
+	Extra       Flags `yaml:"extra"`
+	// Tag is appended to the run directory name (to tell apart grids that
+	// differ only in their extra flags).
+	Tag string `yaml:"tag"`
+}
+
+// EvalEntry scores an existing embedding file instead of training.
+type EvalEntry struct {
+	Name    string            `yaml:"name"`
+	Dataset string            `yaml:"dataset"`
+	Method  map[string]string `yaml:"method"`
+	Seed    int64             `yaml:"seed"`
+	Emb     string            `yaml:"emb"`
+	Labels  string            `yaml:"labels"`
+	Extra   Flags             `yaml:"extra"`
+}
+
+// Spec is a suite file.
+type Spec struct {
+	// Out is the root directory of the run directories (relative paths
+	// are relative to the suite file; default: the suite file's name
+	// without extension, next to it).
+	Out    string      `yaml:"out"`
+	Epochs int         `yaml:"epochs"`
+	Quiet  *bool       `yaml:"quiet"`
+	Extra  Flags       `yaml:"extra"`
+	Grid   *Grid       `yaml:"grid"`
+	Grids  []Grid      `yaml:"grids"`
+	Eval   []EvalEntry `yaml:"eval"`
+
+	// Dir is the directory of the suite file (set by Load).
+	Dir string `yaml:"-"`
+}
+
+// Load reads and validates a suite file.
+func Load(path string) (*Spec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("suite: %w", err)
+	}
+	s, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("suite %s: %w", path, err)
+	}
+	s.Dir = filepath.Dir(path)
+	if s.Out == "" {
+		s.Out = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	return s, nil
+}
+
+// Parse decodes a suite; unknown keys are errors.
+func Parse(b []byte) (*Spec, error) {
+	var s Spec
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, err
+	}
+	if s.Grid != nil {
+		s.Grids = append([]Grid{*s.Grid}, s.Grids...)
+		s.Grid = nil
+	}
+	if len(s.Grids) == 0 && len(s.Eval) == 0 {
+		return nil, errors.New("no grid, grids or eval entries")
+	}
+	if s.Epochs < 0 {
+		return nil, fmt.Errorf("epochs = %d must be ≥ 0", s.Epochs)
+	}
+	for i, g := range s.Grids {
+		where := fmt.Sprintf("grid %d", i+1)
+		switch {
+		case len(g.Dataset) == 0:
+			return nil, fmt.Errorf("%s: no dataset", where)
+		case len(g.Loss) == 0:
+			return nil, fmt.Errorf("%s: no loss", where)
+		case len(g.Seed) == 0:
+			return nil, fmt.Errorf("%s: no seed", where)
+		case g.Epochs < 0:
+			return nil, fmt.Errorf("%s: epochs = %d must be ≥ 0", where, g.Epochs)
+		}
+		for _, v := range g.Seed {
+			if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+				return nil, fmt.Errorf("%s: seed %q is not an integer", where, v)
+			}
+		}
+		for _, l := range []struct {
+			name string
+			vals List
+		}{{"embed-dim", g.EmbedDim}, {"batch-size", g.BatchSize}} {
+			for _, v := range l.vals {
+				if n, err := strconv.Atoi(v); err != nil || n <= 0 {
+					return nil, fmt.Errorf("%s: %s %q is not a positive integer", where, l.name, v)
+				}
+			}
+		}
+		for _, l := range []List{g.Dataset, g.Loss, g.Miner, g.Sampler, g.Regularizer} {
+			for _, v := range l {
+				if strings.TrimSpace(v) == "" || strings.HasPrefix(v, "-") {
+					return nil, fmt.Errorf("%s: empty value or value starting with '-' (%q)", where, v)
+				}
+			}
+		}
+	}
+	names := map[string]bool{}
+	for i, e := range s.Eval {
+		where := fmt.Sprintf("eval entry %d", i+1)
+		switch {
+		case e.Name == "":
+			return nil, fmt.Errorf("%s: no name", where)
+		case e.Dataset == "":
+			return nil, fmt.Errorf("%s (%s): no dataset", where, e.Name)
+		case e.Emb == "" || e.Labels == "":
+			return nil, fmt.Errorf("%s (%s): emb and labels are required", where, e.Name)
+		}
+		key := e.Dataset + "/" + e.Name + "/" + strconv.FormatInt(e.Seed, 10)
+		if names[key] {
+			return nil, fmt.Errorf("%s: %s seed %d given twice", where, e.Name, e.Seed)
+		}
+		names[key] = true
+	}
+	return &s, nil
+}
+
+// Kind of a job.
+type Kind int
+
+const (
+	// Train runs `dmlbench run`.
+	Train Kind = iota
+	// Eval runs `dmlbench eval --format json` and stores a run.json.
+	Eval
+)
+
+// Job is one run of the suite.
+type Job struct {
+	Kind Kind
+	// Name is the run directory relative to the suite's out directory,
+	// e.g. omniglot/margin-distance-spc2/s0.
+	Name string
+	// Dir is Out joined with Name.
+	Dir string
+	// Args follow the binary: "run --dataset … --out Dir" or "eval …".
+	Args []string
+	// Dataset, Method and Seed describe the run (eval jobs copy them into
+	// run.json).
+	Dataset string
+	Method  map[string]string
+	Seed    int64
+	// Eval is the entry of an eval job.
+	Eval *EvalEntry
+}
+
+// OutDir resolves the suite's output directory; override (e.g. from
+// --out) wins and is taken as given.
+func (s *Spec) OutDir(override string) string {
+	if override != "" {
+		return override
+	}
+	if filepath.IsAbs(s.Out) {
+		return s.Out
+	}
+	return filepath.Join(s.Dir, s.Out)
+}
+
+// Slug lower-cases v and keeps only letters, digits and dots, so grid
+// values make safe, separator-free path components ("spc-2" → "spc2").
+func Slug(v string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(v) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.' {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "x"
+	}
+	return b.String()
+}
+
+// RunName is the deterministic directory of a grid point:
+// dataset/loss-miner-sampler[-regularizer][-dE][-bB][-tag]/sSEED. Empty
+// axes are left out; regularizer "none" is left out.
+func RunName(dataset, loss, miner, sampler, reg, embed, batch, tag, seed string) string {
+	parts := []string{Slug(loss)}
+	for _, v := range []string{miner, sampler} {
+		if v != "" {
+			parts = append(parts, Slug(v))
+		}
+	}
+	if reg != "" && !strings.EqualFold(reg, "none") {
+		parts = append(parts, Slug(reg))
+	}
+	if embed != "" {
+		parts = append(parts, "d"+Slug(embed))
+	}
+	if batch != "" {
+		parts = append(parts, "b"+Slug(batch))
+	}
+	if tag != "" {
+		parts = append(parts, Slug(tag))
+	}
+	return filepath.Join(Slug(dataset), strings.Join(parts, "-"), "s"+Slug(seed))
+}
+
+func orEmpty(l List) List {
+	if len(l) == 0 {
+		return List{""}
+	}
+	return l
+}
+
+// Jobs expands the grids (in file order; within a grid, the last axis —
+// seed — varies slowest so that every method gets its first seed early)
+// and the eval entries. out is the resolved output directory.
+func (s *Spec) Jobs(out string) ([]Job, error) {
+	quiet := s.Quiet == nil || *s.Quiet
+	var jobs []Job
+	seen := map[string]string{}
+	add := func(j Job, what string) error {
+		if prev, ok := seen[j.Name]; ok {
+			return fmt.Errorf("suite: %s and %s both map to run directory %s (add a tag)", prev, what, j.Name)
+		}
+		seen[j.Name] = what
+		jobs = append(jobs, j)
+		return nil
+	}
+	for gi, g := range s.Grids {
+		epochs := s.Epochs
+		if g.Epochs > 0 {
+			epochs = g.Epochs
+		}
+		for _, seed := range g.Seed {
+			for _, ds := range g.Dataset {
+				for _, loss := range g.Loss {
+					for _, miner := range orEmpty(g.Miner) {
+						for _, sampler := range orEmpty(g.Sampler) {
+							for _, reg := range orEmpty(g.Regularizer) {
+								for _, ed := range orEmpty(g.EmbedDim) {
+									for _, bs := range orEmpty(g.BatchSize) {
+										name := RunName(ds, loss, miner, sampler, reg, ed, bs, g.Tag, seed)
+										dir := filepath.Join(out, name)
+										args := []string{"run", "--dataset", ds, "--loss", loss}
+										method := map[string]string{"loss": loss}
+										opt := func(flag, key, v string) {
+											if v != "" {
+												args = append(args, flag, v)
+												method[key] = v
+											}
+										}
+										opt("--miner", "miner", miner)
+										opt("--sampler", "sampler", sampler)
+										opt("--regularizer", "regularizer", reg)
+										opt("--embed-dim", "embed_dim", ed)
+										opt("--batch-size", "batch_size", bs)
+										args = append(args, "--seed", seed)
+										if epochs > 0 {
+											args = append(args, "--epochs", strconv.Itoa(epochs))
+										}
+										args = append(args, "--out", dir)
+										if quiet {
+											args = append(args, "--quiet")
+										}
+										args = append(args, s.Extra...)
+										args = append(args, g.Extra...)
+										sd, _ := strconv.ParseInt(seed, 10, 64)
+										j := Job{Kind: Train, Name: name, Dir: dir, Args: args, Dataset: ds, Method: method, Seed: sd}
+										if err := add(j, fmt.Sprintf("grid %d point %v", gi+1, argsPoint(args))); err != nil {
+											return nil, err
+										}
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for i := range s.Eval {
+		e := &s.Eval[i]
+		name := filepath.Join(Slug(e.Dataset), Slug(e.Name), "s"+strconv.FormatInt(e.Seed, 10))
+		method := map[string]string{}
+		for k, v := range e.Method {
+			method[k] = v
+		}
+		if len(method) == 0 {
+			method["loss"] = e.Name
+		}
+		args := []string{"eval", "--emb", s.resolve(e.Emb), "--labels", s.resolve(e.Labels), "--format", "json"}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		args = append(args, e.Extra...)
+		j := Job{Kind: Eval, Name: name, Dir: filepath.Join(out, name), Args: args, Dataset: e.Dataset, Method: method, Seed: e.Seed, Eval: e}
+		if err := add(j, "eval entry "+e.Name); err != nil {
+			return nil, err
+		}
+	}
+	return jobs, nil
+}
+
+// resolve makes a path of the suite file relative to the suite's directory
+// (paths with a ":key" suffix for .npz keep it).
+func (s *Spec) resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) || s.Dir == "" {
+		return p
+	}
+	return filepath.Join(s.Dir, p)
+}
+
+func argsPoint(args []string) string {
+	var kv []string
+	for i := 1; i+1 < len(args); i += 2 {
+		if args[i] == "--out" {
+			break
+		}
+		kv = append(kv, strings.TrimPrefix(args[i], "--")+"="+args[i+1])
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, " ")
+}

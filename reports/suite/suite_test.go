@@ -1,0 +1,265 @@
+package suite
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/dmlbench/dmlbench/record"
+)
+
+const demo = `
+out: runs
+epochs: 3
+extra: --lr 1e-3
+grid:
+  dataset: omniglot
+  loss: [margin, triplet]
+  miner: distance
+  sampler: spc-2
+  seed: [0, 1]
+grids:
+  - dataset: omniglot
+    loss: margin
+    miner: distance
+    sampler: spc-2
+    embed-dim: [32, 64]
+    batch-size: 56
+    regularizer: [none, rho]
+    seed: 0
+    epochs: 7
+    extra: [--hidden, "256"]
+eval:
+  - name: ImageNet
+    dataset: cub200
+    seed: 0
+    emb: feats/e.npy
+    labels: /abs/l.npy
+    extra: [--compat, roth]
+`
+
+func TestParseAndJobs(t *testing.T) {
+	s, err := Parse([]byte(demo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Dir = "/suites"
+	jobs, err := s.Jobs(s.OutDir(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, j := range jobs {
+		names = append(names, j.Name)
+	}
+	want := []string{
+		"omniglot/margin-distance-spc2/s0", "omniglot/triplet-distance-spc2/s0",
+		"omniglot/margin-distance-spc2/s1", "omniglot/triplet-distance-spc2/s1",
+		"omniglot/margin-distance-spc2-d32-b56/s0", "omniglot/margin-distance-spc2-rho-d32-b56/s0",
+		"omniglot/margin-distance-spc2-d64-b56/s0", "omniglot/margin-distance-spc2-rho-d64-b56/s0",
+		"cub200/imagenet/s0",
+	}
+	if strings.Join(names, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("names:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
+	}
+	got := strings.Join(jobs[0].Args, " ")
+	if got != "run --dataset omniglot --loss margin --miner distance --sampler spc-2 --seed 0 --epochs 3 --out /suites/runs/omniglot/margin-distance-spc2/s0 --quiet --lr 1e-3" {
+		t.Fatalf("args: %s", got)
+	}
+	got = strings.Join(jobs[5].Args, " ")
+	if got != "run --dataset omniglot --loss margin --miner distance --sampler spc-2 --regularizer rho --embed-dim 32 --batch-size 56 --seed 0 --epochs 7 --out /suites/runs/omniglot/margin-distance-spc2-rho-d32-b56/s0 --quiet --lr 1e-3 --hidden 256" {
+		t.Fatalf("args: %s", got)
+	}
+	if m := jobs[5].Method; m["regularizer"] != "rho" || m["embed_dim"] != "32" || m["batch_size"] != "56" || m["loss"] != "margin" {
+		t.Fatalf("method %v", m)
+	}
+	ev := jobs[8]
+	if ev.Kind != Eval || strings.Join(ev.Args, " ") != "eval --emb /suites/feats/e.npy --labels /abs/l.npy --format json --quiet --compat roth" || ev.Method["loss"] != "ImageNet" {
+		t.Fatalf("eval job %+v", ev)
+	}
+	if s.OutDir("/x") != "/x" {
+		t.Fatal("--out override ignored")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, bad := range []string{
+		``,
+		`grid: {dataset: a, loss: b}`,
+		`grid: {dataset: a, seed: 0}`,
+		`grid: {loss: a, seed: 0}`,
+		`grid: {dataset: a, loss: b, seed: x}`,
+		`grid: {dataset: a, loss: b, seed: 0, embed-dim: -3}`,
+		`grid: {dataset: a, loss: b, seed: 0, lossy: 1}`,
+		`grid: {dataset: a, loss: --evil, seed: 0}`,
+		`eval: [{name: a, dataset: b}]`,
+		`eval: [{name: a, dataset: b, emb: e, labels: l}, {name: a, dataset: b, emb: e, labels: l}]`,
+		`epochs: -1
+grid: {dataset: a, loss: b, seed: 0}`,
+	} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("accepted: %q", bad)
+		}
+	}
+	// Two grids colliding on a directory.
+	s, err := Parse([]byte("grids: [{dataset: a, loss: b, seed: 0}, {dataset: a, loss: b, seed: 0, extra: --x}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Jobs("out"); err == nil || !strings.Contains(err.Error(), "tag") {
+		t.Fatalf("collision: %v", err)
+	}
+}
+
+// fakeTrainer imitates `dmlbench run`: it writes run.json with status done
+// into --out, or fails for losses named "broken".
+func fakeTrainer(calls *atomic.Int32) ExecFunc {
+	return func(ctx context.Context, bin string, args []string, stdout, stderr io.Writer) error {
+		calls.Add(1)
+		if args[0] == "eval" {
+			fmt.Fprint(stdout, `{"metrics":{"R@1":0.5,"NMI":0.6},"version":"test","n":10,"dim":4,"classes":2,"timings":{"knn":0.1}}`)
+			return nil
+		}
+		var out, loss, seed string
+		for i := 0; i+1 < len(args); i++ {
+			switch args[i] {
+			case "--out":
+				out = args[i+1]
+			case "--loss":
+				loss = args[i+1]
+			case "--seed":
+				seed = args[i+1]
+			}
+		}
+		fmt.Fprintln(stderr, "training", loss, seed)
+		if loss == "broken" {
+			return errors.New("exit status 1")
+		}
+		if loss == "silent" {
+			return nil
+		}
+		return record.WriteAtomic(filepath.Join(out, "run.json"), record.Run{Schema: 1, Dataset: "omniglot", Method: map[string]string{"loss": loss}, Status: "done", Final: record.Metrics{"R@1": 0.4}})
+	}
+}
+
+func TestRunnerResumes(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Parse([]byte(`grid: {dataset: omniglot, loss: [margin, triplet, contrastive], seed: [0, 1, 2]}
+eval: [{name: base, dataset: omniglot, emb: e.npy, labels: l.npy}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := s.Jobs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	var log strings.Builder
+	r := &Runner{Bin: "dmlbench", Exec: fakeTrainer(&calls), Log: &log, Progress: io.Discard, Jobs: 2}
+	res, err := r.Run(context.Background(), jobs)
+	if err != nil || len(res.Done) != 10 || calls.Load() != 10 {
+		t.Fatalf("first pass: %+v %v calls %d", res, err, calls.Load())
+	}
+	ev, err := record.Read(filepath.Join(dir, "omniglot/base/s0/run.json"))
+	if err != nil || ev.Status != "done" || ev.Final["R@1"] != 0.5 || ev.Method["loss"] != "base" || ev.Version != "test" {
+		t.Fatalf("eval run.json %+v %v", ev, err)
+	}
+	var cfg map[string]any
+	if json.Unmarshal(ev.Config, &cfg) != nil || cfg["n"].(float64) != 10 {
+		t.Fatalf("eval config %s", ev.Config)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "omniglot/margin/s1/log.txt"))
+	if !strings.Contains(string(b), "training margin 1") || !strings.Contains(string(b), "dmlbench run --dataset omniglot") {
+		t.Fatalf("log.txt: %q", b)
+	}
+	// Second pass: everything is done, nothing runs.
+	res, err = r.Run(context.Background(), jobs)
+	if err != nil || len(res.Skipped) != 10 || calls.Load() != 10 {
+		t.Fatalf("second pass: %+v %v calls %d", res, err, calls.Load())
+	}
+	// Simulate a killed suite: one run.json left "running", one missing.
+	os.Remove(filepath.Join(dir, "omniglot/triplet/s2/run.json"))
+	record.WriteAtomic(filepath.Join(dir, "omniglot/margin/s2/run.json"), record.Run{Schema: 1, Status: "running"})
+	res, err = r.Run(context.Background(), jobs)
+	if err != nil || len(res.Done) != 2 || len(res.Skipped) != 8 || calls.Load() != 12 {
+		t.Fatalf("resume: %+v %v calls %d", res, err, calls.Load())
+	}
+}
+
+func TestRunnerFailures(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := Parse([]byte(`grid: {dataset: d, loss: [broken, margin, silent], seed: 0}`))
+	jobs, _ := s.Jobs(dir)
+	var calls atomic.Int32
+	r := &Runner{Bin: "dmlbench", Exec: fakeTrainer(&calls)}
+	res, err := r.Run(context.Background(), jobs)
+	if err == nil || len(res.Failed) != 2 || len(res.Done) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	// The broken run leaves a "failed" run.json (reports skip it; the next
+	// suite run retries it).
+	rec, rerr := record.Read(filepath.Join(dir, "d/broken/s0/run.json"))
+	if rerr != nil || rec.Status != "failed" || rec.Method["loss"] != "broken" {
+		t.Fatalf("failed marker %+v %v", rec, rerr)
+	}
+	if !strings.Contains(res.Errors["d/silent/s0"].Error(), "run.json") {
+		t.Fatalf("silent trainer: %v", res.Errors["d/silent/s0"])
+	}
+	// Fail-fast stops after the first failure (sequential).
+	dir2 := t.TempDir()
+	jobs, _ = s.Jobs(dir2)
+	calls.Store(0)
+	r.FailFast = true
+	res, _ = r.Run(context.Background(), jobs)
+	if calls.Load() != 1 || len(res.Failed) != 1 {
+		t.Fatalf("fail-fast ran %d jobs: %+v", calls.Load(), res)
+	}
+}
+
+// TestRunnerInterrupt cancels the suite while the second run is in flight:
+// the first run stays done, nothing after the second starts.
+func TestRunnerInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := Parse([]byte(`grid: {dataset: d, loss: [a, b, c, e], seed: 0}`))
+	jobs, _ := s.Jobs(dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls atomic.Int32
+	inner := fakeTrainer(&calls)
+	var once sync.Once
+	r := &Runner{Bin: "dmlbench", Exec: func(c context.Context, bin string, args []string, o, e io.Writer) error {
+		if calls.Load() == 1 {
+			once.Do(cancel)
+			<-c.Done()
+			calls.Add(1)
+			return c.Err()
+		}
+		return inner(c, bin, args, o, e)
+	}}
+	res, err := r.Run(ctx, jobs)
+	if err == nil || !errors.Is(err, context.Canceled) || len(res.Done) != 1 || calls.Load() != 2 {
+		t.Fatalf("%+v %v calls %d", res, err, calls.Load())
+	}
+	if !IsDone(filepath.Join(dir, "d/a/s0")) || IsDone(filepath.Join(dir, "d/b/s0")) {
+		t.Fatal("wrong runs done after interrupt")
+	}
+}
+
+func TestSlugAndRunName(t *testing.T) {
+	if Slug("SPC-2") != "spc2" || Slug("β/..") != ".." && Slug("--") != "x" {
+		t.Fatal("slug")
+	}
+	if n := RunName("CUB200", "margin", "", "", "none", "", "", "", "3"); n != filepath.Join("cub200", "margin", "s3") {
+		t.Fatal(n)
+	}
+	if CommandLine("dmlbench", Job{Args: []string{"run", "--x", "a b"}}) != "dmlbench run --x 'a b'" {
+		t.Fatal("quoting")
+	}
+}

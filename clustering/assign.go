@@ -78,12 +78,20 @@ func argminTileGeneric(r, c, cn []float32, j0 int32, best []float32, bidx []int3
 var expandRow = expandRowGeneric
 
 func expandRowGeneric(dst, row []float32) float32 {
-	var s float32
 	for t, v := range row {
 		q := dst[t*tileRows*lanes : t*tileRows*lanes+lanes]
 		for l := range q {
 			q[l] = v
 		}
+	}
+	return rowNorm32(row)
+}
+
+// rowNorm32 is the float32 squared norm every assignment path uses (one
+// function so that all paths round identically).
+func rowNorm32(row []float32) float32 {
+	var s float32
+	for _, v := range row {
 		s += v * v
 	}
 	return s
@@ -142,7 +150,7 @@ func NearestCentroids(ctx context.Context, x, centroids knn.Matrix, threads int)
 	assign := make([]int32, x.Rows)
 	dist := make([]float32, x.Rows)
 	p := packCentroids(centroids.Data, centroids.Rows, centroids.Cols)
-	if err := p.assign(ctx, x, threads, assign, dist); err != nil {
+	if err := p.assign(ctx, x, threads, assign, dist, nil); err != nil {
 		return nil, nil, err
 	}
 	return assign, dist, nil
@@ -156,7 +164,12 @@ func checkMatrix(what string, m knn.Matrix) error {
 }
 
 // assign fills assign/dist for every row of x (see NearestCentroids).
-func (p *centroidPack) assign(ctx context.Context, x knn.Matrix, threads int, assign []int32, dist []float32) error {
+//
+// raw, when not nil, receives the kernel's arg-min value cn[j] − 2⟨x, c_j⟩
+// (float32, before the row norm is added and before clamping): it is a pure
+// function of the bits of x_i and c_j, which lets KMeans recombine searches
+// over subsets of centroids exactly (see lloydAssigner).
+func (p *centroidPack) assign(ctx context.Context, x knn.Matrix, threads int, assign []int32, dist, raw []float32) error {
 	n, d := x.Rows, x.Cols
 	if n == 0 {
 		return nil
@@ -228,12 +241,11 @@ func (p *centroidPack) assign(ctx context.Context, x knn.Matrix, threads int, as
 							bv, bi = v, id
 						}
 					}
-					v := norms[li] + bv
-					if v < 0 {
-						v = 0
-					}
 					assign[i] = bi
-					dist[i] = v
+					dist[i] = max(norms[li]+bv, 0)
+					if raw != nil {
+						raw[i] = bv
+					}
 				}
 			}
 		}(w)

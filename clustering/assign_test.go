@@ -39,12 +39,14 @@ func naiveNearest(x, c knn.Matrix) ([]int32, []float64) {
 }
 
 func TestNearestCentroidsMatchesNaive(t *testing.T) {
+	ks := kernels()
+	defer func() { argminTile = ks[len(ks)-1] }()
 	rng := rand.New(rand.NewSource(1))
 	for _, tc := range []struct{ n, k, d int }{{1, 1, 1}, {17, 7, 3}, {300, 13, 5}, {517, 50, 33}, {40, 200, 128}} {
 		x := randMatrix(rng, tc.n, tc.d)
 		c := randMatrix(rng, tc.k, tc.d)
 		want, wd := naiveNearest(x, c)
-		for _, kern := range kernels() {
+		for _, kern := range ks {
 			argminTile = kern
 			for _, th := range []int{1, 3} {
 				got, gd, err := NearestCentroids(context.Background(), x, c, th)
@@ -65,14 +67,15 @@ func TestNearestCentroidsMatchesNaive(t *testing.T) {
 			}
 		}
 	}
-	argminTile = kernels()[len(kernels())-1]
 }
 
 func TestNearestCentroidsTiesLowestIndex(t *testing.T) {
 	// Duplicate centroids: the lower index must win, for every kernel.
 	x := knn.Matrix{Rows: 3, Cols: 2, Data: []float32{0, 0, 1, 1, 5, 5}}
 	c := knn.Matrix{Rows: 8, Cols: 2, Data: []float32{9, 9, 1, 1, 0, 0, 1, 1, 0, 0, 5, 5, 5, 5, 9, 9}}
-	for _, kern := range kernels() {
+	ks := kernels()
+	defer func() { argminTile = ks[len(ks)-1] }()
+	for _, kern := range ks {
 		argminTile = kern
 		got, _, err := NearestCentroids(context.Background(), x, c, 2)
 		if err != nil {
@@ -82,7 +85,6 @@ func TestNearestCentroidsTiesLowestIndex(t *testing.T) {
 			t.Fatalf("ties: got %v want [2 1 5]", got)
 		}
 	}
-	argminTile = kernels()[len(kernels())-1]
 }
 
 func TestNearestCentroidsErrors(t *testing.T) {
@@ -107,12 +109,11 @@ func sqdist(a, b []float32) float64 {
 	return s
 }
 
-// kernels lists the generic kernel and, last, the active one.
+// kernels lists the generic kernel and, last, the active one (call it
+// before changing argminTile).
 func kernels() []func(a, c, cn []float32, j0 int32, best []float32, bidx []int32, d int) {
-	return []func(a, c, cn []float32, j0 int32, best []float32, bidx []int32, d int){argminTileGeneric, activeKernel}
+	return []func(a, c, cn []float32, j0 int32, best []float32, bidx []int32, d int){argminTileGeneric, argminTile}
 }
-
-var activeKernel = argminTile
 
 func BenchmarkNearestCentroids(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
@@ -127,4 +128,22 @@ func BenchmarkNearestCentroids(b *testing.B) {
 	flop := 2 * 8192.0 * 2048 * 128 * float64(b.N)
 	b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "Gflop/s")
 	b.Logf("kernel %s", KernelName())
+}
+
+// BenchmarkNearestCentroidsSOP is one k-means assignment pass at Stanford
+// Online Products scale (60 502 × 11 316 × 128: 175 Gflop).
+func BenchmarkNearestCentroidsSOP(b *testing.B) {
+	if testing.Short() {
+		b.Skip("SOP-scale assignment skipped in -short")
+	}
+	rng := rand.New(rand.NewSource(1))
+	x := randMatrix(rng, 60502, 128)
+	c := randMatrix(rng, 11316, 128)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := NearestCentroids(context.Background(), x, c, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(2*60502.0*11316*128*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gflop/s")
 }

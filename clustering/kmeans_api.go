@@ -38,6 +38,11 @@ type KMeansResult struct {
 	// History is the training objective (Σ float32 squared distances of the
 	// training points, as faiss's iteration stats) before each update.
 	History []float64
+	// FullRowSearches counts rows searched against all K centroids,
+	// PartialRowSearches rows searched only against the centroids that moved
+	// since the previous assignment, PartialPairs the (row, centroid) pairs
+	// of those partial searches (built-in kernel only; see KMeans).
+	FullRowSearches, PartialRowSearches, PartialPairs int64
 	// Warnings are faiss's non-fatal messages (too few points per centroid,
 	// subsampling).
 	Warnings []string

@@ -366,16 +366,25 @@ func benchKMeans(b *testing.B, n, d, k int) {
 	x := knn.Matrix{Rows: n, Cols: d, Data: data}
 	opt := DefaultKMeansOptions()
 	b.ResetTimer()
+	var res *KMeansResult
 	for i := 0; i < b.N; i++ {
-		if _, err := KMeans(context.Background(), x, k, opt); err != nil {
+		var err error
+		if res, err = KMeans(context.Background(), x, k, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
-	flop := 2 * float64(n) * float64(k) * float64(d) * float64(opt.NIter+1) * float64(b.N)
-	b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "Gflop/s")
+	// Effective rate: the brute-force flop count over the time; "work" is
+	// the fraction of brute-force (row, centroid) pairs actually evaluated.
+	brute := float64(n) * float64(k) * float64(opt.NIter+1)
+	flop := 2 * brute * float64(d) * float64(b.N)
+	b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "eff-Gflop/s")
+	b.ReportMetric((float64(res.FullRowSearches)*float64(k)+float64(res.PartialPairs))/brute, "work")
 }
 
 func BenchmarkKMeans20000x128K500(b *testing.B) { benchKMeans(b, 20000, 128, 500) }
+
+// BenchmarkKMeans20000x128K3740 has SOP's points-per-cluster ratio (≈ 5.3).
+func BenchmarkKMeans20000x128K3740(b *testing.B) { benchKMeans(b, 20000, 128, 3740) }
 
 // BenchmarkKMeansSOP is Stanford Online Products scale: 60 502 test images,
 // 11 316 classes, 128-D, 20 iterations (≈ 3.7 Tflop).
@@ -384,4 +393,44 @@ func BenchmarkKMeansSOP(b *testing.B) {
 		b.Skip("SOP-scale k-means skipped in -short")
 	}
 	benchKMeans(b, 60502, 128, 11316)
+}
+
+func TestKMeansPruningIsExact(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	// Clustered data converges, so late iterations move few centroids.
+	centres := randMatrix(rng, 30, 16)
+	n, d := 3000, 16
+	data := make([]float32, n*d)
+	for i := 0; i < n; i++ {
+		c := centres.Row(rng.Intn(30))
+		for j := 0; j < d; j++ {
+			data[i*d+j] = 4*c[j] + float32(rng.NormFloat64())
+		}
+	}
+	x := knn.Matrix{Rows: n, Cols: d, Data: data}
+	for _, tc := range []struct{ k, maxPer int }{{40, 0}, {300, 0}, {40, 20}} {
+		opt := DefaultKMeansOptions()
+		opt.NIter = 30
+		opt.MaxPointsPerCentroid = tc.maxPer
+		pruned, err := KMeans(context.Background(), x, tc.k, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noPruneForTests = true
+		full, err := KMeans(context.Background(), x, tc.k, opt)
+		noPruneForTests = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(pruned.Assign, full.Assign) || !reflect.DeepEqual(pruned.Centroids.Data, full.Centroids.Data) ||
+			!reflect.DeepEqual(pruned.History, full.History) || pruned.Objective != full.Objective {
+			t.Fatalf("%+v: pruned run differs from full passes", tc)
+		}
+		if pruned.PartialRowSearches == 0 {
+			t.Fatalf("%+v: pruning never engaged (%d full rows)", tc, pruned.FullRowSearches)
+		}
+		if full.PartialRowSearches != 0 {
+			t.Fatal("noPrune run used partial searches")
+		}
+	}
 }

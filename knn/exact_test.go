@@ -341,7 +341,7 @@ func TestSymmetricBudgetFallback(t *testing.T) {
 	}
 }
 
-func TestSelectKAndKeys(t *testing.T) {
+func TestRadixSelectSortAndKeys(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	for _, n := range []int{1, 2, 25, 26, 100, 1000, 5000} {
 		for _, pattern := range []string{"rand", "sorted", "reversed", "fewdist"} {
@@ -362,14 +362,19 @@ func TestSelectKAndKeys(t *testing.T) {
 			slices.Sort(s)
 			for _, k := range []int{1, (n + 1) / 2, n} {
 				b := slices.Clone(a)
-				selectK(b, k)
-				if b[k-1] != s[k-1] {
-					t.Fatalf("n=%d %s k=%d: a[k-1] = %d, want %d", n, pattern, k, b[k-1], s[k-1])
+				scratch := make([]uint64, n)
+				if kth := radixSelect(b, k, scratch); kth != s[k-1] || b[k-1] != s[k-1] {
+					t.Fatalf("n=%d %s k=%d: k-th = %d (a[k-1] = %d), want %d", n, pattern, k, kth, b[k-1], s[k-1])
 				}
 				top := slices.Clone(b[:k])
 				slices.Sort(top)
 				if !slices.Equal(top, s[:k]) {
 					t.Fatalf("n=%d %s k=%d: wrong set", n, pattern, k)
+				}
+				c := slices.Clone(a)
+				radixSort(c, scratch)
+				if !slices.Equal(c, s) {
+					t.Fatalf("n=%d %s: radixSort wrong", n, pattern)
 				}
 			}
 		}

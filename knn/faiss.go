@@ -49,11 +49,12 @@ var ErrFaiss = faissc.ErrFaiss
 //     inside the list. Then the kept ids are the lowest-indexed of the tie,
 //     exactly as Exact. Continuous embeddings almost never re-search;
 //     integer data with massive ties may re-search most queries.
-//   - Distances are faiss's float32 values: for ≥ 20 queries per batch
-//     faiss uses BLAS and ‖q‖² + ‖x‖² − 2⟨q,x⟩ (clamped at 0) for L2, so
-//     they can differ from Exact's in the last bits; neighbour ids agree
-//     wherever the true distances differ by more than that rounding.
-//   - Fewer than k candidates: ID −1 and distance 0, as BruteForce.
+//   - Distances are faiss's float32 values from its BLAS path (sgemm, and
+//     ‖q‖² + ‖x‖² − 2⟨q,x⟩ clamped at 0 for L2; calls with fewer than 20
+//     queries are padded so they take that path too). They can differ from
+//     Exact's in the last bits (measured ≤ 5e-7 on unit vectors); neighbour
+//     ids agree wherever the true distances differ by more than 1e-6.
+//   - Fewer than k candidates: ID −1 and distance +Inf (L2) / −Inf (IP).
 //
 // Threads (Options.Threads, <= 0: GOMAXPROCS) sets OpenMP's and OpenBLAS's
 // thread counts for the call. Cancellation is checked between batches.
@@ -68,21 +69,44 @@ func (Faiss) Name() string { return "faiss" }
 const (
 	faissDefaultBatchBytes = 64 << 20
 	faissMaxBatch          = 4096 // faiss's own BLAS query block
-	faissMinBatch          = 32   // ≥ 20 keeps faiss on its BLAS path
+	faissMinBatch          = 32
+	// faissBLASRows is faiss's distance_compute_blas_threshold: with fewer
+	// queries in one call faiss switches to a scalar loop whose float32
+	// sums round differently (errors up to ~1e-6 at d = 128 instead of
+	// ~5e-7). Smaller calls are padded up to it so every query takes the
+	// same numerical path whatever the batching.
+	faissBLASRows = 20
 )
 
-// batchRows is the number of queries per faiss call for depth kk.
+// batchRows is the number of queries per faiss call for depth kk: result
+// buffers under budget bytes, at least faissMinBatch, at most faissMaxBatch,
+// and balanced so that the last batch is not a small remainder.
 func batchRows(kk, nq, budget int) int {
 	if budget <= 0 {
 		budget = faissDefaultBatchBytes
 	}
 	b := budget / (kk * 12)
 	b = max(min(b, faissMaxBatch), faissMinBatch)
-	return max(min(b, nq), 1)
+	if b >= nq {
+		return max(nq, 1)
+	}
+	nb := (nq + b - 1) / b
+	return (nq + nb - 1) / nb
 }
 
 // Search implements Searcher.
 func (f Faiss) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*Neighbors, error) {
+	idx, err := faissIndexFor(ctx, q, db, k, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Free()
+	return f.searchIndex(ctx, idx, q, db.Rows, k, opt)
+}
+
+// faissIndexFor validates a search and returns a CPU flat index holding db
+// (the caller frees it).
+func faissIndexFor(ctx context.Context, q, db Matrix, k int, opt Options) (*faissc.Index, error) {
 	if err := Validate(q, db, k, opt); err != nil {
 		return nil, err
 	}
@@ -99,12 +123,12 @@ func (f Faiss) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 	if err != nil {
 		return nil, err
 	}
-	defer idx.Free()
 	idx.SetThreads(opt.Threads)
 	if err := idx.Add(db.Data); err != nil {
+		idx.Free()
 		return nil, err
 	}
-	return f.searchIndex(ctx, idx, q, db.Rows, k, opt)
+	return idx, nil
 }
 
 // searchIndex runs the batched search of q against a filled index of n rows
@@ -119,11 +143,15 @@ func (f Faiss) searchIndex(ctx context.Context, idx searchIntoer, q Matrix, n, k
 	if self {
 		depth++
 	}
+	pad := float32(math.Inf(1))
+	if opt.Metric == IP {
+		pad = float32(math.Inf(-1))
+	}
 	pr := &faissProgress{fn: opt.Progress, total: q.Rows}
-	pending, err := f.searchPass(ctx, idx, q, nil, n, k, min(depth, n), self, out, pr)
+	pending, err := f.searchPass(ctx, idx, q, nil, n, k, min(depth, n), self, pad, out, pr)
 	for err == nil && len(pending) > 0 {
 		depth *= 2
-		pending, err = f.searchPass(ctx, idx, q, pending, n, k, min(depth, n), self, out, pr)
+		pending, err = f.searchPass(ctx, idx, q, pending, n, k, min(depth, n), self, pad, out, pr)
 	}
 	if err != nil {
 		return nil, err
@@ -147,19 +175,17 @@ func (p *faissProgress) add(n int) {
 // writes the resolved ones into out and returns those whose tie run at the
 // cut-off reaches the end of the list (only possible while kk < n).
 func (f Faiss) searchPass(ctx context.Context, idx searchIntoer, q Matrix, rows []int, n, k, kk int,
-	self bool, out *Neighbors, pr *faissProgress) ([]int, error) {
+	self bool, pad float32, out *Neighbors, pr *faissProgress) ([]int, error) {
 	nq := q.Rows
 	if rows != nil {
 		nq = len(rows)
 	}
 	d := q.Cols
 	batch := batchRows(kk, nq, f.BatchBytes)
-	dist := make([]float32, batch*kk)
-	lab := make([]int64, batch*kk)
-	var gather []float32
-	if rows != nil {
-		gather = make([]float32, batch*d)
-	}
+	rowsCap := max(batch, faissBLASRows)
+	dist := make([]float32, rowsCap*kk)
+	lab := make([]int64, rowsCap*kk)
+	gather := make([]float32, rowsCap*d) // gathered or padded query rows
 	var pending []int
 	for b0 := 0; b0 < nq; b0 += batch {
 		if err := ctx.Err(); err != nil {
@@ -167,15 +193,24 @@ func (f Faiss) searchPass(ctx context.Context, idx searchIntoer, q Matrix, rows 
 		}
 		nb := min(batch, nq-b0)
 		var qb []float32
-		if rows == nil {
+		if rows == nil && nb >= faissBLASRows {
 			qb = q.Data[b0*d : (b0+nb)*d]
 		} else {
 			for r := 0; r < nb; r++ {
-				copy(gather[r*d:(r+1)*d], q.Row(rows[b0+r]))
+				src := b0 + r
+				if rows != nil {
+					src = rows[src]
+				}
+				copy(gather[r*d:(r+1)*d], q.Row(src))
 			}
-			qb = gather[:nb*d]
+			ns := nb
+			for ; ns < faissBLASRows; ns++ { // pad with copies of the first row
+				copy(gather[ns*d:(ns+1)*d], gather[:d])
+			}
+			qb = gather[:ns*d]
 		}
-		if err := idx.SearchInto(qb, int64(kk), dist[:nb*kk], lab[:nb*kk]); err != nil {
+		ns := len(qb) / d
+		if err := idx.SearchInto(qb, int64(kk), dist[:ns*kk], lab[:ns*kk]); err != nil {
 			return nil, err
 		}
 		resolved := 0
@@ -184,7 +219,7 @@ func (f Faiss) searchPass(ctx context.Context, idx searchIntoer, q Matrix, rows 
 			if rows != nil {
 				i = rows[i]
 			}
-			if fillRow(out.IDs[i*k:(i+1)*k], out.Dist[i*k:(i+1)*k], lab[r*kk:(r+1)*kk], dist[r*kk:(r+1)*kk], i, self, kk >= n) {
+			if fillRow(out.IDs[i*k:(i+1)*k], out.Dist[i*k:(i+1)*k], lab[r*kk:(r+1)*kk], dist[r*kk:(r+1)*kk], i, self, kk >= n, pad) {
 				resolved++
 			} else {
 				pending = append(pending, i)
@@ -212,10 +247,11 @@ type searchIntoer interface {
 // distance; lab and dist are reordered in place) into the contract's row:
 // equal-distance runs re-sorted by id, the query's own id dropped under
 // self-exclusion (if it is not in the list, the extra entry at the end
-// goes instead), int32 ids, -1/0 padding. It reports false when the list
-// cannot prove the kept set right: the first entry after the k kept ones
-// ties with the k-th, and the list does not hold every row (complete).
-func fillRow(ids []int32, dst []float32, lab []int64, dist []float32, self int, exclude, complete bool) bool {
+// goes instead), int32 ids, padding with id -1 and distance pad. It reports
+// false when the list cannot prove the kept set right: the first entry
+// after the k kept ones ties with the k-th, and the list does not hold
+// every row (complete).
+func fillRow(ids []int32, dst []float32, lab []int64, dist []float32, self int, exclude, complete bool, pad float32) bool {
 	// Faiss pads with id -1 only past the last row.
 	m := len(lab)
 	for m > 0 && lab[m-1] < 0 {
@@ -245,7 +281,7 @@ func fillRow(ids []int32, dst []float32, lab []int64, dist []float32, self int, 
 		t++
 	}
 	for r := t; r < k; r++ {
-		ids[r], dst[r] = -1, 0
+		ids[r], dst[r] = -1, pad
 	}
 	if complete || t < k {
 		return true

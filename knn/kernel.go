@@ -60,10 +60,9 @@ type kernelImpl struct {
 	fn   kernelFunc
 }
 
-// portableKernel is the pure-Go kernel: for every row and every group of 4
-// columns it keeps 4 independent accumulators (one per column) across p, so
-// the accumulation order per (r, j) is the same sequential sum as in the SIMD
-// kernels (up to FMA vs separate rounding).
+// portableKernel is the pure-Go kernel: one row × 4 columns of independent
+// scalar accumulators per pass over p, each a sequential sum in ascending p
+// like the SIMD kernels (up to FMA vs separate rounding).
 var portableKernel = kernelImpl{name: "portable 6x16", fn: kern6x16Go}
 
 // kernels lists the implementations usable on this machine, best first.
@@ -83,34 +82,43 @@ func kern6x16Go(a, b *float32, kc int, ep *kernEpi) {
 		A = unsafe.Slice(a, kc*mr)
 		B = unsafe.Slice(b, kc*nr)
 	}
+	var acc [mr * nr]float32
+	// One row × 4 columns = 4 scalar accumulators per pass over p (more
+	// spill with Go's register allocator), each a sequential sum over p.
+	for r := 0; r < mr; r++ {
+		for j := 0; j < nr; j += 4 {
+			var s0, s1, s2, s3 float32
+			ai := r
+			for bi := j; bi+3 < len(B); bi += nr {
+				av := A[ai]
+				bp := (*[4]float32)(B[bi : bi+4])
+				s0 += av * bp[0]
+				s1 += av * bp[1]
+				s2 += av * bp[2]
+				s3 += av * bp[3]
+				ai += mr
+			}
+			o := r*nr + j
+			acc[o], acc[o+1], acc[o+2], acc[o+3] = s0, s1, s2, s3
+		}
+	}
 	nx := unsafe.Slice(ep.nx, nr)
 	cthr := unsafe.Slice(ep.cthr, nr)
 	scale, lo := ep.scale[0], ep.lo[0]
 	var cm uint32
 	for r := 0; r < mr; r++ {
 		var rm uint32
-		for j := 0; j < nr; j += 4 {
-			var s0, s1, s2, s3 float32
-			for p := 0; p < kc; p++ {
-				av := A[p*mr+r]
-				bp := B[p*nr+j : p*nr+j+4 : p*nr+j+4]
-				s0 += av * bp[0]
-				s1 += av * bp[1]
-				s2 += av * bp[2]
-				s3 += av * bp[3]
+		for j := 0; j < nr; j++ {
+			d := (ep.nq[r] + nx[j]) + scale*acc[r*nr+j]
+			if d < lo {
+				d = lo
 			}
-			for t, s := range [4]float32{s0, s1, s2, s3} {
-				d := (ep.nq[r] + nx[j+t]) + scale*s
-				if d < lo {
-					d = lo
-				}
-				ep.c[r*nr+j+t] = d
-				if d <= ep.thr[r] {
-					rm |= 1 << uint(j+t)
-				}
-				if d <= cthr[j+t] {
-					cm |= 1 << uint(j+t)
-				}
+			ep.c[r*nr+j] = d
+			if d <= ep.thr[r] {
+				rm |= 1 << uint(j)
+			}
+			if d <= cthr[j] {
+				cm |= 1 << uint(j)
 			}
 		}
 		ep.rmask[r] = rm

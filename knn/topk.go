@@ -39,7 +39,7 @@ func keyDist(key uint64) float32 { return fromOrderedBits(uint32(key >> 32)) }
 
 // topk is one query's bounded candidate buffer: a "buffered partial select".
 // Accepted keys are appended; when the buffer is full the k smallest are
-// selected in O(cap) (quickselect) and the k-th smallest becomes the
+// selected in O(cap) (radixSelect) and the k-th smallest becomes the
 // admission bound, so a push costs amortised O(cap/(cap−k)) and a rejected
 // candidate one compare. Callers pre-filter with the float bound
 // thrF = keyDist(bound) (a SIMD compare D <= thrF inside the micro-kernel):
@@ -54,18 +54,56 @@ func (t *topk) reset(buf []uint64) {
 	t.bound = math.MaxUint64
 }
 
+// smallK is the largest k kept as a sorted insertion list instead of a
+// buffered select: the bound is then exact after every insertion, so fewer
+// candidates pass the pre-filter, and an insertion shifts at most k keys.
+const smallK = 32
+
 // push offers key; it returns true when the admission bound tightened (the
-// caller then refreshes its float threshold from t.bound).
-func (t *topk) push(key uint64, k int) bool {
+// caller then refreshes its float threshold from t.bound). Small enough to
+// be inlined into the drivers' mask loops.
+func (t *topk) push(key uint64, k int, scratch []uint64) bool {
 	if key >= t.bound {
 		return false
 	}
-	t.buf = append(t.buf, key) // never grows: compacted below before len reaches cap
-	if len(t.buf) < cap(t.buf) {
+	if k <= smallK {
+		return t.insert(key, k)
+	}
+	n := len(t.buf)
+	t.buf = t.buf[:n+1] // within capacity: compacted below when full
+	t.buf[n] = key
+	if n+1 < cap(t.buf) {
 		return false
 	}
-	selectK(t.buf, k)
-	t.bound = t.buf[k-1]
+	return t.compact(k, scratch)
+}
+
+// insert is push for k <= smallK: a sorted list of at most k keys.
+func (t *topk) insert(key uint64, k int) bool {
+	b := t.buf
+	n := len(b)
+	if n < k {
+		b = b[:n+1]
+	} else {
+		n-- // drop the current k-th
+	}
+	i := n
+	for i > 0 && b[i-1] > key {
+		b[i] = b[i-1]
+		i--
+	}
+	b[i] = key
+	t.buf = b
+	if len(b) == k {
+		t.bound = b[k-1]
+		return true
+	}
+	return false
+}
+
+// compact keeps the k smallest of a full buffer and tightens the bound.
+func (t *topk) compact(k int, scratch []uint64) bool {
+	t.bound = radixSelect(t.buf, k, scratch)
 	t.buf = t.buf[:k]
 	return true
 }
@@ -81,13 +119,13 @@ func (t *topk) thrF() float32 {
 // flush writes the (at most k) nearest candidates in ascending key order
 // into ids/dist (len k), padding with id −1 and pad distance. ip negates the
 // internal distance back to an inner product.
-func (t *topk) flush(k int, ids []int32, dist []float32, ip bool, pad float32) {
+func (t *topk) flush(k int, ids []int32, dist []float32, ip bool, pad float32, scratch []uint64) {
 	b := t.buf
 	if len(b) > k {
-		selectK(b, k)
+		radixSelect(b, k, scratch)
 		b = b[:k]
 	}
-	slices.Sort(b)
+	radixSort(b, scratch)
 	for i, key := range b {
 		ids[i] = int32(uint32(key))
 		d := keyDist(key)
@@ -105,59 +143,130 @@ func (t *topk) flush(k int, ids []int32, dist []float32, ip bool, pad float32) {
 	t.buf = t.buf[:0]
 }
 
-// selectK rearranges a (len >= k >= 1, distinct keys) so that a[:k] holds the
-// k smallest keys and a[k-1] is the largest of them (quickselect with
-// median-of-three Hoare partitions; falls back to sorting the remaining
-// range after 2·log2(n)+8 rounds, so the worst case is O(n log n)).
-func selectK(a []uint64, k int) {
-	lo, hi, target := 0, len(a)-1, k-1
-	budget := 2*bits.Len(uint(len(a))) + 8
-	for hi-lo > 24 {
-		if budget == 0 {
-			slices.Sort(a[lo : hi+1])
-			return
+// radixSelect rearranges a (distinct keys, len(a) >= k >= 1; scratch at
+// least len(a) long) so that a[:k] holds the k smallest keys (a[k:] is
+// clobbered and may hold duplicates afterwards), and returns the
+// k-th smallest. Each round is one MSD radix pass on the 8 bits just below
+// the highest bit in which the range's keys differ (a histogram and a
+// branch-free scatter, so data-dependent branches cannot mispredict), then
+// continues inside the bucket that holds the k-th key; ranges of at most 48
+// keys are finished by insertion sort. O(len(a)) per call in practice.
+func radixSelect(a []uint64, k int, scratch []uint64) uint64 {
+	lo, hi := 0, len(a) // active range; a[:lo] is already among the k smallest
+	for hi-lo > 48 {
+		r := a[lo:hi]
+		and, or := r[0], r[0]
+		for _, x := range r {
+			and &= x
+			or |= x
 		}
-		budget--
-		mid := lo + (hi-lo)/2
-		x, y, z := a[lo], a[mid], a[hi]
-		if x > y {
-			x, y = y, x
+		diff := and ^ or
+		if diff == 0 {
+			break
 		}
-		if y > z {
-			y = z
-			if x > y {
-				y = x
+		shift := uint(max(bits.Len64(diff)-8, 0))
+		var cnt [256]int32
+		for _, x := range r {
+			cnt[(x>>shift)&255]++
+		}
+		need := int32(k - lo)
+		var off [256]int32
+		var cum, b int32
+		for d := 0; d < 256; d++ {
+			off[d] = cum
+			if cum < need && cum+cnt[d] >= need {
+				b = int32(d)
 			}
+			cum += cnt[d]
 		}
-		p := y
-		i, j := lo, hi
-		for i <= j {
-			for a[i] < p {
-				i++
-			}
-			for a[j] > p {
-				j--
-			}
-			if i <= j {
-				a[i], a[j] = a[j], a[i]
-				i++
-				j--
-			}
+		s := scratch[:len(r)]
+		for _, x := range r {
+			d := (x >> shift) & 255
+			s[off[d]] = x
+			off[d]++
 		}
-		switch {
-		case target <= j:
-			hi = j
-		case target >= i:
-			lo = i
-		default:
-			return // a[target] == p, everything left of it is smaller
-		}
+		start := off[b] - cnt[b] // bucket b after the scatter: [start, off[b])
+		copy(r[:off[b]], s[:off[b]])
+		lo, hi = lo+int(start), lo+int(off[b])
 	}
-	// Small range: insertion sort.
-	for i := lo + 1; i <= hi; i++ {
+	// Insertion sort the remaining range; a[k-1] is then the k-th smallest.
+	for i := lo + 1; i < hi; i++ {
 		v := a[i]
 		j := i
 		for j > lo && a[j-1] > v {
+			a[j] = a[j-1]
+			j--
+		}
+		a[j] = v
+	}
+	return a[k-1]
+}
+
+// radixSort sorts a ascending: an LSD radix sort on the bytes of the
+// distance half (high 32 bits) that vary, then insertion sort of each run of
+// equal distances by the whole key (ties are rare, so this is one linear
+// pass). scratch must be at least len(a) long.
+func radixSort(a []uint64, scratch []uint64) {
+	n := len(a)
+	if n <= 48 {
+		insertionSort(a)
+		return
+	}
+	var hist [4][256]int32
+	and, or := a[0], a[0]
+	for _, x := range a {
+		and &= x
+		or |= x
+		hist[0][(x>>32)&255]++
+		hist[1][(x>>40)&255]++
+		hist[2][(x>>48)&255]++
+		hist[3][x>>56]++
+	}
+	diff := (and ^ or) >> 32
+	src, dst := a, scratch[:n]
+	for byteI := uint(0); byteI < 4; byteI++ {
+		if (diff>>(8*byteI))&255 == 0 {
+			continue
+		}
+		h := &hist[byteI]
+		var cum int32
+		for d := range h {
+			c := h[d]
+			h[d] = cum
+			cum += c
+		}
+		shift := 32 + 8*byteI
+		for _, x := range src {
+			d := (x >> shift) & 255
+			dst[h[d]] = x
+			h[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &a[0] {
+		copy(a, src)
+	}
+	// Order equal-distance runs by index.
+	for i := 0; i < n-1; {
+		j := i + 1
+		for j < n && a[j]>>32 == a[i]>>32 {
+			j++
+		}
+		switch {
+		case j-i > 32: // many ties (duplicates, collapsed embeddings)
+			slices.Sort(a[i:j])
+		case j-i > 1:
+			insertionSort(a[i:j])
+		}
+		i = j
+	}
+}
+
+func insertionSort(a []uint64) {
+	for i := 1; i < len(a); i++ {
+		v := a[i]
+		j := i
+		for j > 0 && a[j-1] > v {
 			a[j] = a[j-1]
 			j--
 		}

@@ -21,8 +21,10 @@ var CanonicalMethodKeys = []string{"loss", "miner", "sampler", "regularizer", "e
 // Options configure Aggregate.
 type Options struct {
 	// GroupBy lists record.Run.Method keys whose values form the group
-	// (row) key. Empty: every Method key present in the runs. Runs are
-	// always also grouped by dataset (one table per dataset).
+	// (row) key. Empty: per table, the Method keys whose values differ
+	// between the table's runs (keys shared by all runs are listed in
+	// Table.Common instead). Runs are always also grouped by dataset (one
+	// table per dataset).
 	GroupBy []string
 	// Metrics are the metric keys (columns); empty: DefaultMetrics.
 	Metrics []string
@@ -39,6 +41,7 @@ type Options struct {
 	// Alpha is the significance level of the † mark (default 0.05).
 	Alpha float64
 	// CI is the bootstrap confidence level (e.g. 0.95); 0 disables CIs.
+	// Cells (and differences) with fewer than two values get none.
 	CI float64
 	// Bootstrap is the number of bootstrap resamples (default 10000).
 	Bootstrap int
@@ -70,7 +73,10 @@ type Table struct {
 	Dataset string
 	Metrics []string
 	GroupBy []string
-	Rows    []*Row
+	// Common holds the Method keys left out of an automatic group key
+	// because every run of the table has the same value.
+	Common map[string]string
+	Rows   []*Row
 	// BaselineRow indexes Rows (−1 without a baseline).
 	BaselineRow int
 	References  []ReferenceRow
@@ -155,6 +161,37 @@ func MethodKeys(runs []LoadedRun) []string {
 	return append(keys, rest...)
 }
 
+// VaryingKeys splits the Method keys of runs (canonical order) into those
+// whose values differ between runs and those shared by all runs (with
+// their value). A key missing from some runs counts as varying. With no
+// varying key at all, "loss" (or the first key) is kept so rows have a
+// name.
+func VaryingKeys(runs []LoadedRun) (varying []string, common map[string]string) {
+	common = map[string]string{}
+	all := MethodKeys(runs)
+	for _, k := range all {
+		v0, ok0 := runs[0].Method[k]
+		same := ok0
+		for _, r := range runs[1:] {
+			if v, ok := r.Method[k]; !ok || v != v0 {
+				same = false
+				break
+			}
+		}
+		if same {
+			common[k] = v0
+		} else {
+			varying = append(varying, k)
+		}
+	}
+	if len(varying) == 0 && len(all) > 0 {
+		k := all[0]
+		varying = []string{k}
+		delete(common, k)
+	}
+	return varying, common
+}
+
 // GroupLabel joins the values of keys in method with "/" ("-" for a
 // missing key).
 func GroupLabel(method map[string]string, keys []string) string {
@@ -202,7 +239,8 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 	if len(opt.Metrics) == 0 {
 		opt.Metrics = DefaultMetrics
 	}
-	if len(opt.GroupBy) == 0 {
+	autoGroup := len(opt.GroupBy) == 0
+	if autoGroup {
 		opt.GroupBy = MethodKeys(runs)
 	}
 	rep := &Report{Opt: opt}
@@ -225,13 +263,16 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 	seenMetric := map[string]bool{}
 	for _, ds := range datasets {
 		t := &Table{Dataset: ds, Metrics: opt.Metrics, GroupBy: opt.GroupBy, BaselineRow: -1}
+		if autoGroup {
+			t.GroupBy, t.Common = VaryingKeys(byDataset[ds])
+		}
 		rows := map[string]*Row{}
 		for _, r := range byDataset[ds] {
-			label := GroupLabel(r.Method, opt.GroupBy)
+			label := GroupLabel(r.Method, t.GroupBy)
 			row := rows[label]
 			if row == nil {
 				row = &Row{Label: label, Method: map[string]string{}, Cells: map[string]Summary{}, Best: map[string]bool{}}
-				for _, k := range opt.GroupBy {
+				for _, k := range t.GroupBy {
 					row.Method[k] = r.Method[k]
 				}
 				rows[label] = row
@@ -256,7 +297,7 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 			for _, m := range opt.Metrics {
 				var xs []float64
 				for _, r := range byDataset[ds] {
-					if GroupLabel(r.Method, opt.GroupBy) != row.Label {
+					if GroupLabel(r.Method, t.GroupBy) != row.Label {
 						continue
 					}
 					v, ok := MetricsOf(r, opt.Source)[m]
@@ -272,7 +313,7 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 					seenMetric[m] = true
 				}
 				s := Summarize(xs)
-				if rng != nil && len(xs) > 0 {
+				if rng != nil && len(xs) > 1 { // one value has no sampling spread
 					lo, hi, err := BootstrapMeanCI(xs, opt.CI, opt.Bootstrap, rng)
 					if err != nil {
 						return nil, err
@@ -387,7 +428,7 @@ func compare(t *Table, opt Options, rng *rand.Rand) error {
 			default:
 				c.Significant = tt.P < opt.Alpha
 			}
-			if rng != nil {
+			if rng != nil && len(a) > 1 && len(b) > 1 {
 				lo, hi, err := BootstrapDeltaCI(a, b, opt.CI, opt.Bootstrap, rng)
 				if err != nil {
 					return err

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -177,6 +178,17 @@ func Legend(rep *Report, t *Table) string {
 	}
 	parts = append(parts, fmt.Sprintf("%s test metrics %s (ρ and other non-fraction metrics as is), mean ± sample std (n−1) over the n runs (seeds) of each method", src, unit))
 	parts = append(parts, "best mean per column in bold")
+	if len(t.Common) > 0 {
+		keys := make([]string, 0, len(t.Common))
+		for k := range t.Common {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + "=" + t.Common[k]
+		}
+		parts = append(parts, "all rows share "+strings.Join(keys, ", "))
+	}
 	if opt.CI > 0 {
 		parts = append(parts, fmt.Sprintf("[lo, hi]: %g%% percentile-bootstrap CI of the mean (%d resamples, seed %d)", opt.CI*100, opt.Bootstrap, opt.Seed))
 	}
@@ -265,7 +277,7 @@ func mdEscape(s string) string { return mdReplacer.Replace(s) }
 
 // WriteLaTeX renders booktabs tables (\toprule, \midrule, \bottomrule),
 // best values in \textbf{}, one table environment per dataset; CIs and
-// p-values in \scriptsize; tables wider than the line are scaled down
+// p-values in \scriptsize on a second line of the cell; tables wider than the line are scaled down
 // (graphicx). With standalone the output is a complete landscape document
 // (booktabs, graphicx, geometry) that pdflatex compiles.
 func WriteLaTeX(w io.Writer, rep *Report, standalone bool) error {
@@ -311,16 +323,14 @@ func WriteLaTeX(w io.Writer, rep *Report, standalone bool) error {
 				if c.best {
 					s = "\\textbf{" + s + "}"
 				}
-				if c.extra != "" {
-					s += " {\\scriptsize " + texEscape(strings.TrimSpace(c.extra)) + "}"
-				}
-				cells = append(cells, texMinus(s))
+				cells = append(cells, texStack(texMinus(s), texMinus(texEscape(strings.TrimSpace(c.extra)))))
 				if t.BaselineRow >= 0 {
-					d := texEscape(deltaCell(t, i, m, rep.Opt, "\x01"))
+					d := texMinus(texEscape(deltaCell(t, i, m, rep.Opt, "\x01")))
+					sub := ""
 					if k := strings.Index(d, " ("); k > 0 {
-						d = d[:k] + " {\\scriptsize " + d[k+1:] + "}"
+						d, sub = d[:k], d[k+1:]
 					}
-					cells = append(cells, texMinus(d))
+					cells = append(cells, texStack(d, sub))
 				}
 			}
 			b.WriteString(strings.Join(cells, " & ") + " \\\\\n")
@@ -355,6 +365,15 @@ func WriteLaTeX(w io.Writer, rep *Report, standalone bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// texStack puts the small second line under the main one in a nested
+// right-aligned tabular (base LaTeX only), keeping wide tables narrow.
+func texStack(main, small string) string {
+	if small == "" {
+		return main
+	}
+	return "\\begin{tabular}[t]{@{}r@{}}" + main + " \\\\ \\scriptsize " + small + "\\end{tabular}"
 }
 
 var texNegative = regexp.MustCompile(`(^|[\s\[(])-(\d)`)

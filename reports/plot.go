@@ -41,11 +41,12 @@ type PlotOptions struct {
 	LogX bool
 	// LogY uses a base-10 logarithmic y axis (singular-value spectra).
 	LogY bool
-	// Points draws markers; Lines joins points (both default on when
+	// Points draws markers (left out on curves of more than 25 points
+	// when Lines is also set); Lines joins points (both default on when
 	// neither is set).
 	Points, Lines bool
-	// PointLabels writes each series' label next to its points (ρ
-	// scatter).
+	// PointLabels writes each series' label next to its points instead
+	// of a legend (ρ scatter).
 	PointLabels bool
 	// Width and Height of the figure (default 6 × 4 inches).
 	Width, Height vg.Length
@@ -88,7 +89,7 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 	p.Y.Label.Text = opt.YLabel
 	p.Add(plotter.NewGrid())
 	var xticks []float64
-	npts := 0
+	npts, legendN := 0, 0
 	for i, s := range series {
 		if len(s.X) != len(s.Y) || (s.YErr != nil && len(s.YErr) != len(s.Y)) || (s.XErr != nil && len(s.XErr) != len(s.X)) {
 			return nil, fmt.Errorf("reports: series %q has mismatched lengths", s.Label)
@@ -150,7 +151,8 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 			line.Dashes = plotutil.Dashes(i / 7)
 			p.Add(line)
 		}
-		if opt.Points || len(d.idx) == 1 {
+		// Markers on dense curves (spectra) only clutter; lines suffice.
+		if (opt.Points && (!opt.Lines || len(d.idx) <= 25)) || len(d.idx) == 1 {
 			if sc, err = plotter.NewScatter(d); err != nil {
 				return nil, fmt.Errorf("reports: %w", err)
 			}
@@ -178,8 +180,9 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 		if sc != nil {
 			thumbs = append(thumbs, sc)
 		}
-		if s.Label != "" {
+		if s.Label != "" && !opt.PointLabels {
 			p.Legend.Add(s.Label, thumbs...)
+			legendN++
 		}
 	}
 	if npts == 0 {
@@ -198,6 +201,21 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 		if span := p.X.Max - p.X.Min; span > 0 && !opt.LogX {
 			p.X.Min -= 0.05 * span
 			p.X.Max += 0.2 * span
+		}
+		if span := p.Y.Max - p.Y.Min; span > 0 && !opt.LogY {
+			p.Y.Min -= 0.05 * span
+			p.Y.Max += 0.08 * span
+		}
+	}
+	if n := legendN; n > 0 {
+		// Head-room above the data for the legend (about 5% of the height
+		// per entry), so it never hides curves.
+		frac := 0.05*float64(n) + 0.03
+		if opt.LogY && p.Y.Min > 0 && p.Y.Max > p.Y.Min {
+			lspan := math.Log10(p.Y.Max) - math.Log10(p.Y.Min)
+			p.Y.Max *= math.Pow(10, lspan*frac/(1-frac))
+		} else if span := p.Y.Max - p.Y.Min; span > 0 {
+			p.Y.Max += span * frac / (1 - frac)
 		}
 	}
 	p.Legend.Top = true
@@ -297,10 +315,11 @@ func SaveSeries(path string, series []Series, opt PlotOptions) error {
 	return SavePlots(path, []*plot.Plot{p}, opt.Width, opt.Height)
 }
 
-// SaveCurves writes the training curves of runs (seed 000-style loss and
-// R@1 per epoch) as two panels: mean training loss and mean test metric
-// per epoch, ± std across runs.
-func SaveCurves(path string, runs []LoadedRun, groupBy []string, metric string, raw bool) error {
+// SaveCurves writes the training curves of runs as two panels side by
+// side: mean training loss and mean test metric per epoch, ± std across
+// runs (record.Run.History). opt.Title, if set, replaces the left panel's
+// title; opt.Width is per panel.
+func SaveCurves(path string, runs []LoadedRun, groupBy []string, metric string, raw bool, opt PlotOptions) error {
 	loss, met, err := CurveSeries(runs, groupBy, metric, raw)
 	if err != nil {
 		return err
@@ -324,5 +343,12 @@ func SaveCurves(path string, runs []LoadedRun, groupBy []string, metric string, 
 		}
 		plots = append(plots, p)
 	}
-	return SavePlots(path, plots, 0, 0)
+	if opt.Title != "" {
+		plots[0].Title.Text = opt.Title
+	}
+	w := opt.Width
+	if w == 0 {
+		w = 6 * vg.Inch
+	}
+	return SavePlots(path, plots, w*vg.Length(len(plots)), opt.Height)
 }

@@ -79,7 +79,7 @@ func TestSeriesFromRuns(t *testing.T) {
 		t.Fatalf("sweep %+v %v", sw, err)
 	}
 	// margin d32: 83.2, 84.2 → 83.7; d64: 86.4, 87.4 → 86.9.
-	if sw[0].Label != "margin/distance/spc-2" || sw[0].X[0] != 32 || sw[0].X[1] != 64 || !near(sw[0].Y[0], 83.7, 1e-9) || !near(sw[0].Y[1], 86.9, 1e-9) {
+	if sw[0].Label != "margin/distance" || sw[0].X[0] != 32 || sw[0].X[1] != 64 || !near(sw[0].Y[0], 83.7, 1e-9) || !near(sw[0].Y[1], 86.9, 1e-9) {
 		t.Fatalf("sweep margin %+v", sw[0])
 	}
 	if _, err := SweepSeries(cub, nil, "batch_size", "R@1", "final", false); err == nil {
@@ -122,7 +122,7 @@ func TestSavePlots(t *testing.T) {
 		"sweep": func(p string) error {
 			return SaveSeries(p, sw, PlotOptions{XLabel: "embed dim", YLabel: "R@1", LogX: true})
 		},
-		"curves": func(p string) error { return SaveCurves(p, cub, []string{"loss"}, "R@1", false) },
+		"curves": func(p string) error { return SaveCurves(p, cub, []string{"loss"}, "R@1", false, PlotOptions{}) },
 	}
 	magic := map[string][]byte{".png": []byte("\x89PNG"), ".svg": []byte("<?xml"), ".pdf": []byte("%PDF")}
 	for name, f := range figs {

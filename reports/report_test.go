@@ -95,7 +95,7 @@ func TestAggregateValues(t *testing.T) {
 	if rep.Tables[1].BaselineRow != -1 || len(rep.Notes) == 0 {
 		t.Fatalf("omniglot baseline %d notes %v", rep.Tables[1].BaselineRow, rep.Notes)
 	}
-	if _, err := Aggregate(loadTestRuns(t), Options{Baseline: "nosuch"}); err == nil || !strings.Contains(err.Error(), "margin/distance/spc-2") {
+	if _, err := Aggregate(loadTestRuns(t), Options{Baseline: "nosuch"}); err == nil || !strings.Contains(err.Error(), "margin/distance/32") {
 		t.Fatalf("unknown baseline: %v", err)
 	}
 	for _, bad := range []Options{{Alpha: 2}, {CI: 1.5}, {Source: "worst"}, {Bootstrap: -1}} {

@@ -17,13 +17,14 @@ type RunGroup struct {
 	Runs  []LoadedRun
 }
 
-// GroupRuns groups runs by dataset and the groupBy Method keys (empty:
-// every Method key). Labels are GroupLabel values, prefixed with
-// "dataset: " when the runs span several datasets. Groups are sorted by
-// label.
+// GroupRuns groups runs by dataset and the groupBy Method keys (nil: the
+// keys whose values differ between runs, see VaryingKeys; an empty non-nil
+// slice puts all runs of a dataset in one group). Labels are GroupLabel
+// values, prefixed with "dataset: " when the runs span several datasets.
+// Groups are sorted by label.
 func GroupRuns(runs []LoadedRun, groupBy []string) []RunGroup {
-	if len(groupBy) == 0 {
-		groupBy = MethodKeys(runs)
+	if groupBy == nil && len(runs) > 0 {
+		groupBy, _ = VaryingKeys(runs)
 	}
 	ds := map[string]bool{}
 	for _, r := range runs {
@@ -364,10 +365,10 @@ func ParamValue(r LoadedRun, name string) (float64, bool) {
 // dimension, batch size; seed 002 Fig. 1–2), one curve per group of the
 // remaining groupBy keys, mean ± std over seeds at each parameter value.
 func SweepSeries(runs []LoadedRun, groupBy []string, param, metric, source string, raw bool) ([]Series, error) {
-	if len(groupBy) == 0 {
-		groupBy = MethodKeys(runs)
+	if len(groupBy) == 0 && len(runs) > 0 {
+		groupBy, _ = VaryingKeys(runs)
 	}
-	groupBy = Without(groupBy, param)
+	groupBy = append([]string{}, Without(groupBy, param)...)
 	var out []Series
 	missing := 0
 	for _, g := range GroupRuns(runs, groupBy) {

@@ -18,5 +18,5 @@ if $BIN run --help >/dev/null 2>&1; then
 		--epochs "${EPOCHS:-8}" --seed 0 --out "$OUT/runs/margin-s0"
 	echo
 	echo "== 3. Report (test classes; 'initial' = the untrained model)"
-	$BIN report "$OUT/runs" --format terminal --metrics R@1,R@2,NMI,mAP@C,MAP@R || true
+	$BIN report "$OUT/runs" --format terminal --metrics R@1,R@2,NMI,mAP@C,MAP@R
 fi

@@ -55,14 +55,17 @@ faiss_version() { dpkg-query -W -f='${Version}' libfaiss-dev 2>/dev/null; }
 stamp_for() { echo "libfaiss-dev=$1 arch=$arch recipe=$RECIPE"; }
 
 # --- fast path: nothing to do -------------------------------------------------
-if [ -z "${FAISS_FORCE:-}" ] && [ -f "$LIB" ] && [ -f "$STAMP" ] && all_installed &&
-	[ "$(cat "$STAMP")" = "$(stamp_for "$(faiss_version)")" ]; then
-	exit 0
-fi
+up_to_date() {
+	[ -z "${FAISS_FORCE:-}" ] && [ -f "$LIB" ] && [ -f "$STAMP" ] && all_installed &&
+		[ "$(cat "$STAMP")" = "$(stamp_for "$(faiss_version)")" ]
+}
+up_to_date && exit 0
 
-# Serialise concurrent runs (parallel make targets, two CI jobs on one host).
+# Serialise concurrent runs (parallel make targets, two CI jobs on one host);
+# a run that waited finds the work done.
 exec 9>/var/lock/dmlbench-install-faiss.lock
 flock 9
+up_to_date && exit 0
 start=$(date +%s)
 work=$(mktemp -d /tmp/install-faiss.XXXXXX)
 log=$work/build.log
@@ -85,11 +88,10 @@ export DEBIAN_FRONTEND=noninteractive
 APT=(apt-get -qq -o=Dpkg::Use-Pty=0 -o=APT::Install-Recommends=false -o=DPkg::Lock::Timeout=600)
 
 # --- 1. binary packages -------------------------------------------------------
-updated=
 if ! all_installed; then
+	# Try with the current package lists first; refresh them only if needed.
 	if ! "${APT[@]}" install -y "${PKGS[@]}" >>"$log" 2>&1; then
 		step "apt-get update" "${APT[@]}" update
-		updated=1
 		step "apt-get install ${PKGS[*]}" "${APT[@]}" install -y "${PKGS[@]}"
 	fi
 fi
@@ -157,7 +159,8 @@ mkdir -p "$work/src" "$work/obj"
 step "extract c_api from $(basename "$orig")" tar -xf "$orig" -C "$work/src" --wildcards '*/c_api/*'
 capi=$(find "$work/src" -type d -name c_api | head -n1)
 [ -n "$capi" ] || die "no c_api directory in $(basename "$orig")."
-# Debian patches touching c_api (none in 1.7.3-2) are applied when present.
+# Debian patches touching c_api (none in 1.7.3-2) are applied when present
+# (a patch that also touches files outside c_api/ would fail here, loudly).
 deb_tar=$(ls "$work"/"${src_pkg}"_*.debian.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1)
 if [ -n "$deb_tar" ]; then
 	mkdir -p "$work/deb"

@@ -58,17 +58,20 @@ func (a *Adam) Step(lr, factor float64) error {
 			wd = 0
 		}
 		m, v := a.M[k], a.V[k]
+		b1, b2 := a.Beta1, a.Beta2
+		invBc2 := 1 / math.Sqrt(bc2)
+		var sum float64 // NaN/Inf in any gradient makes the sum non-finite
 		for i, g32 := range p.Grad {
-			g := float64(g32)
-			if math.IsNaN(g) || math.IsInf(g, 0) {
-				return fmt.Errorf("adam: non-finite gradient in %s[%d]", p.Name, i)
-			}
 			th := float64(p.Data[i])
-			g += wd * th
-			mi := a.Beta1*float64(m[i]) + (1-a.Beta1)*g
-			vi := a.Beta2*float64(v[i]) + (1-a.Beta2)*g*g
+			g := float64(g32) + wd*th
+			sum += float64(g32)
+			mi := b1*float64(m[i]) + (1-b1)*g
+			vi := b2*float64(v[i]) + (1-b2)*g*g
 			m[i], v[i] = float32(mi), float32(vi)
-			p.Data[i] = float32(th - step*mi/(math.Sqrt(vi/bc2)+a.Eps))
+			p.Data[i] = float32(th - step*mi/(math.Sqrt(vi)*invBc2+a.Eps))
+		}
+		if math.IsNaN(sum) || math.IsInf(sum, 0) {
+			return fmt.Errorf("adam: non-finite gradient in %s", p.Name)
 		}
 	}
 	return nil

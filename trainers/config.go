@@ -18,11 +18,14 @@ import (
 // the `dmlbench run` flag names, so a --config file and flags share one
 // vocabulary.
 type Config struct {
-	Dataset string             `json:"dataset" yaml:"dataset"`
-	Loss    string             `json:"loss" yaml:"loss"`
-	Miner   string             `json:"miner,omitempty" yaml:"miner"`
-	Sampler string             `json:"sampler" yaml:"sampler"`
-	Hyper   map[string]float64 `json:"hyper,omitempty" yaml:"hyper"` // loss hyper-parameter overrides
+	Dataset  string             `json:"dataset" yaml:"dataset"`
+	Size     int                `json:"size,omitempty" yaml:"size"`           // image side (0 = the data set's default)
+	DataPath string             `json:"data-path,omitempty" yaml:"data-path"` // data location override
+	DataSeed int64              `json:"data-seed,omitempty" yaml:"data-seed"` // seed of synthetic data sets (fixed across training seeds)
+	Loss     string             `json:"loss" yaml:"loss"`
+	Miner    string             `json:"miner,omitempty" yaml:"miner"`
+	Sampler  string             `json:"sampler" yaml:"sampler"`
+	Hyper    map[string]float64 `json:"hyper,omitempty" yaml:"hyper"` // loss hyper-parameter overrides
 
 	Epochs        int     `json:"epochs" yaml:"epochs"`
 	ItersPerEpoch int     `json:"iters-per-epoch" yaml:"iters-per-epoch"` // 0 = ⌈N_train / batch⌉
@@ -49,10 +52,8 @@ type Config struct {
 	Seed int64 `json:"seed" yaml:"seed"`
 }
 
-// Defaults are the values a zero field takes (seed 000 §4.1 where it
-// applies: batch 112, embedding 128, Adam with weight decay 4e-4, decay
-// factor 0.3; lr 1e-3 suits an MLP trained from scratch, not a pretrained
-// ResNet's 1e-5).
+// Defaults are the values a zero field takes (see the package comment for
+// their provenance).
 func Defaults() Config {
 	return Config{
 		Sampler: "spc-2", Epochs: 20, BatchSize: 112, LR: 1e-3, WeightDecay: 4e-4, LRGamma: 0.3,

@@ -81,6 +81,14 @@ type trainer struct {
 // (name, dataset, method, versions, config) is the caller's.
 func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err error) {
 	start := time.Now()
+	defer func() {
+		// A cancelled context surfaces as an interruption wherever it hit
+		// (a step, an evaluation, a sampler refresh).
+		if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
+			run.Status = "interrupted"
+			err = fmt.Errorf("%w (%v); the checkpoint of the last finished epoch is kept", ErrInterrupted, err)
+		}
+	}()
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -163,6 +171,20 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 		}
 	}
 
+	save := func(epoch int) error {
+		if opt.Checkpoint == "" {
+			return nil
+		}
+		return saveCheckpoint(opt.Checkpoint, &checkpoint{Format: checkpointFormat, ConfigHash: cfg.Hash(), Epoch: epoch, AdamT: t.adam.T,
+			Params: captureParams(t.params, t.adam), BestVal: bestVal, HasBest: hasBest,
+			Run: record.Run{Initial: run.Initial, History: run.History, Best: run.Best, BestEpoch: run.BestEpoch, BestVal: run.BestVal, Timings: run.Timings}})
+	}
+	if !opt.Resume {
+		// Epoch-0 checkpoint: an interruption during epoch 1 can resume too.
+		if err := save(0); err != nil {
+			return err
+		}
+	}
 	nTrain := opt.Train.X.Rows
 	iters := cfg.ItersPerEpoch
 	if iters == 0 {
@@ -222,13 +244,8 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 			}
 		}
 		run.History = append(run.History, row)
-		if opt.Checkpoint != "" {
-			ck := &checkpoint{Format: checkpointFormat, ConfigHash: cfg.Hash(), Epoch: e + 1, AdamT: t.adam.T,
-				Params: captureParams(t.params, t.adam), BestVal: bestVal, HasBest: hasBest,
-				Run: record.Run{Initial: run.Initial, History: run.History, Best: run.Best, BestEpoch: run.BestEpoch, BestVal: run.BestVal, Timings: run.Timings}}
-			if err := saveCheckpoint(opt.Checkpoint, ck); err != nil {
-				return err
-			}
+		if err := save(e + 1); err != nil {
+			return err
 		}
 		if opt.OnEpoch != nil {
 			if err := opt.OnEpoch(run); err != nil {

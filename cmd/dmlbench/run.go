@@ -26,6 +26,7 @@ import (
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/spectra"
 	"github.com/dmlbench/dmlbench/trainers"
+	"github.com/dmlbench/dmlbench/trainers/model"
 )
 
 func init() {
@@ -59,6 +60,7 @@ Examples:
 			&cli.StringFlag{Name: "dataset", Value: "omniglot", Usage: "data set (see dmlbench list datasets; dir:PATH for feature files)"},
 			&cli.IntFlag{Name: "size", Usage: "image side after downsampling (default per data set)"},
 			&cli.StringFlag{Name: "data-path", Usage: "data location override (emoji .npz, fashion-mnist directory)"},
+			&cli.Int64Flag{Name: "data-seed", Usage: "seed of synthetic data sets (kept fixed while --seed varies)"},
 			&cli.StringFlag{Name: "loss", Usage: "loss (see dmlbench list losses)"},
 			&cli.StringFlag{Name: "miner", Usage: "tuple miner for tuple losses (see dmlbench list miners)"},
 			&cli.StringFlag{Name: "sampler", Value: d.Sampler, Usage: "batch sampler (see dmlbench list samplers)"},
@@ -126,6 +128,11 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 		}
 	}
 	str("dataset", &cfg.Dataset)
+	str("data-path", &cfg.DataPath)
+	num("size", &cfg.Size)
+	if set("data-seed") {
+		cfg.DataSeed = c.Int64("data-seed")
+	}
 	str("loss", &cfg.Loss)
 	str("miner", &cfg.Miner)
 	str("sampler", &cfg.Sampler)
@@ -198,13 +205,15 @@ func runAction(c *cli.Context) (err error) {
 	if c.NArg() > 0 {
 		return usagef("run takes no positional arguments (got %q)", c.Args().First())
 	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	cfg, err := runConfig(c)
 	if err != nil {
 		return err
 	}
 	out := c.String("out")
 	quiet := c.Bool("quiet")
-	ds, err := fixtures.Load(cfg.Dataset, fixtures.Options{Size: c.Int("size"), Path: c.String("data-path"), Seed: cfg.Seed})
+	ds, err := fixtures.Load(cfg.Dataset, fixtures.Options{Size: cfg.Size, Path: cfg.DataPath, Seed: cfg.DataSeed})
 	if err != nil {
 		return err
 	}
@@ -237,7 +246,15 @@ func runAction(c *cli.Context) (err error) {
 		if err != nil {
 			return nil, err
 		}
-		return record.Metrics(r.Metrics), nil
+		m := record.Metrics{}
+		for k, v := range r.Metrics {
+			// run.json is strict JSON: an undefined metric (NaN, e.g. no
+			// query with a positive) is left out rather than written.
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				m[k] = v
+			}
+		}
+		return m, nil
 	}
 
 	cfgJSON, _ := json.Marshal(cfg)
@@ -261,8 +278,6 @@ func runAction(c *cli.Context) (err error) {
 	opt.OnEpoch = func(r *record.Run) error { return record.WriteAtomic(runPath, r) }
 	opt.OnProgress = newRunProgress(quiet, cfg, opt.Train.X.Rows)
 
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error: %v (the checkpoint of the last finished epoch is kept; continue with --resume)\n%s", r, debug.Stack())
@@ -290,7 +305,7 @@ func runAction(c *cli.Context) (err error) {
 }
 
 func buildVersions() map[string]string {
-	v := map[string]string{"dmlbench": Version, "go": runtime.Version()}
+	v := map[string]string{"dmlbench": Version, "go": runtime.Version(), "blas": model.BLASName}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
 			switch d.Path {

@@ -211,8 +211,9 @@ func TestKMeansSmall(t *testing.T) {
 // TestNoLeak: every C object (indexes, clustering objects, error strings) is
 // freed: the C heap in use (MallocInUse) must come back to where it was
 // after many iterations. Each iteration creates a 3000×64 index (768 KB), a
-// k-means with its own index and clustering object, and two failing calls
-// (each allocating an error string). Also run with -count=50.
+// k-means with its own index and clustering object, and 21 failing calls
+// (each allocating an error string of ~250 B). A few KB of drift come from
+// new OS threads (glibc/libgomp per-thread state). Also run with -count=50.
 func TestNoLeak(t *testing.T) {
 	if MallocInUse() < 0 {
 		t.Skip("mallinfo2 unavailable")
@@ -235,8 +236,10 @@ func TestNoLeak(t *testing.T) {
 		if _, _, err := idx.Search(x[:64*d], 10); err != nil {
 			t.Fatal(err)
 		}
-		if err := idx.searchRaw(1, x[:d], -1, nil, nil); err == nil {
-			t.Fatal("k = -1 accepted")
+		for e := 0; e < 20; e++ {
+			if err := idx.searchRaw(1, x[:d], -1, nil, nil); err == nil {
+				t.Fatal("k = -1 accepted")
+			}
 		}
 		idx.Free()
 		if _, err := KMeans(x, n, d, 16, ClusteringParams{NIter: 3, NRedo: 1, MaxPointsPerCentroid: 1 << 20}, 0); err != nil {
@@ -257,8 +260,8 @@ func TestNoLeak(t *testing.T) {
 	runtime.GC()
 	after := MallocInUse()
 	t.Logf("C heap in use: %d B → %d B over %d iterations", before, after, iters)
-	// One leaked index is 768 KB; one leaked error string ~200 B × 2·iters.
-	if after-before > 8<<10 {
+	// One leaked index is 768 KB; leaked error strings would be ≥ 300 KB.
+	if after-before > 64<<10 {
 		t.Fatalf("C heap grew by %d B over %d iterations: leak", after-before, iters)
 	}
 }

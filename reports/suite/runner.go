@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,10 @@ type Runner struct {
 	Exec ExecFunc
 	// Version is written into run.json files the runner creates.
 	Version string
+	// ResumeFile, if set, names the trainer's checkpoint inside a run
+	// directory: when it exists (an interrupted run), ResumeFlag is
+	// appended so the trainer continues instead of refusing to overwrite.
+	ResumeFile, ResumeFlag string
 }
 
 // Result lists what happened to each job by name.
@@ -91,6 +96,7 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(r.Progress) }),
 		)
 	}
+	begin := time.Now()
 	workers := max(1, r.Jobs)
 	ch := make(chan Job)
 	var mu sync.Mutex
@@ -101,11 +107,15 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				if bar != nil {
-					mu.Lock()
-					bar.Describe(j.Name)
+				mu.Lock()
+				if stop || ctx.Err() != nil {
 					mu.Unlock()
+					continue
 				}
+				if bar != nil {
+					bar.Describe(j.Name)
+				}
+				mu.Unlock()
 				err := r.runJob(ctx, j)
 				mu.Lock()
 				if err != nil {
@@ -121,10 +131,14 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 					if bar != nil {
 						bar.Clear()
 					}
+					n := len(res.Done) + len(res.Failed)
+					el := time.Since(begin)
+					eta := time.Duration(float64(el) / float64(n) * float64(len(todo)-n)).Round(time.Second)
+					prog := fmt.Sprintf("[%d/%d, %s elapsed, ETA %s]", n, len(todo), el.Round(time.Second), eta)
 					if err != nil {
-						fmt.Fprintf(r.Log, "FAIL %s: %v\n", j.Name, err)
+						fmt.Fprintf(r.Log, "FAIL %s %s: %v\n", j.Name, prog, err)
 					} else {
-						fmt.Fprintf(r.Log, "done %s\n", j.Name)
+						fmt.Fprintf(r.Log, "done %s %s\n", j.Name, prog)
 					}
 				}
 				if bar != nil {
@@ -183,7 +197,14 @@ func (r *Runner) runJob(ctx context.Context, j Job) error {
 	case Eval:
 		return r.runEval(ctx, j, logf, start)
 	default:
-		err := r.exec(ctx, j.Args, logf, logf)
+		args := j.Args
+		if r.ResumeFile != "" && r.ResumeFlag != "" {
+			if _, err := os.Stat(filepath.Join(j.Dir, r.ResumeFile)); err == nil {
+				args = append(append([]string(nil), args...), r.ResumeFlag)
+				fmt.Fprintf(logf, "# resuming from %s\n", r.ResumeFile)
+			}
+		}
+		err := r.exec(ctx, args, logf, logf)
 		runPath := filepath.Join(j.Dir, "run.json")
 		if err != nil {
 			if _, statErr := os.Stat(runPath); errors.Is(statErr, os.ErrNotExist) {
@@ -198,19 +219,39 @@ func (r *Runner) runJob(ctx context.Context, j Job) error {
 		if rec.Status != "done" {
 			return fmt.Errorf("trainer exited cleanly but run.json has status %q", rec.Status)
 		}
+		return mergeMethod(runPath, rec, j.Method)
+	}
+}
+
+// mergeMethod adds the grid point's method keys (embed_dim, batch_size,
+// regularizer, …) that the trainer did not record itself, so reports and
+// sweeps can group by every axis of the grid. Keys the trainer wrote win.
+func mergeMethod(path string, rec *record.Run, point map[string]string) error {
+	changed := false
+	if rec.Method == nil {
+		rec.Method = map[string]string{}
+	}
+	for k, v := range point {
+		if _, ok := rec.Method[k]; !ok {
+			rec.Method[k] = v
+			changed = true
+		}
+	}
+	if !changed {
 		return nil
 	}
+	return record.WriteAtomic(path, rec)
 }
 
 // evalOutput is the part of `dmlbench eval --format json` a suite keeps.
 type evalOutput struct {
-	Metrics  map[string]float64 `json:"metrics"`
-	Version  string             `json:"version"`
-	Timings  map[string]float64 `json:"timings"`
-	N        int                `json:"n"`
-	Dim      int                `json:"dim"`
-	Classes  int                `json:"classes"`
-	Warnings []string           `json:"warnings"`
+	Metrics  map[string]*float64 `json:"metrics"` // null: NaN or ±Inf (dropped)
+	Version  string              `json:"version"`
+	Timings  map[string]float64  `json:"timings"`
+	N        int                 `json:"n"`
+	Dim      int                 `json:"dim"`
+	Classes  int                 `json:"classes"`
+	Warnings []string            `json:"warnings"`
 }
 
 func (r *Runner) runEval(ctx context.Context, j Job, logf io.Writer, start time.Time) error {
@@ -226,13 +267,26 @@ func (r *Runner) runEval(ctx context.Context, j Job, logf io.Writer, start time.
 		r.writeFailed(j, err, start)
 		return fmt.Errorf("eval printed no JSON result: %w", err)
 	}
-	if len(ev.Metrics) == 0 {
+	final := record.Metrics{}
+	var dropped []string
+	for k, v := range ev.Metrics {
+		if v == nil {
+			dropped = append(dropped, k)
+			continue
+		}
+		final[k] = *v
+	}
+	if len(final) == 0 {
 		r.writeFailed(j, errors.New("no metrics"), start)
 		return errors.New("eval returned no metrics")
 	}
+	if len(dropped) > 0 {
+		sort.Strings(dropped)
+		fmt.Fprintf(logf, "# metrics without a finite value (left out of run.json): %s\n", strings.Join(dropped, ", "))
+	}
 	cfg, _ := json.Marshal(map[string]any{
 		"emb": j.Eval.Emb, "labels": j.Eval.Labels, "extra": j.Eval.Extra, "args": j.Args,
-		"n": ev.N, "dim": ev.Dim, "classes": ev.Classes, "warnings": ev.Warnings,
+		"n": ev.N, "dim": ev.Dim, "classes": ev.Classes, "warnings": ev.Warnings, "non_finite": dropped,
 	})
 	timings := map[string]float64{}
 	for k, v := range ev.Timings {
@@ -245,7 +299,7 @@ func (r *Runner) runEval(ctx context.Context, j Job, logf io.Writer, start time.
 	}
 	run := record.Run{
 		Schema: record.SchemaVersion, Version: version, Name: j.Name, Dataset: j.Dataset,
-		Method: j.Method, Seed: j.Seed, Config: cfg, Status: "done", Final: ev.Metrics, Timings: timings,
+		Method: j.Method, Seed: j.Seed, Config: cfg, Status: "done", Final: final, Timings: timings,
 	}
 	return record.WriteAtomic(filepath.Join(j.Dir, "run.json"), run)
 }

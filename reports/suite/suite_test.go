@@ -63,8 +63,8 @@ func TestParseAndJobs(t *testing.T) {
 	want := []string{
 		"omniglot/margin-distance-spc2/s0", "omniglot/triplet-distance-spc2/s0",
 		"omniglot/margin-distance-spc2/s1", "omniglot/triplet-distance-spc2/s1",
-		"omniglot/margin-distance-spc2-d32-b56/s0", "omniglot/margin-distance-spc2-rho-d32-b56/s0",
-		"omniglot/margin-distance-spc2-d64-b56/s0", "omniglot/margin-distance-spc2-rho-d64-b56/s0",
+		"omniglot/margin-distance-spc2-d32-b56/s0", "omniglot/margin-distance-spc2-d64-b56/s0",
+		"omniglot/margin-distance-spc2-rho-d32-b56/s0", "omniglot/margin-distance-spc2-rho-d64-b56/s0",
 		"cub200/imagenet/s0",
 	}
 	if strings.Join(names, "\n") != strings.Join(want, "\n") {
@@ -74,11 +74,11 @@ func TestParseAndJobs(t *testing.T) {
 	if got != "run --dataset omniglot --loss margin --miner distance --sampler spc-2 --seed 0 --epochs 3 --out /suites/runs/omniglot/margin-distance-spc2/s0 --quiet --lr 1e-3" {
 		t.Fatalf("args: %s", got)
 	}
-	got = strings.Join(jobs[5].Args, " ")
+	got = strings.Join(jobs[6].Args, " ")
 	if got != "run --dataset omniglot --loss margin --miner distance --sampler spc-2 --regularizer rho --embed-dim 32 --batch-size 56 --seed 0 --epochs 7 --out /suites/runs/omniglot/margin-distance-spc2-rho-d32-b56/s0 --quiet --lr 1e-3 --hidden 256" {
 		t.Fatalf("args: %s", got)
 	}
-	if m := jobs[5].Method; m["regularizer"] != "rho" || m["embed_dim"] != "32" || m["batch_size"] != "56" || m["loss"] != "margin" {
+	if m := jobs[6].Method; m["regularizer"] != "rho" || m["embed_dim"] != "32" || m["batch_size"] != "56" || m["loss"] != "margin" {
 		t.Fatalf("method %v", m)
 	}
 	ev := jobs[8]
@@ -125,7 +125,7 @@ func fakeTrainer(calls *atomic.Int32) ExecFunc {
 	return func(ctx context.Context, bin string, args []string, stdout, stderr io.Writer) error {
 		calls.Add(1)
 		if args[0] == "eval" {
-			fmt.Fprint(stdout, `{"metrics":{"R@1":0.5,"NMI":0.6},"version":"test","n":10,"dim":4,"classes":2,"timings":{"knn":0.1}}`)
+			fmt.Fprint(stdout, `{"metrics":{"R@1":0.5,"NMI":0.6,"rho":null},"version":"test","n":10,"dim":4,"classes":2,"timings":{"knn":0.1}}`)
 			return nil
 		}
 		var out, loss, seed string
@@ -169,12 +169,19 @@ eval: [{name: base, dataset: omniglot, emb: e.npy, labels: l.npy}]`))
 		t.Fatalf("first pass: %+v %v calls %d", res, err, calls.Load())
 	}
 	ev, err := record.Read(filepath.Join(dir, "omniglot/base/s0/run.json"))
-	if err != nil || ev.Status != "done" || ev.Final["R@1"] != 0.5 || ev.Method["loss"] != "base" || ev.Version != "test" {
+	if err != nil || ev.Status != "done" || ev.Final["R@1"] != 0.5 || len(ev.Final) != 2 || ev.Method["loss"] != "base" || ev.Version != "test" {
 		t.Fatalf("eval run.json %+v %v", ev, err)
 	}
 	var cfg map[string]any
 	if json.Unmarshal(ev.Config, &cfg) != nil || cfg["n"].(float64) != 10 {
 		t.Fatalf("eval config %s", ev.Config)
+	}
+	tr, err := record.Read(filepath.Join(dir, "omniglot/margin/s1/run.json"))
+	if err != nil || tr.Method["loss"] != "margin" || tr.Dataset != "omniglot" {
+		t.Fatalf("train run.json %+v %v", tr, err)
+	}
+	if !strings.Contains(log.String(), "ETA") {
+		t.Fatalf("log: %s", log.String())
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "omniglot/margin/s1/log.txt"))
 	if !strings.Contains(string(b), "training margin 1") || !strings.Contains(string(b), "dmlbench run --dataset omniglot") {
@@ -185,12 +192,27 @@ eval: [{name: base, dataset: omniglot, emb: e.npy, labels: l.npy}]`))
 	if err != nil || len(res.Skipped) != 10 || calls.Load() != 10 {
 		t.Fatalf("second pass: %+v %v calls %d", res, err, calls.Load())
 	}
-	// Simulate a killed suite: one run.json left "running", one missing.
+	// Simulate a killed suite: one run.json left "running" with a
+	// checkpoint (resumed with --resume), one missing (run afresh).
 	os.Remove(filepath.Join(dir, "omniglot/triplet/s2/run.json"))
 	record.WriteAtomic(filepath.Join(dir, "omniglot/margin/s2/run.json"), record.Run{Schema: 1, Status: "running"})
+	os.WriteFile(filepath.Join(dir, "omniglot/margin/s2/ckpt"), nil, 0o644)
+	r.ResumeFile, r.ResumeFlag = "ckpt", "--resume"
+	var resumed []string
+	inner := r.Exec
+	r.Exec = func(ctx context.Context, bin string, args []string, o, e io.Writer) error {
+		if args[len(args)-1] == "--resume" {
+			resumed = append(resumed, args[8])
+		}
+		return inner(ctx, bin, args, o, e)
+	}
+	r.Jobs = 1
 	res, err = r.Run(context.Background(), jobs)
 	if err != nil || len(res.Done) != 2 || len(res.Skipped) != 8 || calls.Load() != 12 {
 		t.Fatalf("resume: %+v %v calls %d", res, err, calls.Load())
+	}
+	if len(resumed) != 1 || !strings.HasSuffix(resumed[0], "omniglot/margin/s2") {
+		t.Fatalf("resumed %v", resumed)
 	}
 }
 

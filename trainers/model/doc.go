@@ -25,4 +25,9 @@
 // Parameters are exposed as []*losses.Param whose Data slices back the
 // Gorgonia tensors directly, so the trainer's optimiser updates them in
 // place and the next run of either program sees the new values.
+//
+// Matrix products use gonum's pure-Go BLAS by default; building with
+// `-tags openblas` (cgo, Debian libopenblas-dev) routes Sgemm/Dgemm to
+// OpenBLAS (BLASName reports which). Cost of one step: two forward passes
+// and one backward pass (PyTorch-style autograd would forward once).
 package model

@@ -19,28 +19,26 @@ import torch
 
 
 def ms_loss(emb, labels, alpha=2.0, beta=40.0, lam=0.5, eps=0.1):
+    """Multi-similarity loss with its pair mining, vectorised over anchors:
+    negatives kept if S_an + eps > min positive S, positives kept if
+    S_ap - eps < max negative S; loss = mean over anchors with both sets of
+    1/alpha log(1 + sum_P e^{-alpha(S-lam)}) + 1/beta log(1 + sum_N e^{beta(S-lam)})."""
     sim = emb @ emb.t()
     b = emb.shape[0]
     same = labels[:, None] == labels[None, :]
-    eye = torch.eye(b, dtype=torch.bool)
-    pos_mask = same & ~eye
+    pos_mask = same & ~torch.eye(b, dtype=torch.bool)
     neg_mask = ~same
-    total = emb.new_zeros(())
-    n = 0
-    for i in range(b):
-        pos = sim[i][pos_mask[i]]
-        neg = sim[i][neg_mask[i]]
-        if pos.numel() == 0 or neg.numel() == 0:
-            continue
-        neg_kept = neg[neg + eps > pos.min()]
-        pos_kept = pos[pos - eps < neg.max()]
-        if neg_kept.numel() == 0 or pos_kept.numel() == 0:
-            continue
-        lp = torch.log1p(torch.exp(-alpha * (pos_kept - lam)).sum()) / alpha
-        ln = torch.log1p(torch.exp(beta * (neg_kept - lam)).sum()) / beta
-        total = total + lp + ln
-        n += 1
-    return total / max(n, 1)
+    inf = torch.tensor(float("inf"))
+    min_pos = torch.where(pos_mask, sim, inf).min(1).values
+    max_neg = torch.where(neg_mask, sim, -inf).max(1).values
+    neg_keep = neg_mask & (sim + eps > min_pos[:, None])
+    pos_keep = pos_mask & (sim - eps < max_neg[:, None])
+    lp = torch.log1p((torch.exp(-alpha * (sim - lam)) * pos_keep).sum(1)) / alpha
+    ln = torch.log1p((torch.exp(beta * (sim - lam)) * neg_keep).sum(1)) / beta
+    valid = pos_keep.any(1) & neg_keep.any(1)
+    if not bool(valid.any()):
+        return (emb * 0).sum()
+    return (lp + ln)[valid].mean()
 
 
 def main():

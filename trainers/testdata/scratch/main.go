@@ -24,6 +24,7 @@ func main() {
 	sampler := flag.String("sampler", "spc-2", "")
 	ds := flag.String("dataset", "omniglot", "")
 	evalEvery := flag.Int("eval-every", 5, "")
+	embedNorm := flag.String("embed-norm", "l2", "")
 	flag.Parse()
 	d, err := fixtures.Load(*ds, fixtures.Options{})
 	if err != nil {
@@ -37,7 +38,7 @@ func main() {
 		return record.Metrics(r.Metrics), nil
 	}
 	raw, _ := ev(context.Background(), d.Test.X, d.Test.Labels)
-	cfg := trainers.Config{Loss: *loss, Miner: *miner, Sampler: *sampler, Epochs: *epochs, LR: *lr, Hidden: []int{*hidden}, EvalEvery: *evalEvery}
+	cfg := trainers.Config{Loss: *loss, Miner: *miner, Sampler: *sampler, Epochs: *epochs, LR: *lr, Hidden: []int{*hidden}, EvalEvery: *evalEvery, EmbedNorm: *embedNorm}
 	run := &record.Run{}
 	t0 := time.Now()
 	err = trainers.Train(context.Background(), cfg, trainers.Options{

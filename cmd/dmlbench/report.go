@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/dmlbench/dmlbench/reports"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "report",
+		Usage:     "tabulate run.json files: mean ± std over seeds per method, best in bold, Δ and Welch t-test vs a baseline",
+		UsageText: "dmlbench report PATH... [--format markdown|latex|terminal|csv] [options]",
+		Description: `Reads every run.json under the given paths (directories are searched recursively;
+runs whose status is not "done" are skipped) and prints one table per dataset with one
+row per method — the values of the --group-by keys of run.json "method" — and one column
+per metric: mean ± sample standard deviation (n−1) over the runs (seeds), n shown,
+best mean per column in bold. Fraction metrics (R@k, NMI, F1, mAP…) are shown in
+percent unless --raw.
+
+--baseline NAME adds a Δ column per metric with the difference to that row, a † where
+Welch's two-sided t-test gives p < --alpha, and the p-value. --ci 0.95 adds percentile-
+bootstrap confidence intervals (--bootstrap resamples, seeded by --seed) of each mean
+and of each Δ. With 3 seeds these intervals are crude; report n alongside.
+
+--reference roth2020 appends published rows (Roth et al. 2020, supplementary Tab. 4–6:
+CUB200-2011, CARS196, SOP) for the table's dataset, or for --reference-dataset; any CSV
+with the columns source,table,dataset,approach,metric,mean,std works too.
+The run.json schema is documented in docs/run-json.md.
+
+Examples:
+   dmlbench report runs/omniglot
+   dmlbench report runs/ --format markdown --group-by loss,miner --metrics R@1,R@2,NMI
+   dmlbench report runs/ --baseline margin/distance --ci 0.95 --format terminal
+   dmlbench report runs/ --format latex --standalone --out table.tex
+   dmlbench report runs/cub --reference roth2020 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
+   dmlbench report runs/ --reference roth2020 --reference-dataset cub200 --format csv`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
+			&cli.StringFlag{Name: "group-by", Usage: "run.json method keys forming a row, e.g. loss,miner (default: all keys)"},
+			&cli.StringFlag{Name: "metrics", Value: strings.Join(reports.DefaultMetrics, ","), Usage: "comma-separated metric columns"},
+			&cli.StringFlag{Name: "source", Value: "final", Usage: "which metrics of a run: final | best (best epoch)"},
+			&cli.BoolFlag{Name: "raw", Usage: "show fraction metrics as fractions instead of percent"},
+			&cli.StringFlag{Name: "baseline", Usage: "row `NAME` (as printed, e.g. margin/distance) to compare every row against"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level of the † mark"},
+			&cli.Float64Flag{Name: "ci", Usage: "bootstrap confidence level, e.g. 0.95 (0: none)"},
+			&cli.IntFlag{Name: "bootstrap", Value: 10000, Usage: "bootstrap resamples"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "bootstrap seed"},
+			&cli.StringFlag{Name: "reference", Usage: "published results: `NAME` of a shipped table (" + strings.Join(reports.PublishedNames(), ", ") + ") or a CSV file"},
+			&cli.StringFlag{Name: "reference-dataset", Usage: "published dataset to show under every table (e.g. cub200, cars196, sop)"},
+			&cli.StringFlag{Name: "reference-rows", Usage: "';'-separated published approaches to keep (exact name or substring)"},
+			&cli.BoolFlag{Name: "standalone", Usage: "latex: emit a complete document (pdflatex-ready)"},
+			&cli.StringFlag{Name: "color", Value: "auto", Usage: "terminal: bold best values with ANSI codes: auto | always | never"},
+			&cli.BoolFlag{Name: "include-unfinished", Usage: "also use runs whose status is not done"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
+		},
+		Action: reportAction,
+	})
+}
+
+func reportAction(c *cli.Context) error {
+	paths, err := reportArgs(c)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usagef("report needs at least one run directory or run.json (e.g. dmlbench report runs/)")
+	}
+	format := strings.ToLower(c.String("format"))
+	okFormat := false
+	for _, f := range reports.Formats {
+		okFormat = okFormat || f == format
+	}
+	if !okFormat {
+		return usagef("--format must be one of %s (got %q)", strings.Join(reports.Formats, ", "), format)
+	}
+	color := c.String("color")
+	if color != "auto" && color != "always" && color != "never" {
+		return usagef("--color must be auto, always or never (got %q)", color)
+	}
+	opt, err := reportOptions(c)
+	if err != nil {
+		return err
+	}
+	loaded, err := reports.LoadRuns(paths, reports.LoadOptions{IncludeUnfinished: c.Bool("include-unfinished")})
+	if err != nil {
+		return err
+	}
+	if len(loaded.Runs) == 0 {
+		return fmt.Errorf("no finished runs under %s (%d unfinished: %s)", strings.Join(paths, " "), len(loaded.Skipped), strings.Join(loaded.Skipped, ", "))
+	}
+	rep, err := reports.Aggregate(loaded.Runs, opt)
+	if err != nil {
+		return err
+	}
+	if len(loaded.Skipped) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d unfinished run(s) skipped: %s", len(loaded.Skipped), strings.Join(loaded.Skipped, ", ")))
+	}
+	out := c.String("out")
+	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}
+	switch color {
+	case "always":
+		fo.Color = true
+	case "auto":
+		fo.Color = out == "" && reportIsTTY(c.App.Writer)
+	}
+	var buf bytes.Buffer
+	if err := reports.Write(&buf, rep, format, fo); err != nil {
+		return err
+	}
+	return reportWriteOutput(c.App.Writer, out, buf.Bytes())
+}
+
+func reportOptions(c *cli.Context) (reports.Options, error) {
+	opt := reports.Options{
+		GroupBy:          reportSplit(c.String("group-by"), ","),
+		Metrics:          reportSplit(c.String("metrics"), ","),
+		Source:           c.String("source"),
+		Raw:              c.Bool("raw"),
+		Baseline:         c.String("baseline"),
+		Alpha:            c.Float64("alpha"),
+		CI:               c.Float64("ci"),
+		Bootstrap:        c.Int("bootstrap"),
+		Seed:             c.Uint64("seed"),
+		ReferenceDataset: c.String("reference-dataset"),
+	}
+	if opt.Source != "final" && opt.Source != "best" {
+		return opt, usagef("--source must be final or best (got %q)", opt.Source)
+	}
+	if !(opt.Alpha > 0 && opt.Alpha < 1) {
+		return opt, usagef("--alpha must lie in (0, 1) (got %v)", opt.Alpha)
+	}
+	if opt.CI != 0 && !(opt.CI > 0 && opt.CI < 1) {
+		return opt, usagef("--ci must lie in (0, 1) or be 0 (got %v)", opt.CI)
+	}
+	if opt.Bootstrap < 1 {
+		return opt, usagef("--bootstrap must be positive (got %d)", opt.Bootstrap)
+	}
+	if ref := c.String("reference"); ref != "" {
+		rows, err := reports.LoadReference(ref)
+		if err != nil {
+			return opt, err
+		}
+		opt.References = rows
+		opt.ReferenceApproaches = reportSplit(c.String("reference-rows"), ";")
+	} else if c.IsSet("reference-dataset") || c.IsSet("reference-rows") {
+		return opt, usagef("--reference-dataset and --reference-rows need --reference")
+	}
+	return opt, nil
+}
+
+// reportSplit splits s on sep, trimming blanks and dropping empty items.
+func reportSplit(s, sep string) []string {
+	var out []string
+	for _, p := range strings.Split(s, sep) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// reportIsTTY reports whether w is a terminal.
+func reportIsTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// reportWriteOutput writes b to path atomically, or to stdout for "" / "-".
+func reportWriteOutput(stdout io.Writer, path string, b []byte) error {
+	if path == "" || path == "-" {
+		_, err := stdout.Write(b)
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := io.Copy(f, bytes.NewReader(b))
+	if werr == nil {
+		werr = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return os.Rename(tmp, path)
+}
+
+// reportLoad loads finished runs for the plot commands.
+func reportLoad(paths []string, includeUnfinished bool) ([]reports.LoadedRun, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	l, err := reports.LoadRuns(paths, reports.LoadOptions{IncludeUnfinished: includeUnfinished})
+	if err != nil {
+		return nil, err
+	}
+	if len(l.Runs) == 0 {
+		return nil, fmt.Errorf("no finished runs under %s", strings.Join(paths, " "))
+	}
+	return l.Runs, nil
+}
+
+// reportArgs returns the positional arguments of c after applying any flags
+// that follow them: urfave/cli v2 stops parsing flags at the first
+// positional argument, so `dmlbench report runs/ --format markdown` would
+// otherwise take "--format" for a path. "--" ends flag parsing.
+func reportArgs(c *cli.Context) ([]string, error) {
+	var pos []string
+	args := c.Args().Slice()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		val, hasVal := "", false
+		if k := strings.IndexByte(name, '='); k >= 0 {
+			name, val, hasVal = name[:k], name[k+1:], true
+		}
+		var f cli.Flag
+		for _, cand := range c.Command.Flags {
+			for _, n := range cand.Names() {
+				if n == name {
+					f = cand
+				}
+			}
+		}
+		if f == nil {
+			return nil, usagef("flag provided but not defined: -%s", name)
+		}
+		if !hasVal {
+			if _, isBool := f.(*cli.BoolFlag); isBool {
+				val = "true"
+			} else {
+				if i+1 >= len(args) {
+					return nil, usagef("flag needs an argument: -%s", name)
+				}
+				i++
+				val = args[i]
+			}
+		}
+		if err := c.Set(f.Names()[0], val); err != nil {
+			return nil, usagef("invalid value %q for flag -%s: %v", val, name, err)
+		}
+	}
+	return pos, nil
+}

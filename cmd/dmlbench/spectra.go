@@ -1,0 +1,153 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/reports"
+	"github.com/dmlbench/dmlbench/spectra"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "spectra",
+		Usage:     "singular-value spectrum and ρ spectral decay of an embedding file",
+		UsageText: "dmlbench spectra --emb E.npy [--labels L.npy] [--out spectrum.png] [options]",
+		Description: `Computes the singular values of the (uncentred) N×D embedding matrix and prints
+ρ@m = KL(U ‖ s/Σs) (Roth et al. 2020, §5; METRICS.md): 0 for a flat spectrum, larger
+for a stronger decay (a more compressed embedding). With --out it plots the sorted,
+normalised spectrum on a log scale; with --labels also the class-averaged spectrum
+(seed 000 supp. §E, Fig. 11) as a second curve.
+
+Examples:
+   dmlbench spectra --emb test_emb.npy
+   dmlbench spectra --emb E.npy --labels L.npy --out spectrum.png --top 35
+   dmlbench spectra --emb E.npz:embeddings --m 2 --format json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (required)"},
+			&cli.StringFlag{Name: "labels", Usage: "labels (adds the class-averaged spectrum)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "plot `FILE` (.png, .svg, .pdf)"},
+			&cli.IntFlag{Name: "m", Value: 1, Usage: "ρ@m drops the m−1 largest singular values"},
+			&cli.StringFlag{Name: "normalize", Value: "sum", Usage: "plot normalisation: sum | max | none"},
+			&cli.IntFlag{Name: "top", Usage: "plot the first N values (0: all)"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json (ρ and the singular values)"},
+			&cli.StringFlag{Name: "title", Usage: "figure title"},
+		},
+		Action: spectraAction,
+	})
+}
+
+// spectraResult is the JSON output of `dmlbench spectra --format json`.
+type spectraResult struct {
+	N        int       `json:"n"`
+	Dim      int       `json:"dim"`
+	M        int       `json:"m"`
+	Rho      *float64  `json:"rho"` // null when infinite (rank-deficient)
+	Singular []float64 `json:"singular_values"`
+	PerClass []float64 `json:"per_class_spectrum,omitempty"`
+	Classes  int       `json:"classes,omitempty"`
+}
+
+func spectraAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("spectra takes no positional arguments (got %q); use --emb", c.Args().First())
+	}
+	if c.String("emb") == "" {
+		return usagef("spectra needs --emb FILE")
+	}
+	format := c.String("format")
+	if format != "text" && format != "json" {
+		return usagef("--format must be text or json (got %q)", format)
+	}
+	mode := c.String("normalize")
+	if mode != "sum" && mode != "max" && mode != "none" {
+		return usagef("--normalize must be sum, max or none (got %q)", mode)
+	}
+	m, top := c.Int("m"), c.Int("top")
+	if m < 1 {
+		return usagef("--m must be ≥ 1 (got %d)", m)
+	}
+	if top < 0 {
+		return usagef("--top must be ≥ 0")
+	}
+	x, err := fixtures.LoadEmbeddings(c.String("emb"))
+	if err != nil {
+		return err
+	}
+	sv, err := spectra.SingularValues(x)
+	if err != nil {
+		return err
+	}
+	rho, err := spectra.Rho(sv, m)
+	if err != nil {
+		return err
+	}
+	res := spectraResult{N: x.Rows, Dim: x.Cols, M: m, Singular: sv}
+	if !math.IsInf(rho, 0) {
+		res.Rho = &rho
+	}
+	var perClass []float64
+	if lp := c.String("labels"); lp != "" {
+		labels, _, err := fixtures.LoadLabels(lp)
+		if err != nil {
+			return err
+		}
+		if err := fixtures.CheckPair(x, labels, c.String("emb"), lp); err != nil {
+			return err
+		}
+		var skipped int
+		if perClass, skipped, err = spectra.PerClass(x, labels); err != nil {
+			return err
+		}
+		classes := map[int32]bool{}
+		for _, l := range labels {
+			classes[l] = true
+		}
+		res.PerClass, res.Classes = perClass, len(classes)-skipped
+	}
+	if out := c.String("out"); out != "" {
+		norm, err := reports.NormalizeSpectrum(sv, mode)
+		if err != nil {
+			return err
+		}
+		series := []reports.Series{reports.SpectrumSeries("all embeddings", norm, nil, top)}
+		if perClass != nil {
+			pc, err := reports.NormalizeSpectrum(perClass, mode)
+			if err != nil {
+				return err
+			}
+			series = append(series, reports.SpectrumSeries(fmt.Sprintf("class-averaged (%d classes)", res.Classes), pc, nil, top))
+		}
+		title := c.String("title")
+		if title == "" {
+			title = fmt.Sprintf("singular value spectrum (N=%d, D=%d, ρ@%d=%s)", x.Rows, x.Cols, m, spectraFmtRho(rho))
+		}
+		ylabel := map[string]string{"sum": "s_i / Σ s", "max": "s_i / s_1", "none": "s_i"}[mode]
+		if err := reports.SaveSeries(out, series, reports.PlotOptions{Title: title, XLabel: "index i (sorted)", YLabel: ylabel, LogY: true}); err != nil {
+			return err
+		}
+		fmt.Fprintln(c.App.ErrWriter, "wrote", out)
+	}
+	if format == "json" {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	fmt.Fprintf(c.App.Writer, "rho@%d %s\n", m, spectraFmtRho(rho))
+	if math.IsInf(rho, 0) {
+		fmt.Fprintln(c.App.ErrWriter, "warning: ρ is infinite: the embedding is rank-deficient (a zero singular value)")
+	}
+	fmt.Fprintf(c.App.Writer, "n %d  dim %d  s_1 %.6g  s_min %.6g\n", x.Rows, x.Cols, sv[0], sv[len(sv)-1])
+	return nil
+}
+
+func spectraFmtRho(r float64) string {
+	if math.IsInf(r, 0) {
+		return "+Inf"
+	}
+	return fmt.Sprintf("%.6f", r)
+}

@@ -1,0 +1,149 @@
+package losses
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+)
+
+// recallK is the Recall@k surrogate loss RS@k of seed 004 (§3.2, eqs. 4–7)
+// on unit embeddings with cosine similarities s. For a query q with positives
+// P_q in the rest of the batch, the rank of a positive x is smoothed by a
+// sigmoid on similarity differences and the "x is in the top k" indicator by
+// a sigmoid on ranks,
+//
+//	r̃(q, x) = Σ_{z∈𝓑∖{q,x}} σ_{τ₂}(s_qz − s_qx),   σ_τ(u) = 1/(1 + e^{−u/τ})   (eqs. 2, 4)
+//	R̃^k(q)  = min( Σ_{x∈P_q} σ_{τ₁}(k − 1 − r̃(q, x)), k ) / min(k, |P_q|)     (eq. 5 + §3.2 end)
+//	L       = 1/|Q| Σ_{q∈Q} 1/|K| Σ_{k∈K} (1 − R̃^k(q))                         (eqs. 6–7)
+//
+// with the division by min(k, |P_q|) and the clip of the numerator at k as
+// the paper prescribes for training, Q the queries with at least one
+// positive, τ₂ = 0.01, τ₁ = 1 and K = {1, 2, 4, 8, 16} (the powers of two up
+// to k_max = 16; seed 004 without SiMix). The clip min(v, k) = v − [v − k]₊
+// has gradient 0 above k. The graph works on a (positive pairs × B) grid.
+type recallK struct {
+	base
+	tau1, tau2 float64
+	ks         []int
+}
+
+func init() {
+	Register(Info{
+		Name:    "recallk",
+		Summary: "RS@k: 1 − mean_k min(Σ_P σ_{τ₁}(k−1−Σ_z σ_{τ₂}(s_qz−s_qx)), k)/min(k,|P|), τ₁ = 1, τ₂ = 0.01, K = {1,2,4,8,16} (seed 004 eqs. 5–7)",
+		Hyper:   map[string]float64{"tau1": 1, "tau2": 0.01, "k_max": 16},
+		Sphere:  true,
+		New: func(c Config) (Loss, error) {
+			l := &recallK{base: base{name: "recallk"}, tau1: c.HyperOr("tau1", 1), tau2: c.HyperOr("tau2", 0.01)}
+			if err := positive(map[string]float64{"tau1": l.tau1, "tau2": l.tau2}); err != nil {
+				return nil, err
+			}
+			kmax, err := intHyper(c, "k_max", 16, 1)
+			if err != nil {
+				return nil, err
+			}
+			for k := 1; k <= kmax; k *= 2 {
+				l.ks = append(l.ks, k)
+			}
+			l.r.graph = l.graph
+			return l, noMiner(l.name, c)
+		},
+	})
+}
+
+// rankGrid declares the inputs of a (pairs × B) ranking grid and returns, per
+// pair t = (q, x), the soft rank count Σ_z m_tz·σ_τ(s_qz − s_qx) for each mask
+// name given (T×B masks over z), in order.
+func (b *builder) rankGrid(tau float64, masks ...string) []*G.Node {
+	u := b.unitE()
+	Sq := gather(matmulT(u, u), b.index("q", b.T)) // T×B rows s_q·
+	sqx := pick(Sq, b.input("x1", b.T, b.B))       // s_qx
+	sg := sigm(mulS(colSub(Sq, sqx), 1/tau))       // σ_τ(s_qz − s_qx)
+	out := make([]*G.Node, len(masks))
+	for i, m := range masks {
+		out[i] = rowSum(mul(sg, b.input(m, b.T, b.B)))
+	}
+	return out
+}
+
+func (l *recallK) graph(b *builder) *G.Node {
+	r := b.rankGrid(l.tau2, "z")[0]
+	agg := b.input("agg", b.B, b.T) // agg_qt = 1 if pair t has query q
+	var sum *G.Node
+	for _, k := range l.ks {
+		num := mv(agg, sigm(mulS(addS(neg(r), float64(k-1)), 1/l.tau1)))
+		term := total(mul(minS(num, float64(k)), b.input(fmt.Sprintf("inv%d", k), b.B)))
+		if sum == nil {
+			sum = term
+		} else {
+			sum = add(sum, term)
+		}
+	}
+	return addS(neg(sum), 1)
+}
+
+// fillRankGrid fills q, x1, agg and the masks "z" (z ∉ {q, x}) and, when
+// declared, "zpos" (z ∈ P_q ∖ {x}) for the positive pairs (qs, xs) of the
+// batch; pairs beyond len(qs) are padding with empty masks.
+func fillRankGrid(n *net, y []int, qs, xs []int) {
+	B := len(y)
+	q, x1, z, agg, zpos := n.idx("q"), n.in("x1"), n.in("z"), n.in("agg"), n.in("zpos")
+	clear(x1)
+	clear(z)
+	clear(agg)
+	clear(zpos)
+	for t := range q {
+		q[t] = 0
+		if t >= len(qs) {
+			continue
+		}
+		qi, xi := qs[t], xs[t]
+		q[t] = qi
+		x1[t*B+xi] = 1
+		if agg != nil {
+			agg[qi*len(q)+t] = 1
+		}
+		for j := 0; j < B; j++ {
+			if j != qi && j != xi {
+				z[t*B+j] = 1
+				if zpos != nil && y[j] == y[qi] {
+					zpos[t*B+j] = 1
+				}
+			}
+		}
+	}
+}
+
+// Forward implements Loss.
+func (l *recallK) Forward(bt Batch, grad []float32) (float64, error) {
+	if err := checkBatch(bt, grad, 0, false); err != nil {
+		return 0, fmt.Errorf("%s: %w", l.name, err)
+	}
+	qs, xs, npos := posPairs(bt.Labels)
+	if len(qs) == 0 {
+		zeroGrads(grad, nil)
+		return 0, nil
+	}
+	n, err := l.r.get(shape{B: bt.B, D: bt.D, T: capacityFor(len(qs), bt.B)})
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", l.name, err)
+	}
+	fillRankGrid(n, bt.Labels, qs, xs)
+	queries := 0
+	for _, c := range npos {
+		if c > 0 {
+			queries++
+		}
+	}
+	scale := 1 / float64(queries*len(l.ks))
+	for _, k := range l.ks {
+		inv := n.in(fmt.Sprintf("inv%d", k))
+		for i, c := range npos {
+			inv[i] = 0
+			if c > 0 {
+				inv[i] = scale / float64(min(k, c))
+			}
+		}
+	}
+	return l.r.run(n, bt, grad)
+}

@@ -12,8 +12,11 @@ all: build
 setup:
 	bash scripts/setup.sh
 
+# The binary gets the faiss backends when scripts/install-faiss.sh has run.
+TAGS := $(shell test -e /usr/local/lib/libfaiss_c.so && echo faiss)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/dmlbench
+	$(GO) build -tags "$(TAGS)" -o $(BIN) ./cmd/dmlbench
 
 demo: setup build
 	bash scripts/demo.sh

@@ -1,13 +1,77 @@
 package main
 
-import "github.com/dmlbench/dmlbench/metrics"
+import (
+	"context"
+	"fmt"
+	"strings"
 
-// kmeansHooks lets build-tagged files (faiss) supply k-means per backend.
-var kmeansHooks = map[string]func(compat string, threads int) metrics.KMeansFunc{}
+	"github.com/dmlbench/dmlbench/clustering"
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/metrics"
+)
 
-func kmeansForBackend(backend, compat string, threads int) metrics.KMeansFunc {
-	if h, ok := kmeansHooks[backend]; ok {
-		return h(compat, threads)
+func init() {
+	versionLines = append(versionLines,
+		func() string { return "distance kernel: " + knn.KernelName() },
+		func() string { return "k-means assignment kernel: " + clustering.KernelName() },
+		func() string {
+			if !knn.FaissCompiled {
+				return "faiss: not compiled (build with -tags faiss after `make faiss`)"
+			}
+			return "faiss: " + knn.FaissVersion()
+		},
+	)
+}
+
+// clusterFunc returns the clustering that serves NMI, F1 and AMI, or nil
+// for metrics.Evaluate's built-in k-means.
+//
+// With algo "kmeans" and a faiss backend, faiss's own k-means runs
+// (clustering.FaissKMeans) with the preset of the convention: roth = niter
+// 20, seed, min points 1, no subsampling (Roth et al. 2020's evaluation
+// code); pml = faiss.Kmeans defaults (max 256 points per centroid). Other
+// algorithms come from the clustering registry with K = the requested
+// cluster count; density-based methods' noise points become singleton
+// clusters so NMI and F1 score a partition.
+func clusterFunc(algo, backend, compat string, threads int, eps float64, minSamples int, searcher knn.Searcher) (metrics.KMeansFunc, error) {
+	algo = strings.ToLower(algo)
+	if algo == "" || algo == "kmeans" {
+		if (backend != "faiss" && backend != "faiss-gpu") || !clustering.FaissCompiled {
+			return nil, nil
+		}
+		return func(x knn.Matrix, k int, seed int64) ([]int32, error) {
+			o := clustering.DefaultKMeansOptions()
+			o.Seed, o.Threads = seed, threads
+			if compat == "pml" {
+				o.MaxPointsPerCentroid, o.MinPointsPerCentroid = 256, 39
+			}
+			r, err := clustering.FaissKMeans(context.Background(), x, k, o)
+			if err != nil {
+				return nil, err
+			}
+			return r.Assign, nil
+		}, nil
 	}
-	return nil
+	if _, ok := clustering.Algorithms[algo]; !ok {
+		return nil, usagef("--clustering: unknown algorithm %q (have: %s)", algo, strings.Join(clustering.Names(), ", "))
+	}
+	return func(x knn.Matrix, k int, seed int64) ([]int32, error) {
+		p := clustering.DefaultParams()
+		p.K, p.Seed, p.Threads, p.Searcher = k, seed, threads, searcher
+		if eps > 0 {
+			p.Eps = eps
+		}
+		if minSamples > 0 {
+			p.MinSamples = minSamples
+		}
+		cl, err := clustering.New(algo, p)
+		if err != nil {
+			return nil, err
+		}
+		labels, err := cl.Cluster(context.Background(), x)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", algo, err)
+		}
+		return clustering.NoiseAsSingletons(labels), nil
+	}, nil
 }

@@ -34,7 +34,9 @@ Examples:
    dmlbench eval --emb E.npy --labels L.npy --compat roth
    dmlbench eval --emb E.npz:embeddings --labels E.npz:labels --metrics R@1,MAP@R
    dmlbench eval --query-emb Q.npy --query-labels QL.npy --gallery-emb G.npy --gallery-labels GL.npy
-   dmlbench eval --emb E.npy --labels names.txt --distance cosine --k 1,10,100`,
+   dmlbench eval --emb E.npy --labels names.txt --distance cosine --k 1,10,100
+   dmlbench eval --emb E.npy --labels L.npy --clustering dbscan --eps 0.9 --metrics NMI,F1
+   dmlbench eval --emb E.npy --labels L.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (float32/float64, N×D)"},
 			&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},
@@ -46,6 +48,9 @@ Examples:
 			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks"},
 			&cli.StringFlag{Name: "distance", Value: "euclidean", Usage: "euclidean | cosine | ip"},
 			&cli.IntFlag{Name: "clusters", Usage: "k-means K (default: number of distinct labels)"},
+			&cli.StringFlag{Name: "clustering", Value: "kmeans", Usage: "clustering for NMI/F1/AMI: kmeans | ward | spectral | birch | dbscan | optics"},
+			&cli.Float64Flag{Name: "eps", Usage: "DBSCAN/OPTICS radius (default 0.9, seed 001 Tab. 4)"},
+			&cli.IntFlag{Name: "min-samples", Usage: "DBSCAN/OPTICS core-point size (default 5)"},
 			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (faiss's default)"},
 			&cli.IntFlag{Name: "threads", Usage: "worker threads (default: all cores)"},
 			&cli.StringFlag{Name: "backend", Value: "exact", Usage: "k-NN backend: exact | faiss | faiss-gpu"},
@@ -86,11 +91,14 @@ func evalAction(c *cli.Context) error {
 		Threads:    c.Int("threads"),
 		Convention: metrics.Convention(c.String("compat")),
 		Searcher:   searcher,
-		KMeans:     kmeansForBackend(c.String("backend"), c.String("compat"), c.Int("threads")),
 		Progress:   stageProgress(c.Bool("quiet")),
 	}
 	if m := c.String("metrics"); m != "" {
 		opt.Metrics = splitList(m)
+	}
+	opt.KMeans, err = clusterFunc(c.String("clustering"), c.String("backend"), c.String("compat"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), searcher)
+	if err != nil {
+		return err
 	}
 	metrics.Version = Version
 	res, err := metrics.Evaluate(c.Context, in, opt)

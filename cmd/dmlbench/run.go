@@ -238,9 +238,13 @@ func runAction(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	kmeans, err := clusterFunc("kmeans", c.String("backend"), cfg.Convention, 0, 0, 0, searcher)
+	if err != nil {
+		return err
+	}
 	metrics.Version = Version
 	mopt := metrics.Options{Metrics: cfg.Metrics, Distance: cfg.Distance, Convention: metrics.Convention(cfg.Convention),
-		Searcher: searcher, KMeans: kmeansForBackend(c.String("backend"), cfg.Convention, 0)}
+		Searcher: searcher, KMeans: kmeans}
 	opt.Evaluate = func(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, error) {
 		r, err := metrics.Evaluate(ctx, metrics.Input{Emb: emb, Labels: labels}, mopt)
 		if err != nil {

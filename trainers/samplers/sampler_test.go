@@ -106,6 +106,11 @@ func TestDeterministicAndErrors(t *testing.T) {
 	labels := labelsOf(10, 6)
 	for _, info := range All() {
 		s := info.New()
+		if es, ok := s.(EmbeddingSampler); ok {
+			if err := es.Refresh(randEmb(len(labels), 4, 1)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		a, err := s.Batches(labels, 16, 3, rand.New(rand.NewSource(4)))
 		if err != nil {
 			t.Fatal(err)
@@ -121,10 +126,16 @@ func TestDeterministicAndErrors(t *testing.T) {
 			t.Fatalf("%s: batch 0 accepted", info.Name)
 		}
 	}
-	if _, err := New("ddm"); err == nil {
+	if _, err := New("no-such-sampler"); err == nil {
 		t.Fatal("unknown sampler accepted")
 	}
-	if len(All()) != 5 {
-		t.Fatalf("registry has %d samplers", len(All()))
+	names := map[string]bool{}
+	for _, i := range All() {
+		names[i.Name] = true
+	}
+	for _, n := range []string{"random", "spc-2", "spc-4", "spc-8", "spc-r", "ddm", "frd", "gc", "gc-d2"} {
+		if !names[n] {
+			t.Fatalf("sampler %s not registered", n)
+		}
 	}
 }

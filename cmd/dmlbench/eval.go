@@ -36,7 +36,14 @@ Examples:
    dmlbench eval --query-emb Q.npy --query-labels QL.npy --gallery-emb G.npy --gallery-labels GL.npy
    dmlbench eval --emb E.npy --labels names.txt --distance cosine --k 1,10,100
    dmlbench eval --emb E.npy --labels L.npy --clustering dbscan --eps 0.9 --metrics NMI,F1
-   dmlbench eval --emb E.npy --labels L.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means`,
+   dmlbench eval --emb E.npy --labels L.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means
+   dmlbench eval --emb E2048.npy --labels L.npy --binarize   # seed 002: binary codes ranked by Hamming distance
+
+--binarize thresholds every coordinate at 0 (x > 0 → +1, else −1; seed 002 §4) and scores
+the ±1 codes: retrieval ranks by Hamming distance, served exactly by L2 on the codes since
+Hamming = ‖s − s′‖²/4 (ties by lower index); k-means/NMI/F1/AMI cluster the codes (L2
+k-means on ±1 vectors, centroids real-valued), and rho and dist_ratio are computed on the
+codes too, so every metric describes the binary embedding. --distance does not apply.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (float32/float64, N×D)"},
 			&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},
@@ -47,6 +54,7 @@ Examples:
 			&cli.StringFlag{Name: "metrics", Usage: "comma-separated metrics (default: all; see `dmlbench list metrics`)"},
 			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks"},
 			&cli.StringFlag{Name: "distance", Value: "euclidean", Usage: "euclidean | cosine | ip"},
+			&cli.BoolFlag{Name: "binarize", Usage: "threshold coordinates at 0 into ±1 codes and rank by Hamming distance (seed 002); all metrics on the codes"},
 			&cli.IntFlag{Name: "clusters", Usage: "k-means K (default: number of distinct labels)"},
 			&cli.StringFlag{Name: "clustering", Value: "kmeans", Usage: "clustering for NMI/F1/AMI: kmeans | ward | spectral | birch | dbscan | optics"},
 			&cli.Float64Flag{Name: "eps", Usage: "DBSCAN/OPTICS radius (default 0.9, seed 001 Tab. 4)"},
@@ -78,6 +86,16 @@ func evalAction(c *cli.Context) error {
 	in, err := loadEvalInput(c)
 	if err != nil {
 		return err
+	}
+	if c.Bool("binarize") {
+		if d := strings.ToLower(c.String("distance")); d != "euclidean" && d != "l2" {
+			return usagef("--binarize ranks by Hamming distance; --distance %s does not apply", c.String("distance"))
+		}
+		in.Emb = metrics.Binarize(in.Emb)
+		if in.Gallery != nil {
+			g := metrics.Binarize(*in.Gallery)
+			in.Gallery = &g
+		}
 	}
 	searcher, err := knn.New(c.String("backend"))
 	if err != nil {

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// The hand-worked set of metrics.TestBinarizeHammingRanking: float L2
+// gives R@1 = 1/2, Hamming on the thresholded codes R@1 = 1; the codes are
+// two pairs of identical vectors, so 2-means on them recovers the classes
+// (NMI = 1).
+func TestEvalBinarize(t *testing.T) {
+	dir := t.TempDir()
+	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
+	x := knn.Matrix{Rows: 4, Cols: 3, Data: []float32{0.1, 0.1, 0.1, 2, 2, 2, -0.05, 0.1, 0.1, -2, 0.1, 0.1}}
+	if err := fixtures.SaveNPY(emb, x); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixtures.SaveLabelsNPY(lab, []int32{0, 0, 1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	score := func(args ...string) map[string]float64 {
+		t.Helper()
+		out, errs, code := runCLI(t, append([]string{"eval", "--emb", emb, "--labels", lab, "--format", "json", "-q", "--metrics", "R@1,NMI", "--k", "1"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var r struct{ Metrics map[string]float64 }
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Metrics
+	}
+	if m := score(); m["R@1"] != 0.5 {
+		t.Fatalf("float R@1 = %v, want 0.5", m["R@1"])
+	}
+	if m := score("--binarize"); m["R@1"] != 1 || math.Abs(m["NMI"]-1) > 1e-12 {
+		t.Fatalf("binarized: %v, want R@1 = NMI = 1", m)
+	}
+	// Query/gallery: the gallery is thresholded too.
+	out, errs, code := runCLI(t, "eval", "--query-emb", emb, "--query-labels", lab, "--gallery-emb", emb, "--gallery-labels", lab,
+		"--binarize", "--metrics", "R@1", "--k", "1", "--format", "markdown", "-q")
+	if code != 0 || !strings.Contains(out, "| R@1 | 1.0000 |") {
+		t.Fatalf("query/gallery (exit %d): %s %s", code, out, errs)
+	}
+	_, errs, code = runCLI(t, "eval", "--emb", emb, "--labels", lab, "--binarize", "--distance", "cosine")
+	if code == 0 || !strings.Contains(errs, "Hamming") {
+		t.Fatalf("--binarize --distance cosine accepted (exit %d): %s", code, errs)
+	}
+	out, _, _ = runCLI(t, "eval", "--help")
+	if !strings.Contains(out, "--binarize") {
+		t.Fatal("--help does not mention --binarize")
+	}
+}

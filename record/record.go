@@ -50,6 +50,11 @@ type Run struct {
 	SelectBy string `json:"select_by,omitempty"`
 	// BestVal holds the validation metrics of BestEpoch.
 	BestVal Metrics `json:"best_val,omitempty"`
+	// FinalRefined holds the test metrics of the final embeddings after
+	// test-time refinement (`dmlbench run --test-time`, seed 001 §3: every
+	// sample's embedding replaced by its MPN output in a batch built around
+	// it); Final stays the backbone-only score.
+	FinalRefined Metrics `json:"final_refined,omitempty"`
 }
 
 // WriteAtomic writes v as indented JSON to path via a temporary file and

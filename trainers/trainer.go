@@ -44,6 +44,10 @@ type Options struct {
 	Evaluate EvalFunc
 	// Spectrum, if set, computes the singular values of the final test embeddings.
 	Spectrum func(knn.Matrix) ([]float64, error)
+	// Refine, if set, maps the final test embeddings to refined ones with
+	// the trained loss (seed 001 §3: test-time batches through the MPN);
+	// they are scored into run.FinalRefined next to the backbone-only Final.
+	Refine func(ctx context.Context, emb knn.Matrix, loss losses.Loss) (knn.Matrix, error)
 	// Checkpoint is the checkpoint path ("" = none); written atomically
 	// after every epoch.
 	Checkpoint string
@@ -259,6 +263,21 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 	run.Final = run.Initial
 	if n := len(run.History); n > 0 && run.History[n-1].Metrics != nil {
 		run.Final = run.History[n-1].Metrics
+	}
+	if opt.Refine != nil {
+		t0 := time.Now()
+		emb, err := model.Embed(t.m, opt.Test.X)
+		if err != nil {
+			return err
+		}
+		ref, err := opt.Refine(ctx, emb, t.loss)
+		if err != nil {
+			return fmt.Errorf("test-time refinement: %w", err)
+		}
+		if run.FinalRefined, err = opt.Evaluate(ctx, ref, opt.Test.Labels); err != nil {
+			return fmt.Errorf("evaluate refined test embeddings: %w", err)
+		}
+		run.Timings["refine"] = time.Since(t0).Seconds()
 	}
 	if opt.Spectrum != nil {
 		emb, err := model.Embed(t.m, opt.Test.X)

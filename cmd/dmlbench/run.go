@@ -81,6 +81,7 @@ Examples:
 			&cli.IntFlag{Name: "eval-every", Value: d.EvalEvery, Usage: "evaluate every N epochs (the last epoch always)"},
 			&cli.Float64Flag{Name: "val-split", Usage: "fraction of training classes held out for best-epoch selection"},
 			&cli.StringFlag{Name: "select-by", Value: d.SelectBy, Usage: "validation metric that picks the best epoch"},
+			testTimeFlags[0], testTimeFlags[1], testTimeFlags[2], testTimeFlags[3], testTimeFlags[4],
 			&cli.StringFlag{Name: "metrics", Usage: "comma-separated metrics (default: all; see dmlbench list metrics)"},
 			&cli.StringFlag{Name: "compat", Value: d.Convention, Usage: "metric convention: strict | roth | pml"},
 			&cli.StringFlag{Name: "distance", Value: d.Distance, Usage: "evaluation distance: euclidean | cosine | ip"},
@@ -275,6 +276,13 @@ func runAction(c *cli.Context) (err error) {
 		if _, err := os.Stat(opt.Checkpoint); err == nil {
 			return fmt.Errorf("%s already holds a checkpoint: continue it with --resume or choose another --out", out)
 		}
+	}
+	testTime, err := setTestTime(c, cfg, &opt, searcher)
+	if err != nil {
+		return err
+	}
+	if testTime != "" {
+		run.Method["test_time"] = testTime
 	}
 	if err := record.WriteAtomic(runPath, run); err != nil {
 		return err

@@ -1,10 +1,9 @@
 package metrics
 
 import (
+	"context"
 	"math"
 	"math/rand"
-	"runtime"
-	"sync"
 
 	"github.com/dmlbench/dmlbench/knn"
 )
@@ -157,36 +156,15 @@ func sqDist32(a, b []float32) float64 {
 }
 
 // meanPairwiseRows is the mean Euclidean distance over distinct pairs of the
-// c rows of m (float64, row-major), parallel over rows.
+// c rows of m (float64, row-major; rounded to float32 for the blocked kernel).
 func meanPairwiseRows(m []float64, c, d, threads int) float64 {
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
 	m32 := make([]float32, len(m))
 	for i, v := range m {
 		m32[i] = float32(v)
 	}
-	sums := make([]float64, threads)
-	var wg sync.WaitGroup
-	for w := 0; w < threads; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			s := 0.0
-			for a := w; a < c; a += threads {
-				ra := m32[a*d : (a+1)*d]
-				for b := a + 1; b < c; b++ {
-					s += math.Sqrt(sqDist32(ra, m32[b*d:(b+1)*d]))
-				}
-			}
-			sums[w] = s
-		}(w)
+	v, err := knn.MeanPairwiseL2(context.Background(), knn.Matrix{Rows: c, Cols: d, Data: m32}, threads)
+	if err != nil {
+		return math.NaN()
 	}
-	wg.Wait()
-	total := 0.0
-	for _, s := range sums {
-		total += s
-	}
-	cf := float64(c)
-	return total / (cf * (cf - 1) / 2)
+	return v
 }

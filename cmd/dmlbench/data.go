@@ -19,6 +19,8 @@ func init() {
 		Description: `Examples:
    dmlbench data export --dataset omniglot --split test --out out/omniglot-test
    dmlbench data export --dataset emoji --split test --normalize --out out/emoji-test
+   # SOP-shaped synthetic test split (60 500 × 128, 12 100 classes × 5) for timing eval:
+   dmlbench data export --dataset synthetic --classes 24200 --per-class 5 --dim 128 --spread 0.1 --normalize --out out/sop-like
    dmlbench list datasets`,
 		Subcommands: []*cli.Command{{
 			Name:  "export",
@@ -33,10 +35,15 @@ func init() {
 				&cli.StringFlag{Name: "path", Usage: "data location override (emoji .npz, fashion-mnist directory)"},
 				&cli.BoolFlag{Name: "normalize", Usage: "L2-normalise rows"},
 				&cli.Int64Flag{Name: "seed", Usage: "seed of synthetic data sets"},
+				&cli.IntFlag{Name: "classes", Usage: "synthetic: classes in total, half train / half test (default 64)"},
+				&cli.IntFlag{Name: "per-class", Usage: "synthetic: samples per class (default 32)"},
+				&cli.IntFlag{Name: "dim", Usage: "synthetic: dimension (default 32)"},
+				&cli.Float64Flag{Name: "spread", Usage: "synthetic: per-coordinate noise σ (default 0.15)"},
 				&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`"},
 			},
 			Action: func(c *cli.Context) error {
-				ds, err := fixtures.Load(c.String("dataset"), fixtures.Options{Size: c.Int("size"), Path: c.String("path"), Seed: c.Int64("seed")})
+				ds, err := fixtures.Load(c.String("dataset"), fixtures.Options{Size: c.Int("size"), Path: c.String("path"), Seed: c.Int64("seed"),
+					Classes: c.Int("classes"), PerClass: c.Int("per-class"), Dim: c.Int("dim"), Spread: c.Float64("spread")})
 				if err != nil {
 					return err
 				}

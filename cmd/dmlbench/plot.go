@@ -31,7 +31,7 @@ func init() {
 	register(&cli.Command{
 		Name:      "plot",
 		Usage:     "figures from run.json files: spectra, ρ vs R@1, R@k, training curves, dim/batch sweeps",
-		UsageText: "dmlbench plot spectrum|rho|recall|curves|sweep PATH... --out FIG.png [options]",
+		UsageText: "dmlbench plot spectrum|rho|recall|curves|sweep PATH... --out FIG.png [options]\n   dmlbench plot tsne --emb E.npy --labels L.npy --out FIG.png [options]",
 		Description: `Every subcommand reads the run.json files under PATH... (recursively), groups runs by
 the --group-by keys of run.json "method" (one curve or point per group, mean ± std over
 seeds as error bars) and writes a PNG, SVG or PDF chosen by the --out extension
@@ -46,6 +46,8 @@ seeds as error bars) and writes a PNG, SVG or PDF chosen by the --out extension
    curves    training loss and test metric per epoch (run.json "history")
    sweep     metric against a hyper-parameter such as embed-dim or batch-size
              (run.json method or config), one curve per method (seed 002 Fig. 1–2)
+   tsne      2-D t-SNE map of an embedding file coloured by class (--emb/--labels,
+             not run.json; seed 001 §5–6)
 
 Examples:
    dmlbench plot spectrum runs/omniglot --out spectrum.png --top 35
@@ -53,7 +55,8 @@ Examples:
    dmlbench plot rho runs/omniglot --group-by loss --out rho.png
    dmlbench plot recall runs/omniglot --out recall.svg
    dmlbench plot curves runs/omniglot --group-by loss --metric R@1 --out curves.png
-   dmlbench plot sweep runs/dims --param embed-dim --metric R@1 --out dims.png`,
+   dmlbench plot sweep runs/dims --param embed-dim --metric R@1 --out dims.png
+   dmlbench plot tsne --emb test_emb.npy --labels test_labels.npy --classes 10 --out tsne.png`,
 		Subcommands: []*cli.Command{
 			{
 				Name:      "spectrum",
@@ -117,6 +120,7 @@ Examples:
 				),
 				Action: plotSweepAction,
 			},
+			plotTSNECommand,
 		},
 	})
 }

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+func TestPlotTSNECommand(t *testing.T) {
+	dir := t.TempDir()
+	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
+	rng := rand.New(rand.NewSource(1))
+	const classes, per, d = 6, 15, 8
+	x := knn.Matrix{Rows: classes * per, Cols: d, Data: make([]float32, classes*per*d)}
+	var labels []int32
+	for i := 0; i < x.Rows; i++ {
+		c := i / per
+		for t := 0; t < d; t++ {
+			x.Data[i*d+t] = float32(rng.NormFloat64())
+		}
+		x.Data[i*d+c] += 10
+		labels = append(labels, int32(100+c))
+	}
+	if err := fixtures.SaveNPY(emb, x); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixtures.SaveLabelsNPY(lab, labels); err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{"png", "svg", "pdf"} {
+		out := filepath.Join(dir, "tsne."+ext)
+		_, errs, code := runCLI(t, "plot", "tsne", "--emb", emb, "--labels", lab, "--classes", "4", "--max-points", "50",
+			"--perplexity", "10", "--iters", "300", "--out", out)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", ext, code, errs)
+		}
+		if st, err := os.Stat(out); err != nil || st.Size() < 500 {
+			t.Fatalf("%s: %v", out, err)
+		}
+		if !strings.Contains(errs, "50 points, 4 classes") {
+			t.Fatalf("summary line missing: %s", errs)
+		}
+	}
+	for _, bad := range [][]string{
+		{"--labels", lab, "--out", filepath.Join(dir, "a.png")},
+		{"--emb", emb, "--labels", lab},
+		{"--emb", emb, "--labels", lab, "--out", filepath.Join(dir, "a.png"), "--classes", "1", "--max-points", "10"}, // perplexity 30 > 9 points
+		{"--emb", emb, "--labels", lab, "--out", filepath.Join(dir, "a.gif")},
+		{"--emb", emb, "--labels", lab, "--out", filepath.Join(dir, "a.png"), "--iters", "0"},
+	} {
+		if _, _, code := runCLI(t, append([]string{"plot", "tsne", "-q"}, bad...)...); code == 0 {
+			t.Errorf("accepted %v", bad)
+		}
+	}
+	out, _, _ := runCLI(t, "plot", "tsne", "--help")
+	if !strings.Contains(out, "--max-points") || !strings.Contains(out, "Examples") {
+		t.Fatalf("help:\n%s", out)
+	}
+}
+
+// The sample is seeded: k classes out of the sorted ids, then maxPts rows,
+// both sorted; the same seed draws the same sample.
+func TestTSNESample(t *testing.T) {
+	ids := []int32{5, 3, 3, 9, 5, 1, 9, 1, 3}
+	rows, cl := tsneSample(ids, 0, 0, rand.New(rand.NewSource(1)))
+	if !reflect.DeepEqual(cl, []int32{1, 3, 5, 9}) || len(rows) != 9 {
+		t.Fatalf("all: %v %v", rows, cl)
+	}
+	rows, cl = tsneSample(ids, 2, 3, rand.New(rand.NewSource(4)))
+	r2, c2 := tsneSample(ids, 2, 3, rand.New(rand.NewSource(4)))
+	if len(cl) != 2 || len(rows) != 3 || !reflect.DeepEqual(rows, r2) || !reflect.DeepEqual(cl, c2) {
+		t.Fatalf("sample %v %v vs %v %v", rows, cl, r2, c2)
+	}
+	for k, i := range rows {
+		if ids[i] != cl[0] && ids[i] != cl[1] || k > 0 && rows[k-1] >= i {
+			t.Fatalf("rows %v not sorted rows of classes %v", rows, cl)
+		}
+	}
+}
+
+// The n hues are a permutation: no two classes share a colour.
+func TestHueColorsDistinct(t *testing.T) {
+	for _, n := range []int{1, 2, 7, 10, 11, 20} {
+		seen := map[any]bool{}
+		for k := 0; k < n; k++ {
+			c := hueColor(k, n)
+			if seen[c] {
+				t.Fatalf("n = %d: colour %v repeats at %d", n, c, k)
+			}
+			seen[c] = true
+		}
+	}
+}

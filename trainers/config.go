@@ -26,6 +26,9 @@ type Config struct {
 	Miner    string             `json:"miner,omitempty" yaml:"miner"`
 	Sampler  string             `json:"sampler" yaml:"sampler"`
 	Hyper    map[string]float64 `json:"hyper,omitempty" yaml:"hyper"` // loss hyper-parameter overrides
+	// Teacher is the run directory of the teacher of a teacher-student
+	// loss (mpn-distill: a finished mpn-ce run on the same data).
+	Teacher string `json:"teacher,omitempty" yaml:"teacher"`
 
 	Epochs        int     `json:"epochs" yaml:"epochs"`
 	ItersPerEpoch int     `json:"iters-per-epoch" yaml:"iters-per-epoch"` // 0 = ⌈N_train / batch⌉

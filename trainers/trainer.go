@@ -383,6 +383,10 @@ func newTrainer(cfg Config, opt Options) (*trainer, error) {
 		}
 	}
 	t.adam = NewAdam(t.params, cfg.WeightDecay)
+	if err := t.setTeacher(); err != nil {
+		m.Close()
+		return nil, err
+	}
 	B, D := cfg.BatchSize, cfg.EmbedDim
 	t.xb = make([]float32, B*m.InDim())
 	t.emb = make([]float32, B*D)
@@ -396,6 +400,9 @@ func (t *trainer) step(idx []int, rng *rand.Rand, factor float64) (float64, erro
 	B := len(idx)
 	if B != t.cfg.BatchSize {
 		return 0, fmt.Errorf("sampler returned a batch of %d, want %d", B, t.cfg.BatchSize)
+	}
+	if d, ok := t.loss.(losses.Distiller); ok {
+		d.SetRows(idx) // the teacher's targets are per training row
 	}
 	X := t.opt.Train.X
 	in, D, c := t.m.InDim(), t.m.OutDim(), t.m.Chunk()

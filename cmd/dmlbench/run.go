@@ -65,6 +65,7 @@ Examples:
 			&cli.StringFlag{Name: "miner", Usage: "tuple miner for tuple losses (see dmlbench list miners)"},
 			&cli.StringFlag{Name: "sampler", Value: d.Sampler, Usage: "batch sampler (see dmlbench list samplers)"},
 			&cli.StringFlag{Name: "hyper", Usage: "loss hyper-parameters `k=v,k=v` (see dmlbench list losses)"},
+			&cli.StringFlag{Name: "teacher", Usage: "teacher run `DIR` of a teacher-student loss (mpn-distill): a finished mpn-ce run on the same data"},
 			&cli.IntFlag{Name: "epochs", Value: d.Epochs, Usage: "training epochs"},
 			&cli.IntFlag{Name: "iters-per-epoch", Usage: "steps per epoch (default ⌈N_train / batch⌉)"},
 			&cli.IntFlag{Name: "batch-size", Value: d.BatchSize, Usage: "batch size"},
@@ -136,6 +137,7 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	}
 	str("loss", &cfg.Loss)
 	str("miner", &cfg.Miner)
+	str("teacher", &cfg.Teacher)
 	str("sampler", &cfg.Sampler)
 	str("arch", &cfg.Arch)
 	str("norm", &cfg.Norm)

@@ -49,3 +49,43 @@ func TestRunTestTime(t *testing.T) {
 		}
 	}
 }
+
+// TestRunDistill: mpn-distill trains from a finished mpn-ce run given by
+// --teacher (teacher config, checkpoint and class ids read back); a missing
+// teacher, a teacher without an MPN and --teacher on another loss are errors.
+func TestRunDistill(t *testing.T) {
+	dir := t.TempDir()
+	teacher, plain := filepath.Join(dir, "teacher"), filepath.Join(dir, "ms")
+	if err := runTrainCLI(t, "--loss", "mpn-ce", "--seed", "1", "--out", teacher); err != nil {
+		t.Fatal(err)
+	}
+	if err := runTrainCLI(t, "--seed", "1", "--out", plain); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "student")
+	if err := runTrainCLI(t, "--loss", "mpn-distill", "--teacher", teacher, "--hyper", "kd=1,imitation=1,relational=0.1",
+		"--seed", "2", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	r, err := record.Read(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != "done" || len(r.History) != 2 || !strings.Contains(string(r.Config), `"teacher":`) {
+		t.Fatalf("student record: status %s, %d epochs, config %s", r.Status, len(r.History), r.Config)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--loss", "mpn-distill"}, "needs a teacher"},
+		{[]string{"--loss", "mpn-distill", "--teacher", plain}, "no MPN"},
+		{[]string{"--teacher", teacher}, "only by teacher-student"},
+		{[]string{"--loss", "mpn-distill", "--teacher", filepath.Join(dir, "nope")}, "teacher"},
+	} {
+		err := runTrainCLI(t, append(c.args, "--out", filepath.Join(dir, "bad"+c.want[:4]))...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one mentioning %q", c.args, err, c.want)
+		}
+	}
+}

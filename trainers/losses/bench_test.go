@@ -25,6 +25,9 @@ func benchBatch() Batch {
 // and backward through the cached graph) at B = 112, D = 128.
 func BenchmarkForward(b *testing.B) {
 	for _, info := range All() {
+		if info.Teacher {
+			continue // needs a trained teacher (mpn_test.go)
+		}
 		b.Run(info.Name, func(b *testing.B) {
 			l := newLoss(b, info.Name, Config{NumClasses: 100, Dim: 128, Seed: 1})
 			bt := benchBatch()
@@ -47,6 +50,9 @@ func BenchmarkForward(b *testing.B) {
 // anew every time (what the per-shape cache avoids).
 func BenchmarkRebuild(b *testing.B) {
 	for _, info := range All() {
+		if info.Teacher {
+			continue // needs a trained teacher (mpn_test.go)
+		}
 		b.Run(info.Name, func(b *testing.B) {
 			bt := benchBatch()
 			grad := make([]float32, bt.B*bt.D)

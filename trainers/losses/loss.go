@@ -76,7 +76,10 @@ type Info struct {
 	// Sphere reports that the loss L2-normalises the embeddings itself: the
 	// model need not, and retrieval should use unit (cosine) embeddings.
 	Sphere bool
-	New    func(Config) (Loss, error)
+	// Teacher reports that the loss trains from a teacher run (`dmlbench
+	// run --teacher DIR`, Distiller) and fails without one.
+	Teacher bool
+	New     func(Config) (Loss, error)
 }
 
 var registry = map[string]Info{}

@@ -187,16 +187,18 @@ func fillDropout(n *net, p float64, rng *rand.Rand) {
 }
 
 // inference is a compiled forward-only graph: unit embeddings → MPN →
-// unit refined features, without dropout.
+// unit refined features (and, with a classifier, its logits), without
+// dropout.
 type inference struct {
-	vm     G.VM
-	emb    []float64
-	params [][]float64
-	out    G.Value
+	vm          G.VM
+	emb         []float64
+	params      [][]float64
+	out, logits G.Value
 }
 
-// compileInference builds the test-time graph of m for batches of B rows.
-func (m *mpnNet) compileInference(B int) (inf *inference, err error) {
+// compileInference builds the test-time graph of m for batches of B rows;
+// with cls (C×D) it also outputs the logits h·clsᵀ/temp.
+func (m *mpnNet) compileInference(B int, cls *Param, temp float64) (inf *inference, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			be, ok := p.(buildError)
@@ -213,25 +215,33 @@ func (m *mpnNet) compileInference(B int) (inf *inference, err error) {
 	inf = &inference{emb: make([]float64, B*D)}
 	b.E = G.NewMatrix(g, tensor.Float64, G.WithShape(B, D), G.WithName("E"),
 		G.WithValue(tensor.New(tensor.WithShape(B, D), tensor.WithBacking(inf.emb))))
-	for _, p := range m.params {
+	params := m.params
+	if cls != nil {
+		params = append(append([]*Param(nil), params...), cls)
+	}
+	for _, p := range params {
 		back := make([]float64, len(p.Data))
 		inf.params = append(inf.params, back)
 		t := tensor.New(tensor.WithShape(p.Shape...), tensor.WithBacking(back))
 		b.P = append(b.P, G.NewTensor(g, tensor.Float64, len(p.Shape), G.WithShape(p.Shape...), G.WithName(p.Name), G.WithValue(t)))
 	}
-	out := normalize(m.forward(b, b.unitE(), b.P, false))
-	G.Read(out, &inf.out)
+	h := m.forward(b, b.unitE(), b.P[:len(m.params)], false)
+	G.Read(normalize(h), &inf.out)
+	if cls != nil {
+		G.Read(mulS(matmulT(h, b.P[len(m.params)]), 1/temp), &inf.logits)
+	}
 	inf.vm = G.NewTapeMachine(g)
 	return inf, nil
 }
 
-// run refines the B×D batch emb into out (unit rows).
-func (inf *inference) run(m *mpnNet, emb, out []float32) error {
+// run refines the B×D batch emb into out (unit rows) and, for a graph with
+// a classifier, writes its logits into logits.
+func (inf *inference) run(params []*Param, emb, out, logits []float32) error {
 	for i, v := range emb {
 		inf.emb[i] = float64(v)
 	}
-	for k, p := range m.params {
-		for j, v := range p.Data {
+	for k := range inf.params {
+		for j, v := range params[k].Data {
 			inf.params[k][j] = float64(v)
 		}
 	}
@@ -241,6 +251,11 @@ func (inf *inference) run(m *mpnNet, emb, out []float32) error {
 	}
 	for i, v := range inf.out.Data().([]float64) {
 		out[i] = float32(v)
+	}
+	if logits != nil {
+		for i, v := range inf.logits.Data().([]float64) {
+			logits[i] = float32(v)
+		}
 	}
 	return nil
 }
@@ -275,7 +290,7 @@ func (r *refiner) Refine(emb []float32, B, D int, out []float32) error {
 	inf, ok := r.nets[B]
 	if !ok {
 		var err error
-		if inf, err = r.m.compileInference(B); err != nil {
+		if inf, err = r.m.compileInference(B, nil, 1); err != nil {
 			return err
 		}
 		if r.nets == nil {
@@ -283,5 +298,5 @@ func (r *refiner) Refine(emb []float32, B, D int, out []float32) error {
 		}
 		r.nets[B] = inf
 	}
-	return inf.run(r.m, emb, out)
+	return inf.run(r.m.params, emb, out, nil)
 }

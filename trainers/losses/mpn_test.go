@@ -3,6 +3,7 @@ package losses
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -129,5 +130,73 @@ func TestMPNTrainsThroughMPNAlone(t *testing.T) {
 	t.Logf("mpn-ce, backbone_weight 0: held-out backbone R@1 %.3f → %.3f", before, after)
 	if after < before+0.3 {
 		t.Errorf("backbone did not train through the MPN: R@1 %.3f → %.3f", before, after)
+	}
+}
+
+// newDistill builds mpn-distill with hyper h and an mpn-ce teacher over
+// random teacher-backbone embeddings of 20 training rows, rows 3, 4, … set.
+func newDistill(t *testing.T, B, D, C int, h map[string]float64) Loss {
+	t.Helper()
+	teacher := newLoss(t, "mpn-ce", Config{NumClasses: C, Dim: D, Seed: 5})
+	for _, p := range teacher.Params() {
+		if p.Name == "mpn.cls.W" {
+			for i := range p.Data {
+				p.Data[i] = float32(math.Cos(float64(i))) // confident, varied teacher logits
+			}
+		}
+	}
+	l := newLoss(t, "mpn-distill", Config{NumClasses: C, Dim: D, Seed: 6, Hyper: h})
+	tb := randomBatch(77, 20, D, C)
+	d := l.(Distiller)
+	if err := d.SetTeacher(teacher.(Teacher), tb.Emb, 20, D); err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]int, B)
+	for i := range rows {
+		rows[i] = (3 + 2*i) % 20
+	}
+	d.SetRows(rows)
+	return l
+}
+
+// TestDistillGradients checks each teacher-student term (seed 001 §3.4) and
+// their sum by finite differences, the student classifier included.
+func TestDistillGradients(t *testing.T) {
+	const B, D, C = 8, 5, 3
+	for ci, h := range []map[string]float64{
+		{"kd": 1, "kd_temperature": 2},
+		{"kd": 0, "imitation": 1, "huber_delta": 0.1}, // δ small: both Huber branches
+		{"kd": 0, "relational": 1, "huber_delta": 0.5},
+		{"kd": 0.5, "imitation": 2, "relational": 1},
+	} {
+		t.Run(fmt.Sprint(ci), func(t *testing.T) {
+			l := newDistill(t, B, D, C, h)
+			gradCheck(t, l, randomBatch(int64(51+ci), B, D, C), 1)
+		})
+	}
+}
+
+// TestDistillReference: a student whose embeddings are the teacher's own MPN
+// features costs exactly 0 under imitation and relational distillation;
+// without a teacher Forward fails with a pointer to --teacher.
+func TestDistillReference(t *testing.T) {
+	const B, D, C = 6, 4, 3
+	l := newDistill(t, B, D, C, map[string]float64{"kd": 0, "imitation": 1, "relational": 1})
+	md := l.(*mpnDistill)
+	// Student embeddings = the teacher's unit MPN features of the same rows.
+	emb, feats, logits := make([]float32, B*D), make([]float32, B*D), make([]float32, B*C)
+	for j, r := range md.rows {
+		copy(emb[j*D:(j+1)*D], md.tEmb[r*D:(r+1)*D])
+	}
+	if err := md.teacher.Teach(emb, B, D, feats, logits); err != nil {
+		t.Fatal(err)
+	}
+	b := Batch{Emb: feats, Labels: []int{0, 1, 2, 0, 1, 2}, B: B, D: D}
+	if v := lossAt(t, l, b, 1); math.Abs(v) > 1e-9 {
+		t.Errorf("student = teacher features: L = %g, want 0", v)
+	}
+	bare := newLoss(t, "mpn-distill", Config{NumClasses: C, Dim: D})
+	if _, err := bare.Forward(b, make([]float32, B*D)); err == nil || !strings.Contains(err.Error(), "--teacher") {
+		t.Errorf("no teacher: error %v", err)
 	}
 }

@@ -34,6 +34,7 @@ type mpnCE struct {
 	net                      *mpnNet
 	C, D                     int
 	temp, smooth, backWeight float64
+	teach                    map[int]*inference // Teach graphs by batch size
 }
 
 func init() {
@@ -152,4 +153,38 @@ func (l *mpnCE) Forward(bt Batch, grad []float32) (float64, error) {
 		fillDropout(n, l.net.spec.Drop, bt.Rng)
 	}
 	return l.r.run(n, bt, grad)
+}
+
+// Teacher is a trained loss that labels a batch for distillation (seed 001
+// §3.4): mpn-ce refines the batch with its MPN and classifies it.
+type Teacher interface {
+	Loss
+	// NumClasses is the number of training classes of the classifier.
+	NumClasses() int
+	// Teach writes the unit MPN features (B×D) and the classifier logits
+	// (B×NumClasses) of the B×D teacher-backbone embeddings emb.
+	Teach(emb []float32, B, D int, feats, logits []float32) error
+}
+
+// NumClasses implements Teacher.
+func (l *mpnCE) NumClasses() int { return l.C }
+
+// Teach implements Teacher (no dropout; logits at the training temperature).
+func (l *mpnCE) Teach(emb []float32, B, D int, feats, logits []float32) error {
+	if D != l.D || len(emb) != B*D || len(feats) != B*D || len(logits) != B*l.C {
+		return fmt.Errorf("mpn-ce teacher: batch %d×%d (%d values, %d feature and %d logit slots) does not fit D = %d, C = %d",
+			B, D, len(emb), len(feats), len(logits), l.D, l.C)
+	}
+	inf, ok := l.teach[B]
+	if !ok {
+		var err error
+		if inf, err = l.net.compileInference(B, l.r.params[len(l.net.params)], l.temp); err != nil {
+			return err
+		}
+		if l.teach == nil {
+			l.teach = map[int]*inference{}
+		}
+		l.teach[B] = inf
+	}
+	return inf.run(l.r.params, emb, feats, logits)
 }

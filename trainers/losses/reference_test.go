@@ -110,6 +110,9 @@ func TestReferenceValues(t *testing.T) {
 // input backing slices must behave like a fresh graph.
 func TestCachedGraphMatchesFresh(t *testing.T) {
 	for _, info := range All() {
+		if info.Teacher {
+			continue // needs a trained teacher (mpn_test.go)
+		}
 		cfg := Config{NumClasses: 4, Dim: 6, Seed: 1}
 		cached := newLoss(t, info.Name, cfg)
 		for step := 0; step < 4; step++ {
@@ -144,6 +147,9 @@ func TestBadInputs(t *testing.T) {
 	good := randomBatch(1, 8, 5, 3)
 	good.Rng = rand.New(rand.NewSource(1))
 	for _, info := range All() {
+		if info.Teacher {
+			continue // needs a trained teacher (mpn_test.go)
+		}
 		l := newLoss(t, info.Name, Config{NumClasses: 3, Dim: 5})
 		bad := map[string]func(Batch) (Batch, []float32){
 			"short embeddings": func(b Batch) (Batch, []float32) { b.Emb = b.Emb[:10]; return b, make([]float32, 40) },

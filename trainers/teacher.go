@@ -1,0 +1,87 @@
+package trainers
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/model"
+)
+
+// setTeacher prepares a teacher-student loss (losses.Distiller, seed 001
+// §3.4): it rebuilds the teacher run's backbone and loss from its run.json
+// config, restores their parameters by name from its final checkpoint,
+// embeds the training split with the teacher backbone, and hands both to
+// the loss. A --teacher for any other loss, or a Distiller without one, is
+// an error.
+func (t *trainer) setTeacher() error {
+	d, isD := t.loss.(losses.Distiller)
+	dir := t.cfg.Teacher
+	switch {
+	case dir == "" && !isD:
+		return nil
+	case dir == "":
+		return fmt.Errorf("loss %s needs a teacher: --teacher DIR, a finished mpn-ce run on the same data", t.cfg.Loss)
+	case !isD:
+		return fmt.Errorf("--teacher is used only by teacher-student losses (mpn-distill), not by %s", t.cfg.Loss)
+	}
+	r, err := record.Read(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return fmt.Errorf("teacher: %w", err)
+	}
+	if r.Status != "done" {
+		return fmt.Errorf("teacher %s has status %q; it must be a finished run", dir, r.Status)
+	}
+	var tc Config
+	if err := json.Unmarshal(r.Config, &tc); err != nil {
+		return fmt.Errorf("teacher: config in %s: %w", dir, err)
+	}
+	tc = tc.WithDefaults()
+	c := t.cfg
+	if tc.Dataset != c.Dataset || tc.Size != c.Size || tc.DataPath != c.DataPath || tc.DataSeed != c.DataSeed || tc.ValSplit != c.ValSplit {
+		return fmt.Errorf("teacher %s was trained on other data (dataset %q size %d data-seed %d val-split %v; this run %q %d %d %v): the class ids and training rows must match",
+			dir, tc.Dataset, tc.Size, tc.DataSeed, tc.ValSplit, c.Dataset, c.Size, c.DataSeed, c.ValSplit)
+	}
+	ck, err := loadCheckpoint(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		return fmt.Errorf("teacher %s: %w", dir, err)
+	}
+	if ck.ConfigHash != tc.Hash() || ck.Epoch != tc.Epochs {
+		return fmt.Errorf("teacher %s: checkpoint (epoch %d, config %s) is not the final state of its run.json (%d epochs, config %s)", dir, ck.Epoch, ck.ConfigHash, tc.Epochs, tc.Hash())
+	}
+	classes := 0
+	for _, l := range t.labels {
+		classes = max(classes, l+1)
+	}
+	tl, err := losses.New(tc.Loss, losses.Config{NumClasses: classes, Dim: tc.EmbedDim, Miner: tc.Miner, Hyper: tc.Hyper})
+	if err != nil {
+		return fmt.Errorf("teacher %s: %w", dir, err)
+	}
+	teacher, ok := tl.(losses.Teacher)
+	if !ok {
+		return fmt.Errorf("teacher %s was trained with %s, which has no MPN to distil (use an mpn-ce run)", dir, tc.Loss)
+	}
+	m, err := model.New(tc.ModelConfig(t.opt.Train.X.Cols))
+	if err != nil {
+		return fmt.Errorf("teacher %s: %w", dir, err)
+	}
+	defer m.Close()
+	saved := map[string][]float32{}
+	for _, p := range ck.Params {
+		saved[p.Name] = p.Data
+	}
+	for _, p := range append(m.Params(), tl.Params()...) {
+		v, ok := saved[p.Name]
+		if !ok || len(v) != len(p.Data) {
+			return fmt.Errorf("teacher %s: checkpoint lacks parameter %s (%d values)", dir, p.Name, len(p.Data))
+		}
+		copy(p.Data, v)
+	}
+	emb, err := model.Embed(m, t.opt.Train.X)
+	if err != nil {
+		return fmt.Errorf("teacher %s: %w", dir, err)
+	}
+	return d.SetTeacher(teacher, emb.Data, emb.Rows, emb.Cols)
+}

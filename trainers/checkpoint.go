@@ -32,6 +32,7 @@ type checkpoint struct {
 	Epoch      int // completed epochs
 	AdamT      int64
 	Params     []paramState
+	Augment    []byte // memory of a stateful augmenter (DAS recorder and banks); nil if none
 	Run        record.Run
 	BestVal    float64
 	HasBest    bool

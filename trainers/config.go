@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/dmlbench/dmlbench/trainers/model"
+	"github.com/dmlbench/dmlbench/trainers/regularizers"
 )
 
 // Config is the full configuration of a training run. Its YAML/JSON keys are
@@ -53,6 +54,14 @@ type Config struct {
 	Distance   string   `json:"distance" yaml:"distance"`
 
 	Seed int64 `json:"seed" yaml:"seed"`
+
+	// Regularisers (trainers/regularizers); zero values are off and leave
+	// the config hash of runs without them unchanged.
+	RhoReg     float64                 `json:"rho-reg,omitempty" yaml:"rho-reg"`         // ρ-regularisation p_switch (tuple losses)
+	DAS        bool                    `json:"das,omitempty" yaml:"das"`                 // densely-anchored sampling
+	DASParams  *regularizers.DASParams `json:"das-params,omitempty" yaml:"das-params"`   // nil = the paper's defaults
+	Mixup      bool                    `json:"mixup,omitempty" yaml:"mixup"`             // manifold mixup of embeddings
+	MixupAlpha float64                 `json:"mixup-alpha,omitempty" yaml:"mixup-alpha"` // Beta(α, α); 0 = 2
 }
 
 // Defaults are the values a zero field takes (see the package comment for
@@ -111,6 +120,13 @@ func (c Config) WithDefaults() Config {
 	if c.Distance == "" {
 		c.Distance = d.Distance
 	}
+	if c.DAS && c.DASParams == nil {
+		p := regularizers.DefaultDASParams()
+		c.DASParams = &p
+	}
+	if c.Mixup && c.MixupAlpha == 0 {
+		c.MixupAlpha = regularizers.DefaultMixupAlpha
+	}
 	return c
 }
 
@@ -141,6 +157,9 @@ func (c Config) Validate() error {
 	case bad(c.ValSplit) || c.ValSplit < 0 || c.ValSplit >= 1:
 		return fmt.Errorf("config: val-split = %v must be in [0, 1)", c.ValSplit)
 	}
+	if err := c.validateRegularizers(); err != nil {
+		return err
+	}
 	for _, s := range c.LRSteps {
 		if s <= 0 {
 			return fmt.Errorf("config: lr-steps entry %d must be positive", s)
@@ -150,6 +169,26 @@ func (c Config) Validate() error {
 		if bad(v) {
 			return fmt.Errorf("config: hyper-parameter %s = %v is not finite", k, v)
 		}
+	}
+	return nil
+}
+
+// validateRegularizers checks the regulariser fields of a defaulted config.
+func (c Config) validateRegularizers() error {
+	switch {
+	case math.IsNaN(c.RhoReg) || c.RhoReg < 0 || c.RhoReg > 1:
+		return fmt.Errorf("config: rho-reg = %v must lie in [0, 1]", c.RhoReg)
+	case c.DAS && c.Mixup:
+		return fmt.Errorf("config: das and mixup are both embedding augmenters; use one at a time")
+	case !c.DAS && c.DASParams != nil:
+		return fmt.Errorf("config: das-params given without das")
+	case !c.Mixup && c.MixupAlpha != 0:
+		return fmt.Errorf("config: mixup-alpha given without mixup")
+	case c.Mixup && (!(c.MixupAlpha > 0) || math.IsInf(c.MixupAlpha, 0)):
+		return fmt.Errorf("config: mixup-alpha = %v must be positive", c.MixupAlpha)
+	}
+	if c.DAS {
+		return c.DASParams.Validate(c.EmbedDim)
 	}
 	return nil
 }
@@ -197,6 +236,7 @@ const (
 	purposeInit = iota + 1
 	purposeSampler
 	purposeLoss
+	purposeAugment // embedding augmenters (DAS, mixup)
 )
 
 // deriveSeed mixes (seed, epoch, purpose) with SplitMix64 (Steele et al.

@@ -11,6 +11,23 @@
 //	∇θ = Σ_chunks ∂(Σ f(X_c)⊙G_c)/∂θ    surrogate back-propagation
 //	θ ← Adam(θ, ∇θ + λθ)           coupled L2 weight decay, as torch.optim.Adam
 //
+// This is seed 004's Alg. 1 line for line: the no-grad forward (l. 8–9), the
+// loss and its gradient w.r.t. the detached embeddings (l. 10–12), and the
+// re-forward with back-propagation of the stored gradient (l. 14–16). Alg. 1
+// re-forwards one image at a time; Backward re-forwards --chunk rows at a
+// time, which gives the same ∇θ because the model has no cross-sample
+// operation (layer norm, not batch norm): ∂(Σ_i f(x_i)·g_i)/∂θ is a sum over
+// rows, so --chunk 1 is Alg. 1 exactly and larger chunks only trade memory
+// for speed.
+//
+// Regularisers (trainers/regularizers): --rho-reg wraps the miner of a
+// tuple loss (ρ-regularisation); --das or --mixup put an embedding
+// augmenter between steps 1 and 2 — L and G are then computed on the
+// augmented views and mapped back to dL/dE by the augmenter's Jacobian
+// (regularizers.Apply) before step 3. The augmenter draws from its own
+// (seed, epoch) stream, and DAS's memory (frequency recorder, banks) is
+// saved in the checkpoint.
+//
 // Adam follows Kingma & Ba (2015), Alg. 1, with bias correction; the
 // learning rate decays by γ after each epoch listed in lr-steps (step decay).
 // A loss Param with LR > 0 uses that absolute rate (seed 000 supp. A.1:

@@ -14,6 +14,7 @@ import (
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/model"
+	"github.com/dmlbench/dmlbench/trainers/regularizers"
 	"github.com/dmlbench/dmlbench/trainers/samplers"
 )
 
@@ -75,6 +76,8 @@ type trainer struct {
 	modelPar []*losses.Param
 	labels   []int // dense training labels
 	sched    StepDecay
+	aug      regularizers.Augmenter // embedding augmenter (DAS, mixup); nil = none
+	augRng   *rand.Rand             // the augmenter's stream of the current epoch
 
 	xb, emb, gradE []float32
 	yb             []int
@@ -129,6 +132,9 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 		if err := restoreParams(t.params, t.adam, ck.Params); err != nil {
 			return err
 		}
+		if err := t.restoreAugState(ck.Augment); err != nil {
+			return err
+		}
 		t.adam.T = ck.AdamT
 		startEpoch = ck.Epoch
 		bestVal, hasBest = ck.BestVal, ck.HasBest
@@ -179,8 +185,12 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 		if opt.Checkpoint == "" {
 			return nil
 		}
+		augState, err := t.augState()
+		if err != nil {
+			return err
+		}
 		return saveCheckpoint(opt.Checkpoint, &checkpoint{Format: checkpointFormat, ConfigHash: cfg.Hash(), Epoch: epoch, AdamT: t.adam.T,
-			Params: captureParams(t.params, t.adam), BestVal: bestVal, HasBest: hasBest,
+			Params: captureParams(t.params, t.adam), Augment: augState, BestVal: bestVal, HasBest: hasBest,
 			Run: record.Run{Initial: run.Initial, History: run.History, Best: run.Best, BestEpoch: run.BestEpoch, BestVal: run.BestVal, Timings: run.Timings}})
 	}
 	if !opt.Resume {
@@ -210,6 +220,7 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 			return err
 		}
 		lossRng := rand.New(rand.NewSource(deriveSeed(cfg.Seed, e, purposeLoss)))
+		t.augRng = rand.New(rand.NewSource(deriveSeed(cfg.Seed, e, purposeAugment)))
 		factor := t.sched.Factor(e)
 		var sum float64
 		for it, b := range batches {
@@ -372,8 +383,18 @@ func newTrainer(cfg Config, opt Options) (*trainer, error) {
 		m.Close()
 		return nil, err
 	}
+	if err := setRegularizers(cfg, loss); err != nil {
+		m.Close()
+		return nil, err
+	}
+	aug, err := newAugmenter(cfg, len(sorted))
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
 	t := &trainer{cfg: cfg, opt: opt, m: m, loss: loss, sampler: s, labels: labels,
-		sched: StepDecay{Steps: cfg.LRSteps, Gamma: cfg.LRGamma}}
+		sched: StepDecay{Steps: cfg.LRSteps, Gamma: cfg.LRGamma}, aug: aug,
+		augRng: rand.New(rand.NewSource(deriveSeed(cfg.Seed, 0, purposeAugment)))}
 	t.modelPar = m.Params()
 	t.params = append(append([]*losses.Param(nil), t.modelPar...), loss.Params()...)
 	for _, p := range t.params {
@@ -422,7 +443,15 @@ func (t *trainer) step(idx []int, rng *rand.Rand, factor float64) (float64, erro
 	}
 	// 2. loss and dL/dE outside the graph
 	clear(t.gradE)
-	l, err := t.loss.Forward(losses.Batch{Emb: t.emb, Labels: t.yb, B: B, D: D, Rng: rng}, t.gradE)
+	batch := losses.Batch{Emb: t.emb, Labels: t.yb, B: B, D: D, Rng: rng}
+	var l float64
+	var err error
+	if t.aug != nil {
+		// augmented views, then dL/dE through the augmenter's Jacobian
+		l, err = regularizers.Apply(t.loss, t.aug, batch, t.augRng, t.gradE)
+	} else {
+		l, err = t.loss.Forward(batch, t.gradE)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("loss %s: %w", t.loss.Name(), err)
 	}

@@ -88,6 +88,11 @@ Examples:
 			&cli.StringFlag{Name: "distance", Value: d.Distance, Usage: "evaluation distance: euclidean | cosine | ip"},
 			&cli.StringFlag{Name: "backend", Value: "exact", Usage: "k-NN backend for evaluation: exact | faiss | faiss-gpu"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of initialisation, batches, mining"},
+			&cli.Float64Flag{Name: "rho-reg", Usage: "ρ-regularisation: switch a mined negative for a positive with probability `P` (tuple losses; R-variants, seed 000 §5; e.g. 0.2)"},
+			&cli.BoolFlag{Name: "das", Usage: "densely-anchored sampling: add T DFS+MTS embeddings per anchor (seed 003 §3)"},
+			&cli.StringFlag{Name: "das-params", Usage: "DAS `T,K,Z,rs,rb` or k=v pairs (default 3,4,10,0.01,0.01)"},
+			&cli.BoolFlag{Name: "mixup", Usage: "manifold mixup of embeddings, loss weighted per label entry (seed 000 §H eq. 31)"},
+			&cli.Float64Flag{Name: "mixup-alpha", Usage: "mixup interpolation λ ~ Beta(`α`, α) (default 2)"},
 		},
 		Action: runAction,
 	})
@@ -157,6 +162,9 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	flt("val-split", &cfg.ValSplit)
 	if set("seed") {
 		cfg.Seed = c.Int64("seed")
+	}
+	if err := regularizerFlags(c, &cfg); err != nil {
+		return cfg, err
 	}
 	if cfg.Dataset == "" {
 		cfg.Dataset = c.String("dataset")
@@ -273,6 +281,7 @@ func runAction(c *cli.Context) (err error) {
 	if cfg.Miner != "" {
 		run.Method["miner"] = cfg.Miner
 	}
+	regularizerMethod(cfg, run.Method)
 	runPath := filepath.Join(out, "run.json")
 	if !opt.Resume {
 		if _, err := os.Stat(opt.Checkpoint); err == nil {

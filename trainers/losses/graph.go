@@ -15,8 +15,9 @@ import (
 // float64 copies are refreshed from Param.Data each step. One graph and its
 // TapeMachine are compiled per shape (B, D, tuple capacity) and reused.
 
-// shape keys a compiled graph.
-type shape struct{ B, D, T int }
+// shape keys a compiled graph. V is the number of virtual rows appended to
+// the ranking grid by SiMix (recallk, smoothap; 0 otherwise).
+type shape struct{ B, D, T, V int }
 
 // net is one compiled graph: its machine and the backing slices of its inputs.
 type net struct {
@@ -42,6 +43,7 @@ type builder struct {
 	g       *G.ExprGraph
 	n       *net
 	B, D, T int
+	V       int       // SiMix virtual rows (see simix.go)
 	E       *G.Node   // B×D embeddings
 	P       []*G.Node // one leaf per Param, in Params() order
 	unit    *G.Node   // rows of E scaled to unit length (built on first use)
@@ -132,7 +134,7 @@ func (r *runner) compile(s shape) (n *net, err error) {
 	}()
 	g := G.NewGraph()
 	n = &net{f64: map[string][]float64{}, ints: map[string][]int{}}
-	b := &builder{g: g, n: n, B: s.B, D: s.D, T: s.T}
+	b := &builder{g: g, n: n, B: s.B, D: s.D, T: s.T, V: s.V}
 	n.emb = make([]float64, s.B*s.D)
 	b.E = G.NewMatrix(g, tensor.Float64, G.WithShape(s.B, s.D), G.WithName("E"),
 		G.WithValue(tensor.New(tensor.WithShape(s.B, s.D), tensor.WithBacking(n.emb))))

@@ -102,7 +102,7 @@ func mineTriplets(t *tuples, b Batch, grad []float32) (miners.Triplets, error) {
 		return miners.Triplets{}, fmt.Errorf("%s: %w", t.name, err)
 	}
 	tr := t.miner.Mine(dist, b.Labels, b.Rng)
-	if err := checkTriplets(tr, b.Labels); err != nil {
+	if err := checkTriplets(tr, b.Labels, t.switched); err != nil {
 		return miners.Triplets{}, fmt.Errorf("%s: miner %s: %w", t.name, t.miner.Name(), err)
 	}
 	return tr, nil

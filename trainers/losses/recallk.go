@@ -21,29 +21,44 @@ import (
 // positive, τ₂ = 0.01, τ₁ = 1 and K = {1, 2, 4, 8, 16} (the powers of two up
 // to k_max = 16; seed 004 without SiMix). The clip min(v, k) = v − [v − k]₊
 // has gradient 0 above k. The graph works on a (positive pairs × B) grid.
+// With simix = 1 the batch is extended by SiMix virtual examples (simix.go)
+// and K = {1, 2, 4, 8, 12, …, k_max}, k_max = 32 unless given (seed 004 §4).
 type recallK struct {
 	base
 	tau1, tau2 float64
 	ks         []int
+	simix      bool
 }
 
 func init() {
 	Register(Info{
 		Name:    "recallk",
 		Summary: "RS@k: 1 − mean_k min(Σ_P σ_{τ₁}(k−1−Σ_z σ_{τ₂}(s_qz−s_qx)), k)/min(k,|P|), τ₁ = 1, τ₂ = 0.01, K = {1,2,4,8,16} (seed 004 eqs. 5–7)",
-		Hyper:   map[string]float64{"tau1": 1, "tau2": 0.01, "k_max": 16},
+		Hyper:   map[string]float64{"tau1": 1, "tau2": 0.01, "k_max": 16, "simix": 0},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
 			l := &recallK{base: base{name: "recallk"}, tau1: c.HyperOr("tau1", 1), tau2: c.HyperOr("tau2", 0.01)}
 			if err := positive(map[string]float64{"tau1": l.tau1, "tau2": l.tau2}); err != nil {
 				return nil, err
 			}
-			kmax, err := intHyper(c, "k_max", 16, 1)
+			var err error
+			if l.simix, err = hyperFlag(c, "simix", 0); err != nil {
+				return nil, err
+			}
+			defK := 16.0
+			if l.simix {
+				defK = 32
+			}
+			kmax, err := intHyper(c, "k_max", defK, 1)
 			if err != nil {
 				return nil, err
 			}
-			for k := 1; k <= kmax; k *= 2 {
-				l.ks = append(l.ks, k)
+			if l.simix {
+				l.ks = simixKs(kmax)
+			} else {
+				for k := 1; k <= kmax; k *= 2 {
+					l.ks = append(l.ks, k)
+				}
 			}
 			l.r.graph = l.graph
 			return l, noMiner(l.name, c)
@@ -53,26 +68,35 @@ func init() {
 
 // rankGrid declares the inputs of a (pairs × B) ranking grid and returns, per
 // pair t = (q, x), the soft rank count Σ_z m_tz·σ_τ(s_qz − s_qx) for each mask
-// name given (T×B masks over z), in order.
+// name given (T×B masks over z), in order. With SiMix (b.V > 0) the grid is
+// T × (B+V): the rows of the unit batch are extended by the V virtual rows of
+// the input "mix" (see simix.go), so s covers original and virtual examples.
 func (b *builder) rankGrid(tau float64, masks ...string) []*G.Node {
-	u := b.unitE()
-	Sq := gather(matmulT(u, u), b.index("q", b.T)) // T×B rows s_q·
-	sqx := pick(Sq, b.input("x1", b.T, b.B))       // s_qx
+	u, n := b.unitE(), b.gridRows()
+	if b.V > 0 {
+		u = must(G.Mul(b.input("mix", n, b.B), u))
+	}
+	Sq := gather(matmulT(u, u), b.index("q", b.T)) // T×n rows s_q·
+	sqx := pick(Sq, b.input("x1", b.T, n))         // s_qx
 	sg := sigm(mulS(colSub(Sq, sqx), 1/tau))       // σ_τ(s_qz − s_qx)
 	out := make([]*G.Node, len(masks))
 	for i, m := range masks {
-		out[i] = rowSum(mul(sg, b.input(m, b.T, b.B)))
+		out[i] = rowSum(mul(sg, b.input(m, b.T, n)))
 	}
 	return out
 }
 
+// gridRows is the number of examples of the ranking grid: B, plus the SiMix
+// virtual examples.
+func (b *builder) gridRows() int { return b.B + b.V }
+
 func (l *recallK) graph(b *builder) *G.Node {
 	r := b.rankGrid(l.tau2, "z")[0]
-	agg := b.input("agg", b.B, b.T) // agg_qt = 1 if pair t has query q
+	agg := b.input("agg", b.gridRows(), b.T) // agg_qt = 1 if pair t has query q
 	var sum *G.Node
 	for _, k := range l.ks {
 		num := mv(agg, sigm(mulS(addS(neg(r), float64(k-1)), 1/l.tau1)))
-		term := total(mul(minS(num, float64(k)), b.input(fmt.Sprintf("inv%d", k), b.B)))
+		term := total(mul(minS(num, float64(k)), b.input(fmt.Sprintf("inv%d", k), b.gridRows())))
 		if sum == nil {
 			sum = term
 		} else {
@@ -116,19 +140,24 @@ func fillRankGrid(n *net, y []int, qs, xs []int) {
 
 // Forward implements Loss.
 func (l *recallK) Forward(bt Batch, grad []float32) (float64, error) {
-	if err := checkBatch(bt, grad, 0, false); err != nil {
+	if err := checkBatch(bt, grad, 0, l.simix); err != nil {
 		return 0, fmt.Errorf("%s: %w", l.name, err)
 	}
-	qs, xs, npos := posPairs(bt.Labels)
+	y, sm, err := rankBatch(bt, l.simix)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", l.name, err)
+	}
+	qs, xs, npos := posPairs(y)
 	if len(qs) == 0 {
 		zeroGrads(grad, nil)
 		return 0, nil
 	}
-	n, err := l.r.get(shape{B: bt.B, D: bt.D, T: capacityFor(len(qs), bt.B)})
+	n, err := l.r.get(shape{B: bt.B, D: bt.D, T: capacityFor(len(qs), bt.B), V: sm.V})
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", l.name, err)
 	}
-	fillRankGrid(n, bt.Labels, qs, xs)
+	fillRankGrid(n, y, qs, xs)
+	sm.setMix(n)
 	queries := 0
 	for _, c := range npos {
 		if c > 0 {

@@ -15,21 +15,28 @@ import (
 //	L     = 1 − 1/|Q| Σ_{q∈Q} AP̃(q)
 //
 // over the queries Q with at least one positive; σ_τ(u) = 1/(1 + e^{−u/τ}).
-// The graph shares RS@k's (positive pairs × B) grid.
+// The graph shares RS@k's (positive pairs × B) grid; simix = 1 extends the
+// batch by SiMix virtual examples (simix.go; seed 004 applies SiMix to RS@k,
+// here it is offered for its Smooth-AP baseline too).
 type smoothAP struct {
 	base
-	tau float64
+	tau   float64
+	simix bool
 }
 
 func init() {
 	Register(Info{
 		Name:    "smoothap",
 		Summary: "1 − mean_q 1/|P| Σ_P (1 + Σ_P σ_τ(s_qz−s_qx)) / (1 + Σ_𝓑 σ_τ(s_qz−s_qx)), τ = 0.01 (Brown 2020; seed 004's baseline)",
-		Hyper:   map[string]float64{"tau": 0.01},
+		Hyper:   map[string]float64{"tau": 0.01, "simix": 0},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
 			l := &smoothAP{base: base{name: "smoothap"}, tau: c.HyperOr("tau", 0.01)}
 			if err := positive(map[string]float64{"tau": l.tau}); err != nil {
+				return nil, err
+			}
+			var err error
+			if l.simix, err = hyperFlag(c, "simix", 0); err != nil {
 				return nil, err
 			}
 			l.r.graph = l.graph
@@ -46,19 +53,24 @@ func (l *smoothAP) graph(b *builder) *G.Node {
 
 // Forward implements Loss.
 func (l *smoothAP) Forward(bt Batch, grad []float32) (float64, error) {
-	if err := checkBatch(bt, grad, 0, false); err != nil {
+	if err := checkBatch(bt, grad, 0, l.simix); err != nil {
 		return 0, fmt.Errorf("%s: %w", l.name, err)
 	}
-	qs, xs, npos := posPairs(bt.Labels)
+	y, sm, err := rankBatch(bt, l.simix)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", l.name, err)
+	}
+	qs, xs, npos := posPairs(y)
 	if len(qs) == 0 {
 		zeroGrads(grad, nil)
 		return 0, nil
 	}
-	n, err := l.r.get(shape{B: bt.B, D: bt.D, T: capacityFor(len(qs), bt.B)})
+	n, err := l.r.get(shape{B: bt.B, D: bt.D, T: capacityFor(len(qs), bt.B), V: sm.V})
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", l.name, err)
 	}
-	fillRankGrid(n, bt.Labels, qs, xs)
+	fillRankGrid(n, y, qs, xs)
+	sm.setMix(n)
 	queries := 0
 	for _, c := range npos {
 		if c > 0 {

@@ -17,6 +17,26 @@ type tuples struct {
 	base
 	miner      miners.Miner
 	numClasses int // > 0: labels must lie in [0, numClasses)
+	// switched: the miner may emit ρ-switched tuples (a, a, p′), p′ a
+	// positive of a in the negative slot (seed 000 §5; see WrapMiner).
+	switched bool
+}
+
+// MinerWrapper is implemented by the tuple losses (contrastive, triplet,
+// margin, SNR, quadruplet): WrapMiner replaces the loss's miner m by wrap(m).
+// It is the hook of ρ-regularisation (trainers/regularizers.Rho): after
+// WrapMiner the loss also accepts ρ-switched tuples (a, a, p′), whose
+// "positive" is the anchor itself (distance 0) and whose "negative" p′ is a
+// positive of a, so the negative term pushes p′ away from a. Losses that do
+// not mine tuples do not implement it.
+type MinerWrapper interface {
+	WrapMiner(wrap func(miners.Miner) miners.Miner)
+}
+
+// WrapMiner implements MinerWrapper.
+func (t *tuples) WrapMiner(wrap func(miners.Miner) miners.Miner) {
+	t.miner = wrap(t.miner)
+	t.switched = true
 }
 
 // newTuples resolves the miner (c.Miner, or def) and hands it the margin.
@@ -73,7 +93,7 @@ func (t *tuples) forward(b Batch, grad []float32) (float64, error) {
 		return 0, fmt.Errorf("%s: %w", t.name, err)
 	}
 	tr := t.miner.Mine(dist, b.Labels, b.Rng)
-	if err := checkTriplets(tr, b.Labels); err != nil {
+	if err := checkTriplets(tr, b.Labels, t.switched); err != nil {
 		return 0, fmt.Errorf("%s: miner %s: %w", t.name, t.miner.Name(), err)
 	}
 	if tr.Len() == 0 {
@@ -103,8 +123,9 @@ func (t *tuples) forward(b Batch, grad []float32) (float64, error) {
 	return t.r.run(n, b, grad)
 }
 
-// checkTriplets rejects out-of-range or label-inconsistent tuples.
-func checkTriplets(t miners.Triplets, labels []int) error {
+// checkTriplets rejects out-of-range or label-inconsistent tuples; with
+// switched, ρ-switched tuples (a, a, p′), y_p′ = y_a, p′ ≠ a, pass too.
+func checkTriplets(t miners.Triplets, labels []int, switched bool) error {
 	if len(t.P) != len(t.A) || len(t.N) != len(t.A) {
 		return fmt.Errorf("ragged triplets (%d, %d, %d)", len(t.A), len(t.P), len(t.N))
 	}
@@ -113,6 +134,9 @@ func checkTriplets(t miners.Triplets, labels []int) error {
 		a, p, n := t.A[i], t.P[i], t.N[i]
 		if a < 0 || p < 0 || n < 0 || a >= B || p >= B || n >= B {
 			return fmt.Errorf("triplet %d (%d, %d, %d) outside the batch of %d", i, a, p, n, B)
+		}
+		if switched && a == p && n != a && labels[n] == labels[a] {
+			continue
 		}
 		if a == p || labels[a] != labels[p] || labels[a] == labels[n] {
 			return fmt.Errorf("triplet %d (%d, %d, %d) is not (anchor, positive, negative)", i, a, p, n)

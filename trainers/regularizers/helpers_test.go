@@ -1,0 +1,123 @@
+package regularizers
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/miners"
+)
+
+// fixedMiner returns preset triplets (gradients of tuple losses are defined
+// for fixed tuples).
+type fixedMiner struct{ t miners.Triplets }
+
+func (fixedMiner) Name() string                                        { return "fixed" }
+func (f fixedMiner) Mine([]float32, []int, *rand.Rand) miners.Triplets { return f.t }
+
+// firstMiner mines, deterministically from the labels only, one triplet per
+// anchor: its first positive and its first negative in index order.
+type firstMiner struct{}
+
+func (firstMiner) Name() string { return "first" }
+func (firstMiner) Mine(_ []float32, labels []int, _ *rand.Rand) miners.Triplets {
+	var t miners.Triplets
+	for a, y := range labels {
+		p, n := -1, -1
+		for j, yj := range labels {
+			if j != a && yj == y && p < 0 {
+				p = j
+			}
+			if yj != y && n < 0 {
+				n = j
+			}
+		}
+		if p >= 0 && n >= 0 {
+			t.A, t.P, t.N = append(t.A, int32(a)), append(t.P, int32(p)), append(t.N, int32(n))
+		}
+	}
+	return t
+}
+
+// randomBatch draws B×D normal embeddings (unit rows when unit) with labels
+// i mod C.
+func randomBatch(seed int64, B, D, C int, unit bool) losses.Batch {
+	rng := rand.New(rand.NewSource(seed))
+	b := losses.Batch{Emb: make([]float32, B*D), Labels: make([]int, B), B: B, D: D}
+	for i := 0; i < B; i++ {
+		row := b.Emb[i*D : (i+1)*D]
+		var n float64
+		for k := range row {
+			row[k] = float32(rng.NormFloat64())
+			n += float64(row[k]) * float64(row[k])
+		}
+		if unit {
+			for k := range row {
+				row[k] = float32(float64(row[k]) / math.Sqrt(n))
+			}
+		}
+		b.Labels[i] = i % C
+	}
+	return b
+}
+
+func newLoss(t *testing.T, name string, c losses.Config) losses.Loss {
+	t.Helper()
+	l, err := losses.New(name, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// compareGrad fails when the relative L2 error of ana against num exceeds tol
+// or the numeric gradient is zero.
+func compareGrad(t *testing.T, what string, ana, num []float64, tol float64) {
+	t.Helper()
+	var diff, na, nn float64
+	for i := range ana {
+		diff += (ana[i] - num[i]) * (ana[i] - num[i])
+		na += ana[i] * ana[i]
+		nn += num[i] * num[i]
+	}
+	if nn == 0 {
+		t.Fatalf("%s: numeric gradient is identically zero", what)
+	}
+	rel := math.Sqrt(diff) / math.Max(math.Sqrt(na), math.Sqrt(nn))
+	if rel > tol || math.IsNaN(rel) {
+		for i := range ana {
+			if math.Abs(ana[i]-num[i]) > tol*math.Sqrt(nn) {
+				t.Logf("  [%d] analytic %.8g numeric %.8g", i, ana[i], num[i])
+			}
+		}
+		t.Fatalf("%s: relative gradient error %.3g > %.0g", what, rel, tol)
+	}
+	t.Logf("%s: relative gradient error %.2g (‖g‖ = %.3g)", what, rel, math.Sqrt(na))
+}
+
+// fdCheck compares the analytic dL/dE of f (which writes it into grad and
+// returns L) with central differences over every entry of b.Emb.
+func fdCheck(t *testing.T, what string, b losses.Batch, f func(b losses.Batch, grad []float32) float64, tol float64) {
+	t.Helper()
+	grad := make([]float32, len(b.Emb))
+	f(b, grad)
+	ana := make([]float64, len(grad))
+	for i, g := range grad {
+		ana[i] = float64(g)
+	}
+	num := make([]float64, len(grad))
+	scratch := make([]float32, len(grad))
+	const h = 1e-3
+	for i := range num {
+		orig := b.Emb[i]
+		plus, minus := orig+h, orig-h
+		b.Emb[i] = plus
+		lp := f(b, scratch)
+		b.Emb[i] = minus
+		lm := f(b, scratch)
+		b.Emb[i] = orig
+		num[i] = (lp - lm) / (float64(plus) - float64(minus))
+	}
+	compareGrad(t, what, ana, num, tol)
+}

@@ -64,6 +64,9 @@ type Exact struct {
 // Name implements Searcher.
 func (Exact) Name() string { return "exact" }
 
+// Watches reports that Exact honours Options.Watch.
+func (Exact) Watches() bool { return true }
+
 // exactRun holds what every worker of one Search shares.
 type exactRun struct {
 	q, db    Matrix
@@ -83,6 +86,8 @@ type exactRun struct {
 	noCol    []float32 // nr × −Inf: column thresholds that never pass
 	out      *Neighbors
 	threads  int
+	watch    []watchState // per query, with Options.Watch
+	maxRank  int
 
 	pmu      sync.Mutex
 	done     int
@@ -129,6 +134,9 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 		r.noCol[i] = negInf
 	}
 	if r.keff == 0 { // a one-row database with self-exclusion: nothing to find
+		if opt.Watch != nil {
+			out.Ranks = make([][]int32, q.Rows)
+		}
 		for i := range out.IDs {
 			out.IDs[i], out.Dist[i] = -1, r.pad
 		}
@@ -173,6 +181,12 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 	}
 
 	var err error
+	initWatch := func() {
+		if opt.Watch != nil {
+			r.maxRank = opt.Watch.MaxRank
+			r.initWatch(opt.Watch)
+		}
+	}
 	if symOK {
 		r.capacity = symCap
 		nb := (q.Rows + tile - 1) / tile
@@ -180,6 +194,7 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 		if len(r.nq) < nb*tile {
 			r.nq = append(r.nq, make([]float32, nb*tile-len(r.nq))...)
 		}
+		initWatch()
 		err = r.runSymmetric(ctx, tile)
 	} else {
 		r.capacity = r.capFor(r.keff, false)
@@ -192,6 +207,7 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 		default:
 			r.nq = sqNorms(q, nt*tile)
 		}
+		initWatch()
 		err = r.runTiles(ctx, tile)
 	}
 	if err != nil {
@@ -272,6 +288,18 @@ func (r *exactRun) report(rows int) {
 func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
 	k := r.k
 	st.flush(r.keff, r.out.IDs[qi*k:(qi+1)*k], r.out.Dist[qi*k:(qi+1)*k], r.ip, r.pad, scratch)
+	if st.w != nil {
+		r.out.Ranks[qi] = st.w.ranks()
+		st.w = nil
+	}
+}
+
+// attachWatch gives query qi's state its watch counters (fresh).
+func (r *exactRun) attachWatch(st *topk, qi int) {
+	if r.watch != nil {
+		st.w = &r.watch[qi]
+		st.w.reset(r.maxRank)
+	}
 }
 
 // runTiles is the general path: workers take tiles of query rows and stream
@@ -319,6 +347,8 @@ func (r *exactRun) runTiles(ctx context.Context, tile int) error {
 					thr[i] = posInf
 					if i >= rows {
 						thr[i] = negInf
+					} else {
+						r.attachWatch(&states[i], r0+i)
 					}
 				}
 				for jp := 0; jp < r.npan; jp++ {
@@ -350,7 +380,7 @@ func (r *exactRun) runTiles(ctx context.Context, tile int) error {
 								if r.excl && id == qi {
 									continue
 								}
-								if st.push(keyOf(ep.c[rr*nr+j], id), r.keff, scratch) {
+								if st.offer(keyOf(ep.c[rr*nr+j], id), r.keff, scratch) {
 									thr[li] = st.thrF()
 								}
 							}
@@ -392,6 +422,7 @@ func (r *exactRun) runSymmetric(ctx context.Context, tile int) error {
 	backing := make([]uint64, n*r.capacity)
 	for i := range states {
 		states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
+		r.attachWatch(&states[i], i)
 	}
 	thr := make([]float32, nb*tile) // ≥ npan*nr
 	for i := range thr {
@@ -468,7 +499,7 @@ func (r *exactRun) runSymmetric(ctx context.Context, tile int) error {
 						if r.excl && id == qi {
 							continue
 						}
-						if st.push(keyOf(ep.c[rr*nr+j], id), r.keff, scratch) {
+						if st.offer(keyOf(ep.c[rr*nr+j], id), r.keff, scratch) {
 							thr[qi] = st.thrF()
 						}
 					}
@@ -489,7 +520,7 @@ func (r *exactRun) runSymmetric(ctx context.Context, tile int) error {
 							break
 						}
 						dv := ep.c[rr*nr+j]
-						if dv <= thr[qj] && st.push(keyOf(dv, qi), r.keff, scratch) {
+						if dv <= thr[qj] && st.offer(keyOf(dv, qi), r.keff, scratch) {
 							thr[qj] = st.thrF()
 						}
 					}

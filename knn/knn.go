@@ -63,6 +63,31 @@ type Options struct {
 	// Progress, if non-nil, is called with the number of queries finished so
 	// far (monotone, from any goroutine, serialised by the searcher).
 	Progress func(done, total int)
+	// Watch, if non-nil, also asks for the ranks of chosen database rows in
+	// each query's full ranking (see Watch). Only backends for which
+	// Watches reports true honour it.
+	Watch *Watch
+}
+
+// Watch asks for the exact 1-based rank of given database rows in each
+// query's ranking (by the searcher's own distances, ties to the lower
+// index, excluded rows not counted), as long as the rank is at most
+// MaxRank. Retrieval metrics use it for the positives of each query: the
+// ranks of the same-class items are all mAP@1000 needs, so the k-NN depth
+// can stay at what Recall@k and MAP@R need instead of 1000.
+type Watch struct {
+	// IDs[i] are the database rows watched for query i: distinct, in range,
+	// and without i itself under ExcludeSelf. len(IDs) = number of queries.
+	IDs [][]int32
+	// MaxRank bounds the ranks reported; it is also what makes watching
+	// cheap (candidates beyond it are not counted). >= 1.
+	MaxRank int
+}
+
+// Watches reports whether s honours Options.Watch.
+func Watches(s Searcher) bool {
+	w, ok := s.(interface{ Watches() bool })
+	return ok && w.Watches()
 }
 
 // Neighbors holds the k nearest database rows of each query, row-major
@@ -71,6 +96,10 @@ type Neighbors struct {
 	N, K int
 	IDs  []int32   // -1 where fewer than K candidates exist
 	Dist []float32 // squared L2 (ascending) or IP (descending)
+	// Ranks[i] are the ascending ranks (1-based, <= Watch.MaxRank) of the
+	// rows of Options.Watch.IDs[i] that rank within MaxRank; nil without
+	// a Watch.
+	Ranks [][]int32
 }
 
 // IDsOf returns the neighbour ids of query i.
@@ -105,6 +134,23 @@ func Validate(q, db Matrix, k int, opt Options) error {
 		return fmt.Errorf("%w: self-exclusion needs query and database of equal size (%d vs %d)", ErrBadInput, q.Rows, db.Rows)
 	case opt.Metric != L2 && opt.Metric != IP:
 		return fmt.Errorf("%w: unknown metric %v", ErrBadInput, opt.Metric)
+	}
+	if w := opt.Watch; w != nil {
+		if len(w.IDs) != q.Rows || w.MaxRank < 1 {
+			return fmt.Errorf("%w: watch lists for %d queries (want %d), MaxRank %d", ErrBadInput, len(w.IDs), q.Rows, w.MaxRank)
+		}
+		seen := make([]int32, db.Rows) // query+1 that last watched the row
+		for i, ids := range w.IDs {
+			for _, id := range ids {
+				if id < 0 || int(id) >= db.Rows || (opt.Exclude == ExcludeSelf && int(id) == i) {
+					return fmt.Errorf("%w: query %d watches row %d (database has %d rows)", ErrBadInput, i, id, db.Rows)
+				}
+				if seen[id] == int32(i+1) {
+					return fmt.Errorf("%w: query %d watches row %d twice", ErrBadInput, i, id)
+				}
+				seen[id] = int32(i + 1)
+			}
+		}
 	}
 	return nil
 }

@@ -45,8 +45,9 @@ func keyDist(key uint64) float32 { return fromOrderedBits(uint32(key >> 32)) }
 // thrF = keyDist(bound) (a SIMD compare D <= thrF inside the micro-kernel):
 // candidates with D < thrF always enter, D == thrF is decided by the index.
 type topk struct {
-	buf   []uint64 // len = candidates held, cap = capacity (> k)
-	bound uint64   // keys >= bound cannot be among the k nearest
+	buf   []uint64    // len = candidates held, cap = capacity (> k)
+	bound uint64      // keys >= bound cannot be among the k nearest
+	w     *watchState // non-nil when the query's watched rows are ranked
 }
 
 func (t *topk) reset(buf []uint64) {
@@ -110,10 +111,11 @@ func (t *topk) compact(k int, scratch []uint64) bool {
 
 // thrF is the float pre-filter threshold matching t.bound.
 func (t *topk) thrF() float32 {
-	if t.bound == math.MaxUint64 {
+	b := t.watchBound(t.bound)
+	if b == math.MaxUint64 {
 		return posInf
 	}
-	return keyDist(t.bound)
+	return keyDist(b)
 }
 
 // flush writes the (at most k) nearest candidates in ascending key order

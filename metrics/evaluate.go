@@ -63,15 +63,18 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 
 	if w.fam["R@k"] || w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"] || w.fam["mAP@1000"] {
 		t0 := time.Now()
-		plan, err := newRetrievalPlan(conv, w, qLabels, gLabels, classes, loo)
-		if err != nil {
-			return nil, inputErr("%v", err)
-		}
 		s := opt.Searcher
 		if s == nil {
 			s = knn.Exact{}
 		}
+		plan, err := newRetrievalPlan(conv, w, qLabels, gLabels, classes, loo, knn.Watches(s))
+		if err != nil {
+			return nil, inputErr("%v", err)
+		}
 		kopt := knn.Options{Metric: metric, Exclude: plan.exclude, Threads: threads}
+		if plan.rank1000 {
+			kopt.Watch = plan.positives()
+		}
 		if opt.Progress != nil {
 			kopt.Progress = func(done, total int) { opt.Progress("knn", done, total) }
 		}

@@ -17,11 +17,14 @@ import (
 // item and the query itself then counts as a hit — their behaviour).
 // Query/gallery: nothing is excluded or dropped in any convention.
 type retrievalPlan struct {
-	conv      Convention
-	loo       bool
-	ks        []int
-	mapR      bool // MAP@R, R-Precision or mAP@C asked
-	map1000   bool
+	conv    Convention
+	loo     bool
+	ks      []int
+	mapR    bool // MAP@R, R-Precision or mAP@C asked
+	map1000 bool
+	// rank1000: mAP@1000 from the exact ranks of each query's positives
+	// (knn.Watch) instead of a depth-1000 search (strict and pml only).
+	rank1000  bool
 	depth     int // neighbours searched
 	offset    int // leading columns dropped (roth leave-one-out)
 	exclude   knn.Exclusion
@@ -34,7 +37,12 @@ type retrievalPlan struct {
 
 const map1000Window = 1000
 
-func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes int, loo bool) (*retrievalPlan, error) {
+// maxWatchPerQuery bounds the mean number of positives per query for which
+// mAP@1000 is computed from watched ranks: beyond it (a few huge classes)
+// the depth-1000 search is cheaper than ranking every positive.
+const maxWatchPerQuery = 256
+
+func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes int, loo, canWatch bool) (*retrievalPlan, error) {
 	p := &retrievalPlan{conv: conv, loo: loo, ks: w.ks, qLabels: qLabels, gLabels: gLabels,
 		mapR: w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"], map1000: w.fam["mAP@1000"]}
 	gc := counts(gLabels, classes)
@@ -88,9 +96,16 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 		need = max(need, maxRel)
 	}
 	if p.map1000 {
-		need = max(need, min(map1000Window, p.gallery))
+		total := 0
+		for _, q := range qLabels {
+			total += p.relevant[q]
+		}
+		p.rank1000 = canWatch && total <= maxWatchPerQuery*len(qLabels)
+		if !p.rank1000 {
+			need = max(need, min(map1000Window, p.gallery))
+		}
 	}
-	p.depth = min(need, p.gallery)
+	p.depth = min(max(need, 1), p.gallery)
 	if loo {
 		p.exclude = knn.ExcludeSelf
 	}
@@ -172,7 +187,11 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi i
 		if rq == 0 {
 			s.lone++
 		}
-		p.scoreQuery(s, hits[p.offset:], rq, y, padded)
+		var ranks []int32
+		if p.rank1000 {
+			ranks = nb.Ranks[q]
+		}
+		p.scoreQuery(s, hits[p.offset:], ranks, rq, y, padded)
 	}
 }
 
@@ -200,8 +219,9 @@ func ratio(a float64, n int) float64 {
 }
 
 // scoreQuery adds one query's contributions; h are its relevance bits in
-// rank order (query already excluded or dropped).
-func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, rq int, y int32, padded bool) {
+// rank order (query already excluded or dropped), ranks the ascending ranks
+// of its positives within the mAP@1000 window when p.rank1000.
+func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq int, y int32, padded bool) {
 	kept := p.conv != PML || rq > 0 // pml drops lone queries from every k-NN metric
 	if kept {
 		s.recallN++
@@ -253,15 +273,25 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, rq int, y int32, 
 		case PML:
 			// AccuracyCalculator.mean_average_precision: divisor = hits in the window (1 if none).
 			if rq > 0 {
-				w := min(map1000Window, p.gallery, len(h))
-				sum, hitsN := precisionSum(h, w)
+				var sum float64
+				var hitsN int
+				if p.rank1000 {
+					sum, hitsN = rankPrecisionSum(ranks)
+				} else {
+					sum, hitsN = precisionSum(h, min(map1000Window, p.gallery, len(h)))
+				}
 				s.map1000 += sum / float64(max(hitsN, 1))
 				s.map1000N++
 			}
 		default:
 			if rq > 0 {
 				w := min(map1000Window, p.gallery)
-				sum, _ := precisionSum(h, w)
+				var sum float64
+				if p.rank1000 {
+					sum, _ = rankPrecisionSum(ranks)
+				} else {
+					sum, _ = precisionSum(h, w)
+				}
 				s.map1000 += sum / float64(min(rq, w))
 				s.map1000N++
 			}
@@ -283,8 +313,44 @@ func precisionSum(h []bool, w int) (float64, int) {
 	return sum, hitsN
 }
 
+// rankPrecisionSum is precisionSum from the ascending 1-based ranks of the
+// hits (all within the window): the same terms m/rank_m in the same order,
+// so the same float64 result.
+func rankPrecisionSum(ranks []int32) (float64, int) {
+	sum := 0.0
+	for m, r := range ranks {
+		sum += float64(m+1) / float64(r)
+	}
+	return sum, len(ranks)
+}
+
 // averagePrecision returns (1/div) Σ_{i≤w} P@i·rel_i and the precision at w.
 func averagePrecision(h []bool, w, div int) (float64, float64) {
 	sum, hitsN := precisionSum(h, w)
 	return sum / float64(div), float64(hitsN) / float64(w)
+}
+
+// positives is the knn.Watch of every query's same-class gallery items
+// (the query itself excluded in leave-one-out), window min(1000, gallery).
+func (p *retrievalPlan) positives() *knn.Watch {
+	members := map[int32][]int32{}
+	for j, y := range p.gLabels {
+		members[y] = append(members[y], int32(j))
+	}
+	w := &knn.Watch{MaxRank: min(map1000Window, p.gallery), IDs: make([][]int32, len(p.qLabels))}
+	for i, y := range p.qLabels {
+		m := members[y]
+		if !p.loo {
+			w.IDs[i] = m
+			continue
+		}
+		ids := make([]int32, 0, max(len(m)-1, 0))
+		for _, j := range m {
+			if int(j) != i {
+				ids = append(ids, j)
+			}
+		}
+		w.IDs[i] = ids
+	}
+	return w
 }

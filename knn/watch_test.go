@@ -1,0 +1,131 @@
+package knn
+
+import (
+	"context"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// ranksFromFull ranks the watched rows by a full-depth search of the same
+// searcher (same arithmetic), the definition Watch must reproduce.
+func ranksFromFull(t *testing.T, e Exact, q, db Matrix, w *Watch, opt Options) [][]int32 {
+	t.Helper()
+	depth := db.Rows
+	if opt.Exclude == ExcludeSelf {
+		depth--
+	}
+	opt.Watch = nil
+	nb, err := e.Search(context.Background(), q, db, depth, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]int32, q.Rows)
+	for i := range out {
+		out[i] = []int32{}
+		for r, id := range nb.IDsOf(i) {
+			if r+1 > w.MaxRank {
+				break
+			}
+			if slices.Contains(w.IDs[i], id) {
+				out[i] = append(out[i], int32(r+1))
+			}
+		}
+	}
+	return out
+}
+
+// TestWatchRanks: the ranks of watched rows equal their positions in the
+// full ranking, on random, duplicate-heavy (ties) and clustered data, on
+// the general and the symmetric path, for L2 and IP, with MaxRank below,
+// at and above the number of candidates.
+func TestWatchRanks(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for _, kind := range []string{"gauss", "grid", "dups"} {
+		for _, n := range []int{1, 2, 7, 130, 517} {
+			x := randMatrix(rng, n, 9, kind)
+			labels := make([]int32, n)
+			for i := range labels {
+				labels[i] = int32(rng.Intn(max(1, n/6)))
+			}
+			for _, metric := range []Metric{L2, IP} {
+				for _, maxRank := range []int{1, 5, 40, n + 3} {
+					w := &Watch{MaxRank: maxRank, IDs: make([][]int32, n)}
+					for i := range w.IDs {
+						for j := range labels {
+							if j != i && labels[j] == labels[i] {
+								w.IDs[i] = append(w.IDs[i], int32(j))
+							}
+						}
+					}
+					opt := Options{Metric: metric, Exclude: ExcludeSelf, Watch: w}
+					for _, e := range []Exact{{NoSymmetry: true, TileQ: 48}, {TileQ: 48}} {
+						k := min(3, max(n-1, 1))
+						nb, err := e.Search(context.Background(), x, x, k, opt)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if n == 1 {
+							continue
+						}
+						want := ranksFromFull(t, e, x, x, w, opt)
+						for i := range want {
+							if !slices.Equal(nb.Ranks[i], want[i]) {
+								t.Fatalf("%s n=%d %v maxRank=%d sym=%v query %d: ranks %v, full search %v",
+									kind, n, metric, maxRank, !e.NoSymmetry, i, nb.Ranks[i], want[i])
+							}
+						}
+						// the neighbour lists are those of a search without Watch
+						plain := opt
+						plain.Watch = nil
+						nb0, _ := e.Search(context.Background(), x, x, k, plain)
+						if !slices.Equal(nb.IDs, nb0.IDs) || !slices.Equal(nb.Dist, nb0.Dist) {
+							t.Fatalf("%s n=%d: Watch changed the neighbour lists", kind, n)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestWatchQueryGallery: separate query and database sets.
+func TestWatchQueryGallery(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	q := randMatrix(rng, 50, 16, "grid")
+	db := randMatrix(rng, 300, 16, "grid")
+	w := &Watch{MaxRank: 100, IDs: make([][]int32, q.Rows)}
+	for i := range w.IDs {
+		for j := 0; j < db.Rows; j++ {
+			if (i+j)%7 == 0 {
+				w.IDs[i] = append(w.IDs[i], int32(j))
+			}
+		}
+	}
+	opt := Options{Metric: L2, Watch: w}
+	nb, err := Exact{}.Search(context.Background(), q, db, 4, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ranksFromFull(t, Exact{}, q, db, w, opt)
+	for i := range want {
+		if !slices.Equal(nb.Ranks[i], want[i]) {
+			t.Fatalf("query %d: ranks %v, full search %v", i, nb.Ranks[i], want[i])
+		}
+	}
+}
+
+func TestWatchBadInput(t *testing.T) {
+	x := Matrix{Rows: 3, Cols: 1, Data: []float32{1, 2, 3}}
+	for _, w := range []*Watch{
+		{MaxRank: 1, IDs: [][]int32{{1}, {0}}},         // wrong length
+		{MaxRank: 0, IDs: [][]int32{{1}, {0}, {0}}},    // MaxRank 0
+		{MaxRank: 2, IDs: [][]int32{{0}, {0}, {0}}},    // self
+		{MaxRank: 2, IDs: [][]int32{{1, 1}, {0}, {0}}}, // duplicate
+		{MaxRank: 2, IDs: [][]int32{{3}, {0}, {0}}},    // out of range
+	} {
+		if _, err := (Exact{}).Search(context.Background(), x, x, 1, Options{Exclude: ExcludeSelf, Watch: w}); err == nil {
+			t.Errorf("watch %+v accepted", w)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package metrics
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// noWatch hides knn.Exact's Watch support, forcing the depth-1000 path.
+type noWatch struct{ knn.Exact }
+
+// TestMAP1000RanksMatchDepthSearch: mAP@1000 from watched positive ranks is
+// bit-identical to mAP@1000 from a depth-1000 neighbour list, for strict and
+// pml, leave-one-out and query/gallery, with ties (small-integer data),
+// singleton classes, and galleries smaller and larger than the window.
+func TestMAP1000RanksMatchDepthSearch(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for _, n := range []int{40, 700, 1800} {
+		d := 3
+		x := make([]float32, n*d)
+		for i := range x {
+			x[i] = float32(rng.Intn(6)) // many exact distance ties
+		}
+		labels := make([]int32, n)
+		for i := range labels {
+			labels[i] = int32(rng.Intn(n/5 + 1))
+		}
+		emb := knn.Matrix{Rows: n, Cols: d, Data: x}
+		half := n / 2
+		q := knn.Matrix{Rows: half, Cols: d, Data: x[:half*d]}
+		g := knn.Matrix{Rows: n - half, Cols: d, Data: x[half*d:]}
+		inputs := map[string]Input{
+			"loo": {Emb: emb, Labels: labels},
+			"qg":  {Emb: q, Labels: labels[:half], Gallery: &g, GalleryLabels: labels[half:]},
+		}
+		for name, in := range inputs {
+			for _, conv := range []Convention{Strict, PML} {
+				opt := Options{Metrics: []string{"mAP@1000", "R@k"}, Convention: conv}
+				fast := eval(t, in, opt)
+				opt.Searcher = noWatch{}
+				slow := eval(t, in, opt)
+				if fast.Metrics["mAP@1000"] != slow.Metrics["mAP@1000"] {
+					t.Errorf("n=%d %s %s: mAP@1000 %v from ranks, %v from the depth search",
+						n, name, conv, fast.Metrics["mAP@1000"], slow.Metrics["mAP@1000"])
+				}
+			}
+		}
+	}
+}
+
+// The watched path keeps the search shallow: depth is what R@k needs.
+func TestMAP1000RanksDepth(t *testing.T) {
+	labels := make([]int32, 3000)
+	for i := range labels {
+		labels[i] = int32(i / 5)
+	}
+	w, err := resolve([]string{"mAP@1000", "R@k"}, []int{1, 2, 4, 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newRetrievalPlan(Strict, w, labels, labels, 600, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.rank1000 || p.depth != 8 {
+		t.Errorf("rank1000 %v depth %d, want true 8", p.rank1000, p.depth)
+	}
+	p, _ = newRetrievalPlan(Strict, w, labels, labels, 600, true, false)
+	if p.rank1000 || p.depth != 1000 {
+		t.Errorf("without Watch: rank1000 %v depth %d, want false 1000", p.rank1000, p.depth)
+	}
+}

@@ -45,6 +45,9 @@ type Options struct {
 	Evaluate EvalFunc
 	// Spectrum, if set, computes the singular values of the final test embeddings.
 	Spectrum func(knn.Matrix) ([]float64, error)
+	// FinalEmbeddings, if set, receives the final model's test embeddings
+	// (e.g. to save them for eval, plot tsne or another clustering).
+	FinalEmbeddings func(knn.Matrix) error
 	// Refine, if set, maps the final test embeddings to refined ones with
 	// the trained loss (seed 001 §3: test-time batches through the MPN);
 	// they are scored into run.FinalRefined next to the backbone-only Final.
@@ -290,13 +293,20 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 		}
 		run.Timings["refine"] = time.Since(t0).Seconds()
 	}
-	if opt.Spectrum != nil {
+	if opt.Spectrum != nil || opt.FinalEmbeddings != nil {
 		emb, err := model.Embed(t.m, opt.Test.X)
 		if err != nil {
 			return err
 		}
-		if run.Spectrum, err = opt.Spectrum(emb); err != nil {
-			return fmt.Errorf("spectrum: %w", err)
+		if opt.Spectrum != nil {
+			if run.Spectrum, err = opt.Spectrum(emb); err != nil {
+				return fmt.Errorf("spectrum: %w", err)
+			}
+		}
+		if opt.FinalEmbeddings != nil {
+			if err := opt.FinalEmbeddings(emb); err != nil {
+				return fmt.Errorf("final embeddings: %w", err)
+			}
 		}
 	}
 	run.Timings["total"] += time.Since(start).Seconds()

@@ -51,11 +51,13 @@ Examples:
    dmlbench run --config run.yaml --seed 1 --out runs/ms-s1
    dmlbench run --dataset dir:features/cub --loss multisimilarity --hidden 512 --val-split 0.5 --out runs/cub-ms
    dmlbench run --out runs/margin-s0 --resume
+   dmlbench run --dataset omniglot --loss margin --out runs/m --save-embeddings && dmlbench eval --emb runs/m/test_emb.npy --labels runs/m/test_labels.npy --clustering ward
    dmlbench list losses`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "config", Usage: "YAML `FILE` with the same keys as the flags"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "run `DIR` (run.json, checkpoint.gob)"},
 			&cli.BoolFlag{Name: "resume", Usage: "continue from DIR/checkpoint.gob"},
+			&cli.BoolFlag{Name: "save-embeddings", Usage: "also write the final test embeddings as DIR/test_emb.npy and DIR/test_labels.npy (for eval, plot tsne, --clustering)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "dataset", Value: "omniglot", Usage: "data set (see dmlbench list datasets; dir:PATH for feature files)"},
 			&cli.IntFlag{Name: "size", Usage: "image side after downsampling (default per data set)"},
@@ -234,6 +236,14 @@ func runAction(c *cli.Context) (err error) {
 		Checkpoint: filepath.Join(out, trainers.CheckpointFile),
 		Resume:     c.Bool("resume"),
 		Spectrum:   spectra.SingularValues,
+	}
+	if c.Bool("save-embeddings") {
+		opt.FinalEmbeddings = func(emb knn.Matrix) error {
+			if err := fixtures.SaveNPY(filepath.Join(out, "test_emb.npy"), emb); err != nil {
+				return err
+			}
+			return fixtures.SaveLabelsNPY(filepath.Join(out, "test_labels.npy"), ds.Test.Labels)
+		}
 	}
 	if cfg.ValSplit > 0 {
 		// Validation classes: the last round(F·C) training classes

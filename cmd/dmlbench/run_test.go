@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"math"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 )
 
@@ -127,3 +130,37 @@ func sameMetrics(a, b record.Metrics) bool {
 type trainOutBuf struct{ s []byte }
 
 func (b *trainOutBuf) Write(p []byte) (int, error) { b.s = append(b.s, p...); return len(p), nil }
+
+// --save-embeddings writes the final test embeddings, and eval on them
+// reproduces the run's final R@1.
+func TestRunSaveEmbeddings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	if err := runTrainCLI(t, "--seed", "1", "--out", dir, "--save-embeddings"); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := record.Read(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := metrics.Evaluate(context.Background(), loadInput(t, filepath.Join(dir, "test_emb.npy"), filepath.Join(dir, "test_labels.npy")),
+		metrics.Options{Metrics: []string{"R@1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metrics["R@1"] != rec.Final["R@1"] {
+		t.Fatalf("eval of saved embeddings: R@1 %v, run.json final %v", res.Metrics["R@1"], rec.Final["R@1"])
+	}
+}
+
+func loadInput(t *testing.T, emb, labels string) metrics.Input {
+	t.Helper()
+	x, err := fixtures.LoadEmbeddings(emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _, err := fixtures.LoadLabels(labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return metrics.Input{Emb: x, Labels: y}
+}

@@ -91,6 +91,7 @@ Examples:
 			&cli.StringFlag{Name: "backend", Value: "exact", Usage: "k-NN backend for evaluation: exact | faiss | faiss-gpu"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of initialisation, batches, mining"},
 			&cli.Float64Flag{Name: "rho-reg", Usage: "ρ-regularisation: switch a mined negative for a positive with probability `P` (tuple losses; R-variants, seed 000 §5; e.g. 0.2)"},
+			&cli.StringFlag{Name: "regularizer", Usage: "shorthand for the suite axis: comma list of none, rho[=P], das, mixup"},
 			&cli.BoolFlag{Name: "das", Usage: "densely-anchored sampling: add T DFS+MTS embeddings per anchor (seed 003 §3)"},
 			&cli.StringFlag{Name: "das-params", Usage: "DAS `T,K,Z,rs,rb` or k=v pairs (default 3,4,10,0.01,0.01)"},
 			&cli.BoolFlag{Name: "mixup", Usage: "manifold mixup of embeddings, loss weighted per label entry (seed 000 §H eq. 31)"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -12,6 +13,30 @@ import (
 // regularizerFlags copies the regulariser flags given explicitly into cfg
 // (--rho-reg, --das, --das-params, --mixup, --mixup-alpha).
 func regularizerFlags(c *cli.Context, cfg *trainers.Config) error {
+	if c.IsSet("regularizer") {
+		// The suite's "regularizer" axis: a comma list of none, rho[=P], das, mixup.
+		for _, r := range splitList(c.String("regularizer")) {
+			name, val, hasVal := strings.Cut(r, "=")
+			switch {
+			case name == "none" && !hasVal:
+			case name == "rho":
+				cfg.RhoReg = regularizers.DefaultRhoP
+				if hasVal {
+					p, err := strconv.ParseFloat(val, 64)
+					if err != nil || p <= 0 || p >= 1 {
+						return usagef("--regularizer %s: p_switch must be a number in (0, 1)", r)
+					}
+					cfg.RhoReg = p
+				}
+			case name == "das" && !hasVal:
+				cfg.DAS = true
+			case name == "mixup" && !hasVal:
+				cfg.Mixup = true
+			default:
+				return usagef("--regularizer: unknown %q (want none, rho[=P], das, mixup)", r)
+			}
+		}
+	}
 	if c.IsSet("rho-reg") {
 		cfg.RhoReg = c.Float64("rho-reg")
 	}

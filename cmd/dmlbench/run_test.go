@@ -164,3 +164,25 @@ func loadInput(t *testing.T, emb, labels string) metrics.Input {
 	}
 	return metrics.Input{Emb: x, Labels: y}
 }
+
+// --regularizer (the suite's axis) maps onto the regulariser flags.
+func TestRunRegularizerAxis(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	if err := newApp().Run([]string{"dmlbench", "run", "--quiet", "--dataset", "synthetic", "--loss", "margin",
+		"--sampler", "spc-4", "--epochs", "1", "--iters-per-epoch", "2", "--batch-size", "32", "--hidden", "16",
+		"--embed-dim", "8", "--metrics", "R@1", "--regularizer", "rho=0.3,mixup", "--out", dir}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := record.Read(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Method["rho-reg"] != "0.3" || rec.Method["mixup"] == "" {
+		t.Fatalf("method %v lacks the regularisers", rec.Method)
+	}
+	err = newApp().Run([]string{"dmlbench", "run", "--quiet", "--dataset", "synthetic", "--loss", "margin",
+		"--regularizer", "bogus", "--out", filepath.Join(dir, "x")})
+	if err == nil {
+		t.Fatal("--regularizer bogus accepted")
+	}
+}

@@ -39,12 +39,21 @@ type Config struct {
 	LRSteps       []int   `json:"lr-steps,omitempty" yaml:"lr-steps"` // epochs after which lr *= lr-gamma
 	LRGamma       float64 `json:"lr-gamma" yaml:"lr-gamma"`
 
-	Arch      string `json:"arch" yaml:"arch"`
-	Hidden    []int  `json:"hidden" yaml:"hidden"`
+	Arch      string `json:"arch" yaml:"arch"`                   // mlp | cnn
+	Hidden    []int  `json:"hidden" yaml:"hidden"`               // mlp hidden widths
+	Channels  []int  `json:"channels,omitempty" yaml:"channels"` // cnn conv widths (default 32,64 with arch cnn)
 	EmbedDim  int    `json:"embed-dim" yaml:"embed-dim"`
 	Norm      string `json:"norm" yaml:"norm"`             // none | layer
 	EmbedNorm string `json:"embed-norm" yaml:"embed-norm"` // l2 | none
 	Chunk     int    `json:"chunk" yaml:"chunk"`           // rows per forward/backward pass; 0 = batch size
+
+	// InChannels×InHeight×InWidth is the image shape of the input rows
+	// (fixtures.Dataset.Shape), set by the caller from the data set and
+	// zero for flat features; the cnn architecture needs it. It is derived
+	// from dataset and size, so it is neither a config key nor hashed.
+	InChannels int `json:"-" yaml:"-"`
+	InHeight   int `json:"-" yaml:"-"`
+	InWidth    int `json:"-" yaml:"-"`
 
 	EvalEvery  int      `json:"eval-every" yaml:"eval-every"`
 	ValSplit   float64  `json:"val-split,omitempty" yaml:"val-split"`
@@ -99,6 +108,9 @@ func (c Config) WithDefaults() Config {
 	if c.Hidden == nil {
 		c.Hidden = d.Hidden
 	}
+	if c.Arch == "cnn" && len(c.Channels) == 0 {
+		c.Channels = append([]int(nil), model.DefaultCNNChannels...)
+	}
 	if c.EmbedDim == 0 {
 		c.EmbedDim = d.EmbedDim
 	}
@@ -152,6 +164,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("config: embed-norm %q must be l2 or none", c.EmbedNorm)
 	case c.Chunk < 0:
 		return fmt.Errorf("config: chunk = %d must be ≥ 0", c.Chunk)
+	case len(c.Channels) > 0 && c.Arch != "cnn":
+		return fmt.Errorf("config: channels %v apply to arch cnn only (arch is %s)", c.Channels, c.Arch)
 	case c.EvalEvery < 0:
 		return fmt.Errorf("config: eval-every = %d must be ≥ 0", c.EvalEvery)
 	case bad(c.ValSplit) || c.ValSplit < 0 || c.ValSplit >= 1:
@@ -201,6 +215,7 @@ func (c Config) ModelConfig(inDim int) model.Config {
 	}
 	return model.Config{
 		Arch: c.Arch, InDim: inDim, Hidden: c.Hidden, EmbedDim: c.EmbedDim, Norm: c.Norm,
+		InChannels: c.InChannels, InHeight: c.InHeight, InWidth: c.InWidth, Channels: c.Channels,
 		L2Normalize: c.EmbedNorm == "l2", Chunk: chunk, Seed: deriveSeed(c.Seed, 0, purposeInit),
 	}
 }

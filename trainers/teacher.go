@@ -63,6 +63,8 @@ func (t *trainer) setTeacher() error {
 	if !ok {
 		return fmt.Errorf("teacher %s was trained with %s, which has no MPN to distil (use an mpn-ce run)", dir, tc.Loss)
 	}
+	// Same data (checked above), so the same image shape (not in run.json).
+	tc.InChannels, tc.InHeight, tc.InWidth = c.InChannels, c.InHeight, c.InWidth
 	m, err := model.New(tc.ModelConfig(t.opt.Train.X.Cols))
 	if err != nil {
 		return fmt.Errorf("teacher %s: %w", dir, err)

@@ -15,8 +15,8 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:      "list",
-		Usage:     "list metrics, losses, miners, samplers, backends or datasets",
-		UsageText: "dmlbench list metrics|losses|miners|samplers|backends|datasets",
+		Usage:     "list metrics, losses, miners, samplers, archs, backends or datasets",
+		UsageText: "dmlbench list metrics|losses|miners|samplers|archs|backends|datasets",
 		Description: `Prints every registered method with a one-line definition and its source.
 
 Examples:
@@ -25,7 +25,7 @@ Examples:
 		Action: func(c *cli.Context) error {
 			kind := c.Args().First()
 			if kind == "" {
-				return usagef("list what? metrics, losses, miners, samplers, backends or datasets")
+				return usagef("list what? metrics, losses, miners, samplers, archs, backends or datasets")
 			}
 			return list(kind, c.App.Writer)
 		},
@@ -61,5 +61,5 @@ func list(kind string, w io.Writer) error {
 			return err
 		}
 	}
-	return usagef("unknown list %q (metrics, losses, miners, samplers, backends, datasets)", kind)
+	return usagef("unknown list %q (metrics, losses, miners, samplers, archs, backends, datasets)", kind)
 }

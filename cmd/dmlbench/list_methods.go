@@ -8,14 +8,15 @@ import (
 
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/miners"
+	"github.com/dmlbench/dmlbench/trainers/model"
 	"github.com/dmlbench/dmlbench/trainers/samplers"
 )
 
 func init() { listExtensions = append(listExtensions, listMethods) }
 
-// listMethods prints the registered losses, miners or samplers (name and
-// one-line summary, tab-separated for list's aligned writer); it returns
-// false for any other kind.
+// listMethods prints the registered losses, miners, samplers or model
+// architectures (name and one-line summary, tab-separated for list's
+// aligned writer); it returns false for any other kind.
 func listMethods(kind string, w io.Writer) (bool, error) {
 	var err error
 	p := func(format string, a ...any) {
@@ -38,6 +39,11 @@ func listMethods(kind string, w io.Writer) (bool, error) {
 		p("SAMPLER\tSUMMARY\n")
 		for _, s := range samplers.All() {
 			p("%s\t%s\n", s.Name, s.Summary)
+		}
+	case "archs":
+		p("ARCH\tSUMMARY\n")
+		for _, n := range model.Names() {
+			p("%s\t%s\n", n, model.Summary(n))
 		}
 	default:
 		return false, nil

@@ -33,7 +33,7 @@ type Model interface {
 
 // Config describes a model. Zero fields take the defaults of Defaults.
 type Config struct {
-	Arch        string `json:"arch" yaml:"arch"`                 // "mlp" (default)
+	Arch        string `json:"arch" yaml:"arch"`                 // "mlp" (default) or "cnn"
 	InDim       int    `json:"in_dim" yaml:"in_dim"`             // input width (set from the data)
 	Hidden      []int  `json:"hidden" yaml:"hidden"`             // hidden widths; empty = a linear head
 	EmbedDim    int    `json:"embed_dim" yaml:"embed_dim"`       // output width (default 128)
@@ -41,6 +41,14 @@ type Config struct {
 	L2Normalize bool   `json:"l2_normalize" yaml:"l2_normalize"` // project embeddings onto the unit sphere
 	Chunk       int    `json:"chunk" yaml:"chunk"`               // rows per compiled pass (default 128)
 	Seed        int64  `json:"seed" yaml:"seed"`                 // weight-initialisation seed
+
+	// Image geometry of the input rows, channels-first (C×H×W = InDim; set
+	// from the data set's Shape; zero for flat features). Needed by "cnn".
+	InChannels int `json:"in_channels,omitempty" yaml:"in_channels"`
+	InHeight   int `json:"in_height,omitempty" yaml:"in_height"`
+	InWidth    int `json:"in_width,omitempty" yaml:"in_width"`
+	// Channels are the cnn's conv widths, one block each (default 32,64).
+	Channels []int `json:"channels,omitempty" yaml:"channels"`
 }
 
 // DefaultEmbedDim is the embedding width of seed 000 (D = 128).
@@ -80,6 +88,11 @@ func (c Config) Validate() error {
 			return fmt.Errorf("model: hidden width #%d = %d must be positive", i+1, h)
 		}
 	}
+	for i, ch := range c.Channels {
+		if ch <= 0 {
+			return fmt.Errorf("model: conv channels #%d = %d must be positive", i+1, ch)
+		}
+	}
 	return nil
 }
 
@@ -88,6 +101,9 @@ type Info struct {
 	Name    string
 	Summary string
 	New     func(Config) (Model, error)
+	// Check, if set, validates architecture-specific fields (e.g. the
+	// input geometry of the CNN) without building the model.
+	Check func(Config) error
 }
 
 var registry = map[string]Info{}
@@ -97,15 +113,32 @@ func register(i Info) { registry[i.Name] = i }
 // New builds the architecture c.Arch.
 func New(c Config) (Model, error) {
 	c = c.WithDefaults()
-	i, ok := registry[c.Arch]
-	if !ok {
-		return nil, fmt.Errorf("model: unknown architecture %q (have: %s)", c.Arch, strings.Join(Names(), ", "))
-	}
-	if err := c.Validate(); err != nil {
+	if err := Check(c); err != nil {
 		return nil, err
 	}
-	return i.New(c)
+	return registry[c.Arch].New(c)
 }
+
+// Check reports whether New(c) would accept c (known architecture, valid
+// fields), without building anything.
+func Check(c Config) error {
+	c = c.WithDefaults()
+	i, ok := registry[c.Arch]
+	if !ok {
+		return fmt.Errorf("model: unknown architecture %q (have: %s)", c.Arch, strings.Join(Names(), ", "))
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if i.Check != nil {
+		return i.Check(c)
+	}
+	return nil
+}
+
+// Summary is the one-line description of a registered architecture ("" if
+// unknown).
+func Summary(name string) string { return registry[name].Summary }
 
 // Names lists the registered architectures.
 func Names() []string {

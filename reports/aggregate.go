@@ -124,8 +124,11 @@ func LowerIsBetter(key string) bool {
 
 // MetricsOf returns the metric map a report reads from a run.
 func MetricsOf(r LoadedRun, source string) map[string]float64 {
-	if source == "best" {
+	switch source {
+	case "best":
 		return r.Best
+	case "initial":
+		return r.Initial
 	}
 	if len(r.Final) > 0 {
 		return r.Final
@@ -232,9 +235,9 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 	switch opt.Source {
 	case "":
 		opt.Source = "final"
-	case "final", "best":
+	case "final", "best", "initial":
 	default:
-		return nil, fmt.Errorf("reports: metric source %q: want final or best", opt.Source)
+		return nil, fmt.Errorf("reports: metric source %q: want final, best or initial", opt.Source)
 	}
 	if len(opt.Metrics) == 0 {
 		opt.Metrics = DefaultMetrics

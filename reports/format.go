@@ -169,8 +169,11 @@ func Legend(rep *Report, t *Table) string {
 	opt := rep.Opt
 	var parts []string
 	src := "final"
-	if opt.Source == "best" {
+	switch opt.Source {
+	case "best":
 		src = "best-epoch"
+	case "initial":
+		src = "untrained-model"
 	}
 	unit := "in %"
 	if opt.Raw {

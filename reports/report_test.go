@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"flag"
+	"github.com/dmlbench/dmlbench/record"
 	"math"
 	"os"
 	"path/filepath"
@@ -190,5 +191,25 @@ func TestGolden(t *testing.T) {
 	}
 	if err := Write(&bytes.Buffer{}, plainReport(t), "html", FormatOptions{}); err == nil {
 		t.Fatal("unknown format accepted")
+	}
+}
+
+// Source "initial" reports the untrained model of each run.
+func TestSourceInitial(t *testing.T) {
+	mk := func(seed int64, r0, r1 float64) LoadedRun {
+		return LoadedRun{Path: "x", Run: &record.Run{Dataset: "d", Seed: seed, Status: "done",
+			Method:  map[string]string{"loss": "margin"},
+			Initial: record.Metrics{"R@1": r0}, Final: record.Metrics{"R@1": r1}}}
+	}
+	runs := []LoadedRun{mk(0, 0.2, 0.5), mk(1, 0.4, 0.7)}
+	rep, err := Aggregate(runs, Options{GroupBy: []string{"loss"}, Metrics: []string{"R@1"}, Source: "initial"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rep.Tables[0].Rows[0].Cells["R@1"]; !near(c.Mean, 30, 1e-9) || c.N != 2 {
+		t.Fatalf("initial R@1 cell %+v, want mean 30 over 2 runs", c)
+	}
+	if _, err := Aggregate(runs, Options{Metrics: []string{"R@1"}, Source: "last"}); err == nil {
+		t.Fatal("source \"last\" accepted")
 	}
 }

@@ -47,7 +47,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
 			&cli.StringFlag{Name: "group-by", Usage: "run.json method keys forming a row, e.g. loss,miner (default: all keys)"},
 			&cli.StringFlag{Name: "metrics", Value: strings.Join(reports.DefaultMetrics, ","), Usage: "comma-separated metric columns"},
-			&cli.StringFlag{Name: "source", Value: "final", Usage: "which metrics of a run: final | best (best epoch)"},
+			&cli.StringFlag{Name: "source", Value: "final", Usage: "which metrics of a run: final | best (best epoch) | initial (the untrained model)"},
 			&cli.BoolFlag{Name: "raw", Usage: "show fraction metrics as fractions instead of percent"},
 			&cli.StringFlag{Name: "baseline", Usage: "row `NAME` (as printed, e.g. margin/distance) to compare every row against"},
 			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level of the † mark"},
@@ -132,8 +132,8 @@ func reportOptions(c *cli.Context) (reports.Options, error) {
 		Seed:             c.Uint64("seed"),
 		ReferenceDataset: c.String("reference-dataset"),
 	}
-	if opt.Source != "final" && opt.Source != "best" {
-		return opt, usagef("--source must be final or best (got %q)", opt.Source)
+	if opt.Source != "final" && opt.Source != "best" && opt.Source != "initial" {
+		return opt, usagef("--source must be final, best or initial (got %q)", opt.Source)
 	}
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
 		return opt, usagef("--alpha must lie in (0, 1) (got %v)", opt.Alpha)

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/model"
 	"github.com/dmlbench/dmlbench/trainers/regularizers"
 )
@@ -119,6 +120,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.EmbedNorm == "" {
 		c.EmbedNorm = d.EmbedNorm
+		if info, ok := losses.Lookup(c.Loss); ok && info.Raw {
+			c.EmbedNorm = "none" // the loss is defined on unnormalised embeddings
+		}
 	}
 	if c.EvalEvery == 0 {
 		c.EvalEvery = d.EvalEvery

@@ -347,3 +347,16 @@ func TestConfigFileAndHash(t *testing.T) {
 		t.Fatal("derived seeds collide")
 	}
 }
+
+// Losses on raw embeddings default to no L2 projection; an explicit
+// --embed-norm wins.
+func TestEmbedNormDefaultFollowsLoss(t *testing.T) {
+	for loss, want := range map[string]string{"npair": "none", "lifted": "none", "genlifted": "none", "prototypical": "none", "margin": "l2", "multisimilarity": "l2"} {
+		if got := (Config{Loss: loss}).WithDefaults().EmbedNorm; got != want {
+			t.Errorf("%s: embed-norm %q, want %q", loss, got, want)
+		}
+	}
+	if got := (Config{Loss: "npair", EmbedNorm: "l2"}).WithDefaults().EmbedNorm; got != "l2" {
+		t.Errorf("explicit l2 overridden: %q", got)
+	}
+}

@@ -83,7 +83,7 @@ Examples:
 			&cli.StringFlag{Name: "channels", Usage: "cnn conv-block widths, e.g. 32,64 (default) or 32,64,128 for a third block"},
 			&cli.IntFlag{Name: "embed-dim", Value: d.EmbedDim, Usage: "embedding dimension"},
 			&cli.StringFlag{Name: "norm", Value: d.Norm, Usage: "hidden-layer normalisation: layer | none"},
-			&cli.StringFlag{Name: "embed-norm", Value: d.EmbedNorm, Usage: "embedding normalisation: l2 | none"},
+			&cli.StringFlag{Name: "embed-norm", Usage: "embedding normalisation: l2 | none (default l2; none for losses on raw embeddings: npair, lifted, genlifted, prototypical)"},
 			&cli.IntFlag{Name: "chunk", Usage: "rows per forward/backward pass (multistage back-propagation; default = batch)"},
 			&cli.IntFlag{Name: "eval-every", Value: d.EvalEvery, Usage: "evaluate every N epochs (the last epoch always)"},
 			&cli.Float64Flag{Name: "val-split", Usage: "fraction of training classes held out for best-epoch selection"},

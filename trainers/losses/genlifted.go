@@ -24,6 +24,7 @@ type genLifted struct {
 func init() {
 	Register(Info{
 		Name:    "genlifted",
+		Raw:     true,
 		Summary: "mean_a [log Σ_P e^{d(a,p)} + log Σ_N e^{γ−d(a,n)}]₊ + ν/b Σ‖φ‖², γ = 1, ν = 0.005, raw embeddings (Hermans 2017; seed 000 eq. 3)",
 		Hyper:   map[string]float64{"margin": 1, "nu": 0.005},
 		New: func(c Config) (Loss, error) {

@@ -26,6 +26,7 @@ type lifted struct {
 func init() {
 	Register(Info{
 		Name:    "lifted",
+		Raw:     true,
 		Summary: "1/(2|P|) Σ_P [log(Σ_{N_i} e^{α−D_ik} + Σ_{N_j} e^{α−D_jl}) + D_ij]₊², α = 1, raw embeddings (Oh Song 2016; seed 002 §2.3)",
 		Hyper:   map[string]float64{"margin": 1},
 		New: func(c Config) (Loss, error) {

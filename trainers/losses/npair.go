@@ -22,6 +22,7 @@ type nPair struct {
 func init() {
 	Register(Info{
 		Name:    "npair",
+		Raw:     true,
 		Summary: "mean log(1 + Σ_n exp(aᵀn − aᵀp)) + ν/b Σ‖φ‖², ν = 0.005, raw embeddings (Sohn 2016; seed 000 eq. 4)",
 		Hyper:   map[string]float64{"nu": 0.005},
 		New: func(c Config) (Loss, error) {

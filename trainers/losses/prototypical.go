@@ -27,6 +27,7 @@ type prototypical struct {
 func init() {
 	Register(Info{
 		Name:    "prototypical",
+		Raw:     true,
 		Summary: "episode = batch: −log softmax_k(−‖φ_q − μ_k‖²), μ_k = mean of the first half of class k, queries the rest, raw embeddings (Snell 2017; seed 002 eq. 13)",
 		Hyper:   map[string]float64{"support": 0.5},
 		New: func(c Config) (Loss, error) {

@@ -7,8 +7,6 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-
-	"github.com/dmlbench/dmlbench/trainers/losses"
 )
 
 func init() {
@@ -56,17 +54,7 @@ var DefaultCNNChannels = []int{32, 64}
 // weight and bias (as the MLP). All draws come from
 // rand.New(rand.NewSource(Seed)), in parameter order, so the same seed gives
 // the same weights and the same numbers.
-type CNN struct {
-	cfg    Config
-	g      *G.ExprGraph
-	params []*losses.Param
-	nodes  []*G.Node
-
-	xbuf, gbuf []float32
-	eVal       G.Value
-	gradVals   []G.Value
-	fwd, full  G.VM
-}
+type CNN struct{ pass }
 
 // cnnDefaults fills the CNN-specific defaults of a defaulted config.
 func cnnDefaults(c Config) Config {
@@ -105,23 +93,13 @@ func NewCNN(c Config) (*CNN, error) {
 	if err := checkCNN(c); err != nil {
 		return nil, err
 	}
-	m := &CNN{cfg: c, g: G.NewGraph()}
+	m := &CNN{pass: newPass(c)}
 	rng := rand.New(rand.NewSource(c.Seed))
 	if err := m.build(rng); err != nil {
 		m.Close()
 		return nil, fmt.Errorf("model: build CNN: %w", err)
 	}
 	return m, nil
-}
-
-func (m *CNN) newParam(name string, shape []int, noDecay bool) (*losses.Param, *G.Node) {
-	n := shape[0] * shape[1]
-	p := &losses.Param{Name: name, Shape: append([]int(nil), shape...), Data: make([]float32, n), Grad: make([]float32, n), NoDecay: noDecay}
-	t := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(p.Data))
-	node := G.NewMatrix(m.g, tensor.Float32, G.WithShape(shape...), G.WithName(name), G.WithValue(t))
-	m.params = append(m.params, p)
-	m.nodes = append(m.nodes, node)
-	return p, node
 }
 
 // convBlock is MaxPool2×2(ReLU(Conv3×3(h) + b)) on h (B×cin×H×W), computed
@@ -160,12 +138,7 @@ func (m *CNN) build(rng *rand.Rand) (err error) {
 	}()
 	c := m.cfg
 	B := c.Chunk
-	m.xbuf = make([]float32, B*c.InDim)
-	m.gbuf = make([]float32, B*c.EmbedDim)
-	x := G.NewMatrix(m.g, tensor.Float32, G.WithShape(B, c.InDim), G.WithName("x"),
-		G.WithValue(tensor.New(tensor.WithShape(B, c.InDim), tensor.WithBacking(m.xbuf))))
-	gin := G.NewMatrix(m.g, tensor.Float32, G.WithShape(B, c.EmbedDim), G.WithName("dL_dE"),
-		G.WithValue(tensor.New(tensor.WithShape(B, c.EmbedDim), tensor.WithBacking(m.gbuf))))
+	x := m.input()
 
 	cin, H, W := c.InChannels, c.InHeight, c.InWidth
 	h, err := G.Reshape(x, tensor.Shape{B, cin, H, W})
@@ -185,136 +158,11 @@ func (m *CNN) build(rng *rand.Rand) (err error) {
 	if h, err = G.Reshape(h, tensor.Shape{B, flat}); err != nil {
 		return err
 	}
-	wp, w := m.newParam("out.weight", []int{flat, c.EmbedDim}, false)
-	uniformFill(rng, wp.Data, 1/math.Sqrt(float64(flat)))
-	bp, b := m.newParam("out.bias", []int{1, c.EmbedDim}, true)
-	uniformFill(rng, bp.Data, 1/math.Sqrt(float64(flat)))
-	e, err := linear(h, w, b)
-	if err != nil {
-		return err
-	}
-	if c.L2Normalize {
-		if e, err = l2Normalize(e, B); err != nil {
-			return err
-		}
-	}
-	// Surrogate S = Σ E ⊙ G (package comment).
-	prod, err := G.HadamardProd(e, gin)
-	if err != nil {
-		return err
-	}
-	s, err := G.Sum(prod)
-	if err != nil {
-		return err
-	}
-	grads, err := G.Grad(s, m.nodes...)
-	if err != nil {
-		return err
-	}
-	eRead := G.Read(e, &m.eVal)
-	m.gradVals = make([]G.Value, len(grads))
-	for i, gn := range grads {
-		G.Read(gn, &m.gradVals[i])
-	}
-	fwdProg, fwdLoc, err := G.CompileFunction(m.g, append(G.Nodes{x}, m.nodes...), G.Nodes{eRead})
-	if err != nil {
-		return fmt.Errorf("compile forward: %w", err)
-	}
-	m.fwd = G.NewTapeMachine(m.g, G.WithPrecompiled(fwdProg, fwdLoc))
-	m.full = G.NewTapeMachine(m.g)
-	return nil
+	return m.output(h, flat, rng)
 }
 
 // Name implements Model.
 func (m *CNN) Name() string { return "cnn" }
 
-// InDim implements Model.
-func (m *CNN) InDim() int { return m.cfg.InDim }
-
-// OutDim implements Model.
-func (m *CNN) OutDim() int { return m.cfg.EmbedDim }
-
-// Chunk implements Model.
-func (m *CNN) Chunk() int { return m.cfg.Chunk }
-
 // Config returns the configuration with defaults (and Channels) filled.
 func (m *CNN) Config() Config { return m.cfg }
-
-// Params implements Model.
-func (m *CNN) Params() []*losses.Param { return m.params }
-
-func (m *CNN) load(x []float32, g []float32, rows int) error {
-	c := m.cfg
-	if rows < 0 || rows > c.Chunk {
-		return fmt.Errorf("model: %d rows outside [0, chunk %d]", rows, c.Chunk)
-	}
-	if len(x) < rows*c.InDim {
-		return fmt.Errorf("model: input has %d values, need %d×%d", len(x), rows, c.InDim)
-	}
-	n := copy(m.xbuf, x[:rows*c.InDim])
-	clear(m.xbuf[n:])
-	if g != nil {
-		if len(g) < rows*c.EmbedDim {
-			return fmt.Errorf("model: gradient has %d values, need %d×%d", len(g), rows, c.EmbedDim)
-		}
-		n := copy(m.gbuf, g[:rows*c.EmbedDim])
-		clear(m.gbuf[n:])
-	}
-	return nil
-}
-
-// Forward implements Model.
-func (m *CNN) Forward(x []float32, rows int, out []float32) error {
-	if len(out) < rows*m.cfg.EmbedDim {
-		return fmt.Errorf("model: output has %d values, need %d×%d", len(out), rows, m.cfg.EmbedDim)
-	}
-	if err := m.load(x, nil, rows); err != nil {
-		return err
-	}
-	if err := run(m.fwd); err != nil {
-		return err
-	}
-	e, err := valueData(m.eVal)
-	if err != nil {
-		return err
-	}
-	copy(out[:rows*m.cfg.EmbedDim], e)
-	return nil
-}
-
-// Backward implements Model.
-func (m *CNN) Backward(x, g []float32, rows int) error {
-	if g == nil {
-		return fmt.Errorf("model: Backward needs dL/dE")
-	}
-	if err := m.load(x, g, rows); err != nil {
-		return err
-	}
-	if err := run(m.full); err != nil {
-		return err
-	}
-	for i, p := range m.params {
-		d, err := valueData(m.gradVals[i])
-		if err != nil {
-			return err
-		}
-		if len(d) != len(p.Grad) {
-			return fmt.Errorf("model: gradient of %s has %d values, want %d", p.Name, len(d), len(p.Grad))
-		}
-		for j, v := range d {
-			p.Grad[j] += v
-		}
-	}
-	return nil
-}
-
-// Close implements Model.
-func (m *CNN) Close() error {
-	if m.fwd != nil {
-		m.fwd.Close()
-	}
-	if m.full != nil {
-		m.full.Close()
-	}
-	return nil
-}

@@ -173,24 +173,8 @@ func TestCNNForwardMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for ci, c := range cnnTestConfigs {
 		m := newTestCNN(t, c)
-		for _, p := range m.params {
-			for i := range p.Data {
-				p.Data[i] += 0.1 * float32(rng.NormFloat64())
-			}
-		}
-		for _, rows := range []int{c.Chunk, 1} { // full chunk and a padded one
-			x := randVec(rng, rows*c.InDim)
-			out := make([]float32, rows*c.EmbedDim)
-			if err := m.Forward(x, rows, out); err != nil {
-				t.Fatal(err)
-			}
-			want := refCNNForward(m, x, rows)
-			for i := range want {
-				if math.Abs(float64(out[i])-want[i]) > 1e-4*(1+math.Abs(want[i])) {
-					t.Fatalf("config %d rows %d: E[%d] = %v, reference %v", ci, rows, i, out[i], want[i])
-				}
-			}
-		}
+		ref := func(x []float32, rows int) []float64 { return refCNNForward(m, x, rows) }
+		checkForwardReference(t, ci, m, ref, rng, c.Chunk, 1) // full chunk and a padded one
 	}
 }
 
@@ -206,28 +190,7 @@ func TestCNNGradientFiniteDifference(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	for ci, c := range cnnTestConfigs {
 		m := newTestCNN(t, c)
-		for _, p := range m.params {
-			for i := range p.Data {
-				p.Data[i] += 0.1 * float32(rng.NormFloat64())
-			}
-		}
-		rows := c.Chunk - 1
-		x := randVec(rng, rows*c.InDim)
-		g := randVec(rng, rows*c.EmbedDim)
-		s := func() float64 {
-			e := refCNNForward(m, x, rows)
-			var v float64
-			for i := range e {
-				v += e[i] * float64(g[i])
-			}
-			return v
-		}
-		for _, p := range m.params {
-			clear(p.Grad)
-		}
-		if err := m.Backward(x, g, rows); err != nil {
-			t.Fatal(err)
-		}
+		s := backwardSurrogate(t, m, func(x []float32, rows int) []float64 { return refCNNForward(m, x, rows) }, rng)
 		for _, p := range m.params {
 			var norm float64
 			for _, v := range p.Grad {
@@ -280,26 +243,7 @@ func TestCNNChunkedBackwardAccumulates(t *testing.T) {
 	whole := newTestCNN(t, c)
 	c.Chunk = 3
 	chunked := newTestCNN(t, c)
-	rows, in, d := 7, c.InDim, c.EmbedDim
-	x := randVec(rng, rows*in)
-	g := randVec(rng, rows*d)
-	if err := whole.Backward(x, g, rows); err != nil {
-		t.Fatal(err)
-	}
-	for s := 0; s < rows; s += 3 {
-		n := min(3, rows-s)
-		if err := chunked.Backward(x[s*in:(s+n)*in], g[s*d:(s+n)*d], n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for k, p := range whole.params {
-		q := chunked.params[k]
-		for i := range p.Grad {
-			if math.Abs(float64(p.Grad[i]-q.Grad[i])) > 1e-4*(1+math.Abs(float64(p.Grad[i]))) {
-				t.Fatalf("%s[%d]: whole %v, chunked %v", p.Name, i, p.Grad[i], q.Grad[i])
-			}
-		}
-	}
+	checkChunkedBackward(t, rng, whole, chunked, 7)
 }
 
 func TestCNNDeterministicInit(t *testing.T) {

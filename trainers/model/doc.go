@@ -3,7 +3,8 @@
 //
 // A Model maps input rows x (features or flattened pixels) to embeddings
 // E = f(x) (row-major float32). Architectures: "mlp" (mlp.go, any input)
-// and "cnn" (cnn.go, images whose C×H×W shape is in Config). Training is split in two passes so that the
+// and "cnn" (cnn.go, images whose C×H×W shape is in Config); both embed the
+// compiled two-pass machinery of pass.go. Training is split in two passes so that the
 // loss can live outside the autodiff graph (trainers/losses sees only floats):
 //
 //  1. Forward: E = f(X) with a forward-only program (no gradient bookkeeping).

@@ -77,14 +77,6 @@ func refForward(m *MLP, x []float32, rows int) []float64 {
 	return e
 }
 
-func randVec(rng *rand.Rand, n int) []float32 {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = float32(rng.NormFloat64())
-	}
-	return v
-}
-
 func newTestMLP(t testing.TB, c Config) *MLP {
 	t.Helper()
 	m, err := NewMLP(c)
@@ -105,25 +97,8 @@ func TestForwardMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for ci, c := range testConfigs {
 		m := newTestMLP(t, c)
-		// perturb LayerNorm γ/β and biases so they are exercised
-		for _, p := range m.params {
-			for i := range p.Data {
-				p.Data[i] += 0.1 * float32(rng.NormFloat64())
-			}
-		}
-		for _, rows := range []int{c.Chunk, 3} { // full chunk and a padded one
-			x := randVec(rng, rows*c.InDim)
-			out := make([]float32, rows*c.EmbedDim)
-			if err := m.Forward(x, rows, out); err != nil {
-				t.Fatal(err)
-			}
-			want := refForward(m, x, rows)
-			for i := range want {
-				if math.Abs(float64(out[i])-want[i]) > 1e-4*(1+math.Abs(want[i])) {
-					t.Fatalf("config %d rows %d: E[%d] = %v, reference %v", ci, rows, i, out[i], want[i])
-				}
-			}
-		}
+		ref := func(x []float32, rows int) []float64 { return refForward(m, x, rows) }
+		checkForwardReference(t, ci, m, ref, rng, c.Chunk, 3) // full chunk and a padded one
 	}
 }
 
@@ -134,28 +109,7 @@ func TestGradientFiniteDifference(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	for ci, c := range testConfigs {
 		m := newTestMLP(t, c)
-		for _, p := range m.params {
-			for i := range p.Data {
-				p.Data[i] += 0.1 * float32(rng.NormFloat64())
-			}
-		}
-		rows := c.Chunk - 1
-		x := randVec(rng, rows*c.InDim)
-		g := randVec(rng, rows*c.EmbedDim)
-		s := func() float64 {
-			e := refForward(m, x, rows)
-			var v float64
-			for i := range e {
-				v += e[i] * float64(g[i])
-			}
-			return v
-		}
-		for _, p := range m.params {
-			clear(p.Grad)
-		}
-		if err := m.Backward(x, g, rows); err != nil {
-			t.Fatal(err)
-		}
+		s := backwardSurrogate(t, m, func(x []float32, rows int) []float64 { return refForward(m, x, rows) }, rng)
 		const h = 1e-3
 		for _, p := range m.params {
 			for i := range p.Data {
@@ -182,26 +136,7 @@ func TestChunkedBackwardAccumulates(t *testing.T) {
 	whole := newTestMLP(t, c)
 	c.Chunk = 3
 	chunked := newTestMLP(t, c)
-	rows := 10
-	x := randVec(rng, rows*6)
-	g := randVec(rng, rows*4)
-	if err := whole.Backward(x, g, rows); err != nil {
-		t.Fatal(err)
-	}
-	for s := 0; s < rows; s += 3 {
-		n := min(3, rows-s)
-		if err := chunked.Backward(x[s*6:(s+n)*6], g[s*4:(s+n)*4], n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for k, p := range whole.params {
-		q := chunked.params[k]
-		for i := range p.Grad {
-			if math.Abs(float64(p.Grad[i]-q.Grad[i])) > 1e-4*(1+math.Abs(float64(p.Grad[i]))) {
-				t.Fatalf("%s[%d]: whole %v, chunked %v", p.Name, i, p.Grad[i], q.Grad[i])
-			}
-		}
-	}
+	checkChunkedBackward(t, rng, whole, chunked, 10)
 }
 
 func TestDeterministicInitAndInPlaceUpdate(t *testing.T) {

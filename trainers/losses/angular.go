@@ -64,44 +64,4 @@ func (l *angular) graph(b *builder) *G.Node {
 }
 
 // Forward implements Loss.
-func (l *angular) Forward(bt Batch, grad []float32) (float64, error) {
-	if err := checkBatch(bt, grad, 0, true); err != nil {
-		return 0, fmt.Errorf("%s: %w", l.name, err)
-	}
-	n, err := l.r.get(shape{B: bt.B, D: bt.D})
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", l.name, err)
-	}
-	drawPositives(bt, n.in("p1"), n.in("neg"), n.in("w"))
-	return l.r.run(n, bt, grad)
-}
-
-// drawPositives fills, for N-pair-style losses, the one-hot row P1_a of one
-// positive drawn uniformly per anchor, the negative mask and w_a = 1/|A| over
-// the anchors A with a positive (0 elsewhere); it returns |A|.
-func drawPositives(bt Batch, P1, N, w []float64) int {
-	B, y := bt.B, bt.Labels
-	clear(P1)
-	anchors := 0
-	var pos []int
-	for a := 0; a < B; a++ {
-		pos = pos[:0]
-		for j := 0; j < B; j++ {
-			N[a*B+j] = 0
-			if y[j] != y[a] {
-				N[a*B+j] = 1
-			} else if j != a {
-				pos = append(pos, j)
-			}
-		}
-		w[a] = 0
-		if len(pos) > 0 {
-			P1[a*B+pos[bt.Rng.Intn(len(pos))]] = 1
-			w[a], anchors = 1, anchors+1
-		}
-	}
-	for a := range w {
-		w[a] /= float64(max(anchors, 1))
-	}
-	return anchors
-}
+func (l *angular) Forward(bt Batch, grad []float32) (float64, error) { return l.nPairForward(bt, grad) }

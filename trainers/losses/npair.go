@@ -44,7 +44,11 @@ func (l *nPair) graph(b *builder) *G.Node {
 }
 
 // Forward implements Loss.
-func (l *nPair) Forward(bt Batch, grad []float32) (float64, error) {
+func (l *nPair) Forward(bt Batch, grad []float32) (float64, error) { return l.nPairForward(bt, grad) }
+
+// nPairForward is Forward for the N-pair-style losses (N-pair, angular),
+// whose graphs take the inputs p1, neg and w of drawPositives.
+func (l *base) nPairForward(bt Batch, grad []float32) (float64, error) {
 	if err := checkBatch(bt, grad, 0, true); err != nil {
 		return 0, fmt.Errorf("%s: %w", l.name, err)
 	}
@@ -52,8 +56,15 @@ func (l *nPair) Forward(bt Batch, grad []float32) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", l.name, err)
 	}
+	drawPositives(bt, n.in("p1"), n.in("neg"), n.in("w"))
+	return l.r.run(n, bt, grad)
+}
+
+// drawPositives fills, for N-pair-style losses, the one-hot row P1_a of one
+// positive drawn uniformly per anchor, the negative mask and w_a = 1/|A| over
+// the anchors A with a positive (0 elsewhere); it returns |A|.
+func drawPositives(bt Batch, P1, N, w []float64) int {
 	B, y := bt.B, bt.Labels
-	P1, N, w := n.in("p1"), n.in("neg"), n.in("w")
 	clear(P1)
 	anchors := 0
 	var pos []int
@@ -76,5 +87,5 @@ func (l *nPair) Forward(bt Batch, grad []float32) (float64, error) {
 	for a := range w {
 		w[a] /= float64(max(anchors, 1))
 	}
-	return l.r.run(n, bt, grad)
+	return anchors
 }

@@ -138,23 +138,37 @@ func fillRankGrid(n *net, y []int, qs, xs []int) {
 	}
 }
 
-// Forward implements Loss.
-func (l *recallK) Forward(bt Batch, grad []float32) (float64, error) {
-	if err := checkBatch(bt, grad, 0, l.simix); err != nil {
-		return 0, fmt.Errorf("%s: %w", l.name, err)
+// rankPairs is a ranking-grid net filled for one batch (rankGridNet).
+type rankPairs struct {
+	n       *net
+	qs      []int // the query of each positive pair
+	npos    []int // the number of positives of each example of the ranking set
+	queries int   // the number of examples with at least one positive
+}
+
+// rankGridNet is the common start of Forward for the ranking-grid losses
+// (RS@k, Smooth-AP): it checks bt, extends it by SiMix virtual examples if
+// simix is set (rankBatch), lists the positive pairs, and returns the
+// compiled net for them with q, x1, agg, the masks (fillRankGrid) and the
+// SiMix mixing input set. A batch without positive pairs gets zero
+// gradients and a zero rankPairs (n == nil): the loss is 0. Errors carry
+// the loss name.
+func (l *base) rankGridNet(bt Batch, grad []float32, simix bool) (rankPairs, error) {
+	if err := checkBatch(bt, grad, 0, simix); err != nil {
+		return rankPairs{}, fmt.Errorf("%s: %w", l.name, err)
 	}
-	y, sm, err := rankBatch(bt, l.simix)
+	y, sm, err := rankBatch(bt, simix)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", l.name, err)
+		return rankPairs{}, fmt.Errorf("%s: %w", l.name, err)
 	}
 	qs, xs, npos := posPairs(y)
 	if len(qs) == 0 {
 		zeroGrads(grad, nil)
-		return 0, nil
+		return rankPairs{}, nil
 	}
 	n, err := l.r.get(shape{B: bt.B, D: bt.D, T: capacityFor(len(qs), bt.B), V: sm.V})
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", l.name, err)
+		return rankPairs{}, fmt.Errorf("%s: %w", l.name, err)
 	}
 	fillRankGrid(n, y, qs, xs)
 	sm.setMix(n)
@@ -164,15 +178,24 @@ func (l *recallK) Forward(bt Batch, grad []float32) (float64, error) {
 			queries++
 		}
 	}
-	scale := 1 / float64(queries*len(l.ks))
+	return rankPairs{n: n, qs: qs, npos: npos, queries: queries}, nil
+}
+
+// Forward implements Loss.
+func (l *recallK) Forward(bt Batch, grad []float32) (float64, error) {
+	p, err := l.rankGridNet(bt, grad, l.simix)
+	if err != nil || p.n == nil {
+		return 0, err
+	}
+	scale := 1 / float64(p.queries*len(l.ks))
 	for _, k := range l.ks {
-		inv := n.in(fmt.Sprintf("inv%d", k))
-		for i, c := range npos {
+		inv := p.n.in(fmt.Sprintf("inv%d", k))
+		for i, c := range p.npos {
 			inv[i] = 0
 			if c > 0 {
 				inv[i] = scale / float64(min(k, c))
 			}
 		}
 	}
-	return l.r.run(n, bt, grad)
+	return l.r.run(p.n, bt, grad)
 }

@@ -1,8 +1,6 @@
 package losses
 
 import (
-	"fmt"
-
 	G "gorgonia.org/gorgonia"
 )
 
@@ -53,36 +51,16 @@ func (l *smoothAP) graph(b *builder) *G.Node {
 
 // Forward implements Loss.
 func (l *smoothAP) Forward(bt Batch, grad []float32) (float64, error) {
-	if err := checkBatch(bt, grad, 0, l.simix); err != nil {
-		return 0, fmt.Errorf("%s: %w", l.name, err)
+	p, err := l.rankGridNet(bt, grad, l.simix)
+	if err != nil || p.n == nil {
+		return 0, err
 	}
-	y, sm, err := rankBatch(bt, l.simix)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", l.name, err)
-	}
-	qs, xs, npos := posPairs(y)
-	if len(qs) == 0 {
-		zeroGrads(grad, nil)
-		return 0, nil
-	}
-	n, err := l.r.get(shape{B: bt.B, D: bt.D, T: capacityFor(len(qs), bt.B), V: sm.V})
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", l.name, err)
-	}
-	fillRankGrid(n, y, qs, xs)
-	sm.setMix(n)
-	queries := 0
-	for _, c := range npos {
-		if c > 0 {
-			queries++
-		}
-	}
-	w := n.in("w")
+	w := p.n.in("w")
 	for t := range w {
 		w[t] = 0
-		if t < len(qs) {
-			w[t] = 1 / float64(queries*npos[qs[t]])
+		if t < len(p.qs) {
+			w[t] = 1 / float64(p.queries*p.npos[p.qs[t]])
 		}
 	}
-	return l.r.run(n, bt, grad)
+	return l.r.run(p.n, bt, grad)
 }

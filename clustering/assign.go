@@ -49,6 +49,20 @@ var kernelName = "generic"
 func KernelName() string { return kernelName }
 
 func argminTileGeneric(r, c, cn []float32, j0 int32, best []float32, bidx []int32, d int) {
+	var v [tileRows * tileCols]float32
+	tileValuesGeneric(r, c, cn, &v, d)
+	for i := range v {
+		if v[i] < best[i] {
+			best[i] = v[i]
+			bidx[i] = j0 + int32(i%tileCols)
+		}
+	}
+}
+
+// tileValuesGeneric stores v[i·16+j] = cn[j] − 2·⟨x_i, c_j⟩ for one 4-row
+// tile and one 16-centroid panel. Both generic kernels (argminTileGeneric,
+// boundsTileGeneric) call it, so they round identically.
+func tileValuesGeneric(r, c, cn []float32, v *[tileRows * tileCols]float32, d int) {
 	var acc [tileRows * tileCols]float32
 	for t := 0; t < d; t++ {
 		rt := r[t*tileRows*lanes : (t+1)*tileRows*lanes]
@@ -63,11 +77,41 @@ func argminTileGeneric(r, c, cn []float32, j0 int32, best []float32, bidx []int3
 	}
 	for i := 0; i < tileRows; i++ {
 		for j := 0; j < tileCols; j++ {
-			v := cn[j] - 2*acc[i*tileCols+j]
-			if v < best[i*tileCols+j] {
-				best[i*tileCols+j] = v
-				bidx[i*tileCols+j] = j0 + int32(j)
-			}
+			v[i*tileCols+j] = cn[j] - 2*acc[i*tileCols+j]
+		}
+	}
+}
+
+// boundsTile is the micro-kernel of the pruned (Yinyang) assignment. It
+// computes exactly the values argminTile computes (same accumulation order,
+// same rounding) for one 4-row tile and one 16-centroid panel whose
+// centroid ids are ids (panels of a permuted centroid order, so ids are not
+// increasing), and keeps per row i and lane l the lexicographically
+// smallest (v, id) in best/bidx ([4][16]), so that the lowest id wins ties
+// whatever the visiting order.
+var boundsTile = boundsTileGeneric
+
+// boundsRows is boundsTile with the four rows given as plain slices
+// (x0..x3, each of length ≥ D) instead of a packed pre-broadcast tile; it
+// computes the same values.
+var boundsRows = boundsRowsGeneric
+
+func boundsRowsGeneric(x0, x1, x2, x3, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
+	r := make([]float32, tileRows*lanes*d+packPad)
+	for i, x := range [tileRows][]float32{x0, x1, x2, x3} {
+		expandRowGeneric(r[i*lanes:], x[:d])
+	}
+	boundsTileGeneric(r, c, cn, ids, best, bidx, d)
+}
+
+func boundsTileGeneric(r, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
+	var v [tileRows * tileCols]float32
+	tileValuesGeneric(r, c, cn, &v, d)
+	for i, x := range v {
+		id := ids[i%tileCols]
+		if x < best[i] || (x == best[i] && id < bidx[i]) {
+			best[i] = x
+			bidx[i] = id
 		}
 	}
 }

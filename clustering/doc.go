@@ -12,9 +12,15 @@
 // in registers and fuses the arg-min into the epilogue (no N×K distance
 // matrix). With GOEXPERIMENT=simd on amd64 with AVX2+FMA it is an archsimd
 // kernel (KernelName reports "avx2-fma-4x16"), otherwise a portable scalar
-// kernel with the same summation order per pair. Results are deterministic
-// and do not depend on the thread count. KMeansOptions.Searcher can route
-// the assignment through any knn.Searcher instead.
+// kernel with the same summation order per pair. Inside KMeans the
+// repeated assignments are pruned with Yinyang k-means (Ding et al., ICML
+// 2015; yinyang.go): group lower bounds on true Euclidean distances, kept in
+// float64/float32 with a derived float32 rounding margin, skip the groups
+// and 16-centroid panels that provably cannot hold a better centroid, and
+// the survivors are evaluated with the same kernel arithmetic, so results
+// are bit-identical to full passes. Results are deterministic and do not
+// depend on the thread count. KMeansOptions.Searcher can route the
+// assignment through any knn.Searcher instead.
 //
 // The Clusterer interface and its registry (Algorithms, New, Names) expose
 // the algorithms of seed 001 Tab. 4 by name: "kmeans", "ward" (NN-chain

@@ -38,11 +38,17 @@ type KMeansResult struct {
 	// History is the training objective (Σ float32 squared distances of the
 	// training points, as faiss's iteration stats) before each update.
 	History []float64
-	// FullRowSearches counts rows searched against all K centroids,
-	// PartialRowSearches rows searched only against the centroids that moved
-	// since the previous assignment, PartialPairs the (row, centroid) pairs
-	// of those partial searches (built-in kernel only; see KMeans).
+	// FullRowSearches counts rows searched against all K centroids (full
+	// passes, and the first pass that initialises the bounds),
+	// PartialRowSearches rows of pruned passes, PartialPairs the
+	// (row, centroid) distances those pruned passes evaluated (built-in
+	// kernel only; see KMeans).
 	FullRowSearches, PartialRowSearches, PartialPairs int64
+	// PairEvals has one entry per assignment pass (NIter training passes,
+	// then the final pass over all rows): the (row, centroid) distances the
+	// built-in kernel evaluated; a full pass costs rows·K. Empty with a
+	// Searcher.
+	PairEvals []int64
 	// Warnings are faiss's non-fatal messages (too few points per centroid,
 	// subsampling).
 	Warnings []string

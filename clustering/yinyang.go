@@ -1,0 +1,750 @@
+package clustering
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// Pruned (Yinyang) assignment for KMeans.
+//
+// Yinyang k-means (Ding, Zhao, Shen, Musuvathi, Mytkowicz, "Yinyang
+// K-Means: A Drop-In Replacement of the Classic K-Means with Consistent
+// Speedup", ICML 2015) partitions the K centroids into G groups once, keeps
+// for every point i and group g a lower bound lb_ig on the distance from x_i
+// to every centroid of g other than the one x_i is assigned to, and after
+// each centroid update lowers it by the largest drift of a centroid of g
+// (triangle inequality: ‖x − c'‖ ≥ ‖x − c‖ − ‖c − c'‖). A group whose
+// bound exceeds the point's current best distance cannot hold a better
+// centroid and is skipped (group filter; the global filter is the same test
+// over all groups at once); inside a surviving group, a panel of 16
+// centroids is skipped when the old bound minus the panel's own largest
+// drift still exceeds it (local filter, at the kernel's granularity).
+// Here the groups are the nodes of a balanced bisection tree of the initial
+// centroids (makeGroups) rather than Yinyang's k-means of them, so that
+// every group is a whole number of full 16-centroid panels; the bound of
+// the point's own group is not kept: its home group (that of its previous
+// centroid) is always searched first, which also gives the exact value of
+// its previous centroid that History needs anyway. Rows are processed in
+// tiles of 4 (the kernel's), sorted by their previous centroid, and a tile
+// searches the union of what its rows need.
+//
+// Exactness. The full pass picks, per row, the lexicographic minimum of
+// (v_ij, j) over all j, with v_ij = fl32(‖c_j‖²) − 2·fl32(⟨x_i, c_j⟩)
+// computed by the micro-kernel; v_ij is a pure function of the bits of x_i
+// and c_j. The pruned pass evaluates v_ij with the same arithmetic
+// (boundsTile and boundsRows share argminTile's accumulation order, FMA by
+// FMA, and its final step) for every
+// candidate it keeps and takes the same lexicographic minimum, so it returns
+// the full pass's answer as long as every skipped j has v_ij strictly
+// greater than some evaluated value. Bounds are kept on true Euclidean
+// distances d_ij = ‖x_i − c_j‖ and related to kernel values by the rounding
+// bound below, so a skipped j satisfies d_ij ≥ lb > τ_i, which implies
+// v_ij > v* (the best value evaluated so far).
+//
+// Rounding bound (u = 2⁻²⁴, γ_D = D·u/(1 − D·u) ≤ 2·D·u for D·u ≤ 1/2,
+// X = ‖x‖², C = ‖c‖², P = ⟨x, c⟩ exact): the float32 dot product (FMA
+// chain or not) has |ŝ − P| ≤ γ_D·Σ|x_t c_t| ≤ γ_D·‖x‖‖c‖ and |ŝ| ≤
+// (1+γ_D)‖x‖‖c‖; the float32 norm |Ĉ − C| ≤ γ_D·C; the final step adds
+// u·|Ĉ − 2ŝ|. With 2‖x‖‖c‖ ≤ X + C:
+//
+//	|v − (C − 2P)| ≤ (γ_D + u(1+γ_D))·(C + 2‖x‖‖c‖) ≤ 2(D+1)·u·(X + 2C).
+//
+// The code uses e_i = κ·(X_i + 2·C_max) + 10⁻³⁰ with κ = 2(D+2)·u·(1+2⁻¹⁰)
+// and C_max ≥ max_j ‖c_j‖²: the extra u·(X+2C) and the 2⁻¹⁰ relative spare
+// (≥ 10⁻⁸·(X + 2C_max)) absorb every float64 rounding made on bounds (each
+// a relative 2⁻⁵³ of quantities ≤ 3·(X + 2C_max)), and 10⁻³⁰ absorbs
+// float32 underflow. Then with the true D_ij = X + C_j − 2P_j = d_ij²:
+//
+//	v_ij ≥ D_ij − X − e_i  and  v_ij ≤ D_ij − X + e_i,
+//
+// so d_ij > τ_i := √(X_i + v* + e_i) implies v_ij > v*, and every
+// evaluated v gives the lower bound d_ij ≥ √(max(0, X_i + v_ij − e_i)).
+// Bounds are stored in float32 rounded down (float32(y·(1−2⁻²⁰)) < y, and
+// lbDecay), and drifts are rounded up (roundUp32, a 2⁻³⁰ relative spare).
+// Pruning is switched off (full passes) when D·u > 1/4 or the squared
+// norms exceed 10³⁰ (float32 overflow).
+//
+// The extra ≈ 2·10⁻⁵ relative slack costs nothing measurable: it only
+// matters for centroids within that relative distance of the best one.
+
+const (
+	yyMaxGroups     = 256      // cap on G
+	yyMaxBoundBytes = 64 << 20 // cap on the N×G float32 lower bounds
+	yyBlockTiles    = blockRows / tileRows
+	yyNormLimit     = 1e30 // beyond this squared norm, no pruning
+	// lbDown = 1 − 2⁻²² (exact in float32): lbDecay multiplies by it.
+	lbDown = 1 - 1.0/(1<<22)
+)
+
+// lbDecay sets dst[g] = max(0, (src[g] − delta[g])·lbDown) in float32.
+// It is a lower bound of src[g] − delta[g] (exact reals): if the difference
+// y is positive, fl(fl(y)·lbDown) ≤ y(1+2⁻²⁴)²(1−2⁻²²) < y; otherwise
+// the result is clamped to 0 and distances are non-negative. delta must be
+// finite.
+var lbDecay = lbDecayGeneric
+
+func lbDecayGeneric(dst, src, delta []float32) {
+	for g := range dst {
+		dst[g] = max((src[g]-delta[g])*lbDown, 0)
+	}
+}
+
+// groupArgmin reduces the lane-wise lexicographic minima (best, bidx:
+// [4][16]) to each row's lexicographic minimum (value, id).
+var groupArgmin = groupArgminGeneric
+
+func groupArgminGeneric(best []float32, bidx []int32, out *[tileRows]float32, oid *[tileRows]int32) {
+	for r := 0; r < tileRows; r++ {
+		bv, bi := best[r*tileCols], bidx[r*tileCols]
+		for l := 1; l < tileCols; l++ {
+			v, id := best[r*tileCols+l], bidx[r*tileCols+l]
+			if v < bv || (v == bv && id < bi) {
+				bv, bi = v, id
+			}
+		}
+		out[r], oid[r] = bv, bi
+	}
+}
+
+// lbMask sets bit g of mask for every g with lb[g] ≤ tau.
+var lbMask = lbMaskGeneric
+
+func lbMaskGeneric(lb []float32, tau float32, mask []uint64) {
+	for g, v := range lb {
+		if v <= tau {
+			mask[g>>6] |= 1 << (g & 63)
+		}
+	}
+}
+
+// roundUp32 returns a float32 ≥ v, at most math.MaxFloat32 (v ≥ 0).
+func roundUp32(v float64) float32 {
+	if v >= math.MaxFloat32 {
+		return math.MaxFloat32
+	}
+	f := float32(v)
+	if float64(f) < v {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+// yinyangAssigner performs the repeated assignments of one k-means run (see
+// the comment at the top of this file).
+type yinyangAssigner struct {
+	opt     KMeansOptions
+	noPrune bool // tests: always full passes
+
+	n, k, d int
+	// Groups, fixed at the first pruned pass: grp[j] is centroid j's
+	// group; group g owns panels gp[g] ≤ p < gp[g+1] of the permuted
+	// packing whose lane l of panel p holds centroid ids[16p + l]
+	// (math.MaxInt32 for padding); real[p] counts real lanes.
+	ng   int
+	grp  []int32
+	gp   []int32
+	ids  []int32
+	real []int32
+	// State between passes.
+	prev []float32 // centroids of the previous pass (original order)
+	// output slices of the previous pass (identity check for the
+	// unchanged-centroids shortcut)
+	lastAssign *int32
+	lastDist   *float32
+	lb         []float32 // n×ng lower bounds (nil: no valid bounds)
+	x0         *float32  // the rows the state belongs to (&x.Data[0],
+	xlen       int       // len(x.Data))
+	xnorm      []float64 // ‖x_i‖² in float64
+	norm       []float32 // rowNorm32(x_i), as the full pass computes it
+
+	// Statistics.
+	passEvals []int64 // (row, centroid) pairs evaluated in each pass
+	fullRows  int64   // rows searched against all K (full passes)
+	partRows  int64   // rows of pruned passes
+	partPairs int64   // pairs evaluated in pruned passes
+}
+
+// yyGroupSize is the target number of centroids per group (one panel);
+// tests lower it to get many groups from small k.
+var yyGroupSize = 16
+
+// numGroups is G: about K/16 centroids per group, at most 256 groups and at
+// most 64 MiB of float32 bounds (n·G·4 bytes); 1 disables pruning.
+func numGroups(n, k int) int {
+	g := (k + yyGroupSize - 1) / yyGroupSize
+	g = min(g, yyMaxGroups, yyMaxBoundBytes/4/max(n, 1))
+	return max(g, 1)
+}
+
+// assign assigns the rows of x to the k centroids cent (k×D). Rows must be
+// the same matrix on every call that is meant to reuse the bounds.
+func (ya *yinyangAssigner) assign(ctx context.Context, x knn.Matrix, cent []float32, k int, assign []int32, dist []float32) error {
+	opt := ya.opt
+	n, d := x.Rows, x.Cols
+	if opt.Searcher != nil {
+		nb, err := opt.Searcher.Search(ctx, x, knn.Matrix{Rows: k, Cols: d, Data: cent}, 1, knn.Options{Metric: knn.L2, Threads: opt.Threads})
+		if err != nil {
+			return fmt.Errorf("k-means assignment with %s: %w", opt.Searcher.Name(), err)
+		}
+		for i := range assign {
+			id := nb.IDs[i]
+			if id < 0 || int(id) >= k {
+				return fmt.Errorf("k-means assignment with %s: row %d got centroid id %d", opt.Searcher.Name(), i, id)
+			}
+			assign[i] = id
+			dist[i] = nb.Dist[i]
+		}
+		return nil
+	}
+	if n > 0 && (&x.Data[0] != ya.x0 || len(x.Data) != ya.xlen || d != ya.d) {
+		// Other rows: bounds and norms do not carry over.
+		ya.lb, ya.xnorm, ya.norm, ya.x0, ya.xlen = nil, nil, nil, &x.Data[0], len(x.Data)
+	}
+	if ya.lb != nil && (ya.n != n || ya.k != k || ya.d != d) {
+		ya.lb = nil
+	}
+	prune := !ya.noPrune && numGroups(n, k) > 1 && float64(d)/(1<<24) <= 0.25
+	if prune && ya.xnorm == nil {
+		ya.xnorm = make([]float64, n)
+		ya.norm = make([]float32, n)
+		for i := range ya.xnorm {
+			var s float64
+			for _, v := range x.Row(i) {
+				s += float64(v) * float64(v)
+			}
+			ya.xnorm[i] = s
+			ya.norm[i] = rowNorm32(x.Row(i))
+		}
+	}
+	var cmax, xmax float64
+	if prune {
+		for j := 0; j < k; j++ {
+			var s float64
+			for _, v := range cent[j*d : (j+1)*d] {
+				s += float64(v) * float64(v)
+			}
+			cmax = max(cmax, s)
+		}
+		for _, s := range ya.xnorm {
+			xmax = max(xmax, s)
+		}
+		prune = cmax <= yyNormLimit && xmax <= yyNormLimit
+	}
+	if !prune {
+		ya.lb = nil
+		ya.fullRows += int64(n)
+		ya.passEvals = append(ya.passEvals, int64(n)*int64(k))
+		return packCentroids(cent, k, d).assign(ctx, x, opt.Threads, assign, dist, nil)
+	}
+	first := ya.lb == nil
+	if !first && len(assign) > 0 && &assign[0] == ya.lastAssign && &dist[0] == ya.lastDist && sameBits(cent, ya.prev) {
+		// No centroid changed a bit since the previous pass over the same
+		// rows: every kernel value, hence every assignment and distance,
+		// is what that pass left in assign and dist (Lloyd's fixed point).
+		ya.partRows += int64(n)
+		ya.passEvals = append(ya.passEvals, 0)
+		return nil
+	}
+	if first {
+		ya.n, ya.k, ya.d = n, k, d
+		ya.makeGroups(cent, k, d)
+		ya.lb = make([]float32, n*ya.ng)
+		ya.fullRows += int64(n)
+	} else {
+		ya.partRows += int64(n)
+	}
+	evals, err := ya.pass(ctx, x, cent, assign, dist, first, cmax*(1+1.0/(1<<20)))
+	if err != nil {
+		ya.lb = nil
+		return err
+	}
+	if !first {
+		ya.partPairs += evals
+	}
+	ya.passEvals = append(ya.passEvals, evals)
+	ya.prev = append(ya.prev[:0], cent...)
+	if n > 0 {
+		ya.lastAssign, ya.lastDist = &assign[0], &dist[0]
+	}
+	return nil
+}
+
+// sameBits reports whether a and b hold the same float32 bit patterns.
+func sameBits(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// makeGroups partitions the k centroids into at most numGroups groups of
+// equal size S (a multiple of 16, the last group smaller) and orders each
+// group's members into panels of 16, both by a balanced bisection tree: a
+// node is split across the direction between its two extreme members (the
+// member farthest from the node mean, then the member farthest from it),
+// into a first part of S·⌈⌈n/S⌉/2⌉ members and the rest. Groups are the
+// size-S nodes and panels the size-16 nodes below them, so that every panel
+// but one is full and both are spatially coherent (Yinyang groups the
+// initial centroids by k-means; equal sizes keep the kernel's 16 lanes
+// busy). The grouping only affects how much is pruned, never the result.
+func (ya *yinyangAssigner) makeGroups(cent []float32, k, d int) {
+	g := min(numGroups(ya.n, k), k)
+	npan := (k + tileCols - 1) / tileCols
+	size := tileCols * ((npan + g - 1) / g) // S
+	all := make([]int32, k)
+	for j := range all {
+		all[j] = int32(j)
+	}
+	proj := make([]float64, k)
+	mean := make([]float64, d)
+	// split reorders ids so that consecutive runs of unit members are the
+	// tree's nodes of that size, and calls leaf on each.
+	var split func(ids []int32, unit int, leaf func([]int32))
+	split = func(ids []int32, unit int, leaf func([]int32)) {
+		if len(ids) <= unit {
+			leaf(ids)
+			return
+		}
+		clear(mean)
+		for _, j := range ids {
+			for t, v := range cent[int(j)*d : int(j+1)*d] {
+				mean[t] += float64(v)
+			}
+		}
+		for t := range mean {
+			mean[t] /= float64(len(ids))
+		}
+		far := func(ref func(t int) float64) int32 {
+			best, bj := -1.0, ids[0]
+			for _, j := range ids {
+				var s float64
+				for t, v := range cent[int(j)*d : int(j+1)*d] {
+					e := float64(v) - ref(t)
+					s += e * e
+				}
+				if s > best {
+					best, bj = s, j
+				}
+			}
+			return bj
+		}
+		a := far(func(t int) float64 { return mean[t] })
+		ca := cent[int(a)*d : int(a+1)*d]
+		b := far(func(t int) float64 { return float64(ca[t]) })
+		cb := cent[int(b)*d : int(b+1)*d]
+		for _, j := range ids {
+			var s float64
+			for t, v := range cent[int(j)*d : int(j+1)*d] {
+				s += float64(v) * (float64(cb[t]) - float64(ca[t]))
+			}
+			proj[j] = s
+		}
+		sort.Slice(ids, func(x, y int) bool {
+			px, py := proj[ids[x]], proj[ids[y]]
+			return px < py || (px == py && ids[x] < ids[y])
+		})
+		nl := unit * ((len(ids) + unit - 1) / unit / 2)
+		if nl == 0 || nl >= len(ids) {
+			nl = unit
+		}
+		split(ids[:nl], unit, leaf)
+		split(ids[nl:], unit, leaf)
+	}
+	ya.grp = make([]int32, k)
+	ya.gp = ya.gp[:0]
+	ya.ids = ya.ids[:0]
+	ya.real = ya.real[:0]
+	ng := 0
+	split(all, size, func(grp []int32) {
+		ya.gp = append(ya.gp, int32(len(ya.real)))
+		split(grp, tileCols, func(pan []int32) {
+			ya.real = append(ya.real, int32(len(pan)))
+			for l := 0; l < tileCols; l++ {
+				if l < len(pan) {
+					ya.ids = append(ya.ids, pan[l])
+					ya.grp[pan[l]] = int32(ng)
+				} else {
+					ya.ids = append(ya.ids, math.MaxInt32)
+				}
+			}
+		})
+		ng++
+	})
+	ya.gp = append(ya.gp, int32(len(ya.real)))
+	ya.ng = ng
+}
+
+// yyTile is the per-tile state of a pruned pass (4 rows).
+type yyTile struct {
+	rows [tileRows]int // original row indices
+	x32  [tileRows][]float32
+	// panels evaluated so far; from the second one on, the rows are
+	// expanded into the block's pack and boundsTile (faster per panel)
+	// replaces boundsRows (no expansion); both give the same values.
+	npan  int
+	nreal int // real rows (the rest is padding)
+	norm  [tileRows]float32
+	x     [tileRows]float64 // ‖x‖² (float64)
+	e     [tileRows]float64 // rounding margin e_i
+	tau   [tileRows]float64 // √(X + v* + e): skip d > tau
+	cur   [tileRows]float32 // v*: best kernel value so far
+	curID [tileRows]int32   // its centroid (lexicographic minimum)
+	homes [tileRows]int32   // groups evaluated first (fully)
+	nhome int
+	// need has bit g set when some row's decayed bound for group g is at
+	// most its τ right after the home groups (a superset of the groups
+	// evaluated later, τ only decreasing).
+	need []uint64
+	// Evaluated groups, in evaluation order: group, the smallest kernel
+	// value per row, and whether some panel was skipped.
+	evG    []int32
+	evM    []float32 // [len(evG)][tileRows]
+	evSkip []bool
+}
+
+// pass runs one pruned assignment: rows in order of their previous
+// assignment (so that the 4 rows of a tile usually share their groups),
+// blocks of 8 tiles pulled by the workers; per tile, the home groups
+// (those of the rows' previous centroids) are evaluated first, then every
+// other group that some row of the tile cannot exclude. All decisions of a
+// row depend only on its tile, which does not depend on the thread count.
+func (ya *yinyangAssigner) pass(ctx context.Context, x knn.Matrix, cent []float32, assign []int32, dist []float32, first bool, cmax float64) (int64, error) {
+	n, d, k, ng := x.Rows, x.Cols, ya.k, ya.ng
+	npan := len(ya.real)
+	// Pack the centroids in group order; padding lanes get norm +Inf.
+	perm := make([]float32, npan*tileCols*d)
+	for p, j := range ya.ids {
+		if j != math.MaxInt32 {
+			copy(perm[p*d:(p+1)*d], cent[int(j)*d:int(j+1)*d])
+		}
+	}
+	pk := packCentroids(perm, npan*tileCols, d)
+	for p, j := range ya.ids {
+		if j == math.MaxInt32 {
+			pk.norms[p] = float32(math.Inf(1))
+		}
+	}
+	// Drifts, rounded up: per panel (local filter) and per group (float32,
+	// for lbDecay).
+	pdrift := make([]float64, npan)
+	gdrift := make([]float32, ng)
+	if !first {
+		for p := 0; p < npan; p++ {
+			var m float64
+			for _, j := range ya.ids[p*tileCols : (p+1)*tileCols] {
+				if j == math.MaxInt32 {
+					continue
+				}
+				a, b := cent[int(j)*d:int(j+1)*d], ya.prev[int(j)*d:int(j+1)*d]
+				var s float64
+				for t := range a {
+					e := float64(a[t]) - float64(b[t])
+					s += e * e
+				}
+				m = max(m, s)
+			}
+			pdrift[p] = math.Sqrt(m) * (1 + 1.0/(1<<30))
+		}
+		for g := 0; g < ng; g++ {
+			var m float64
+			for p := ya.gp[g]; p < ya.gp[g+1]; p++ {
+				m = max(m, pdrift[p])
+			}
+			gdrift[g] = roundUp32(m)
+		}
+	}
+	// Row order: by the packed position of the previous assignment
+	// (counting sort, stable): rows of one centroid are adjacent, and
+	// neighbouring tiles hold nearby centroids (the grouping tree's order),
+	// so they share home groups and mostly need the same other groups,
+	// which a block then loads once.
+	ord := make([]int32, n)
+	if first {
+		for i := range ord {
+			ord[i] = int32(i)
+		}
+	} else {
+		pos := make([]int32, k)
+		for p, j := range ya.ids {
+			if j != math.MaxInt32 {
+				pos[j] = int32(p)
+			}
+		}
+		start := make([]int32, len(ya.ids)+1)
+		for _, a := range assign {
+			start[pos[a]+1]++
+		}
+		for p := 1; p < len(start); p++ {
+			start[p] += start[p-1]
+		}
+		for i, a := range assign {
+			ord[start[pos[a]]] = int32(i)
+			start[pos[a]]++
+		}
+	}
+	kappa := 2 * float64(d+2) / (1 << 24) * (1 + 1.0/(1<<10))
+
+	threads := ya.opt.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	nblocks := (n + blockRows - 1) / blockRows
+	threads = min(threads, nblocks)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, threads)
+	evals := make([]int64, threads)
+	zero := make([]float32, d)
+	tileLen := tileRows * lanes * d
+	for w := 0; w < threads; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			old := make([]float32, blockRows*ng)
+			pack := make([]float32, yyBlockTiles*tileLen+packPad)
+			infs := make([]float32, tileRows*tileCols)
+			union := make([]uint64, (ng+63)/64)
+			chunk := make([]int32, 0, ng)
+			gbest := make([]float32, tileRows*tileCols)
+			gbidx := make([]int32, tileRows*tileCols)
+			maxIDs := make([]int32, tileRows*tileCols)
+			tiles := make([]yyTile, yyBlockTiles)
+			for t := range tiles {
+				tiles[t].evG = make([]int32, 0, ng)
+				tiles[t].evM = make([]float32, 0, ng*tileRows)
+				tiles[t].evSkip = make([]bool, 0, ng)
+				tiles[t].need = make([]uint64, (ng+63)/64)
+			}
+			var pairs int64
+			inf := float32(math.Inf(1))
+			for i := range infs {
+				infs[i], maxIDs[i] = inf, math.MaxInt32
+			}
+
+			// evalGroup evaluates group g for tile ti (all panels, or the
+			// panels some row cannot exclude when filter is set).
+			evalGroup := func(ti int, g int32, filter bool) {
+				tl := &tiles[ti]
+				copy(gbest, infs)
+				copy(gbidx, maxIDs)
+				evaluated, skipped := false, false
+				for p := ya.gp[g]; p < ya.gp[g+1]; p++ {
+					if filter {
+						need := false
+						for r := 0; r < tl.nreal; r++ {
+							if float64(old[(ti*tileRows+r)*ng+int(g)])-pdrift[p] <= tl.tau[r] {
+								need = true
+								break
+							}
+						}
+						if !need {
+							skipped = true
+							continue
+						}
+					}
+					cp, cn, ci := pk.panels[int(p)*d*tileCols:], pk.norms[int(p)*tileCols:int(p+1)*tileCols], ya.ids[int(p)*tileCols:int(p+1)*tileCols]
+					rt := pack[ti*tileLen:]
+					switch tl.npan {
+					case 0:
+						boundsRows(tl.x32[0], tl.x32[1], tl.x32[2], tl.x32[3], cp, cn, ci, gbest, gbidx, d)
+					case 1:
+						for r, xr := range tl.x32 {
+							expandRow(rt[r*lanes:], xr)
+						}
+						fallthrough
+					default:
+						boundsTile(rt, cp, cn, ci, gbest, gbidx, d)
+					}
+					tl.npan++
+					pairs += int64(tl.nreal) * int64(ya.real[p])
+					evaluated = true
+				}
+				if !evaluated {
+					return
+				}
+				tl.evG = append(tl.evG, g)
+				tl.evSkip = append(tl.evSkip, skipped)
+				var gv [tileRows]float32
+				var gid [tileRows]int32
+				groupArgmin(gbest, gbidx, &gv, &gid)
+				tl.evM = append(tl.evM, gv[:]...)
+				for r := 0; r < tl.nreal; r++ {
+					if a := gv[r]; a < tl.cur[r] || (a == tl.cur[r] && gid[r] < tl.curID[r]) {
+						if a < tl.cur[r] {
+							tl.tau[r] = math.Sqrt(max(0, tl.x[r]+float64(a)+tl.e[r]))
+						}
+						tl.cur[r], tl.curID[r] = a, gid[r]
+					}
+				}
+			}
+
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= nblocks {
+					break
+				}
+				if err := ctx.Err(); err != nil {
+					errs[w] = err
+					break
+				}
+				clear(union)
+				r0 := b * blockRows
+				r1 := min(r0+blockRows, n)
+				ntiles := (r1 - r0 + tileRows - 1) / tileRows
+				for ti := 0; ti < ntiles; ti++ {
+					tl := &tiles[ti]
+					tl.nreal = min(tileRows, r1-r0-ti*tileRows)
+					tl.nhome = 0
+					tl.npan = 0
+					tl.evG, tl.evM, tl.evSkip = tl.evG[:0], tl.evM[:0], tl.evSkip[:0]
+					for r := 0; r < tileRows; r++ {
+						tl.tau[r] = math.Inf(-1)
+						if r >= tl.nreal {
+							tl.x32[r] = zero
+							continue
+						}
+						li := ti*tileRows + r
+						i := int(ord[r0+li])
+						tl.rows[r] = i
+						tl.x32[r] = x.Row(i)
+						tl.norm[r] = ya.norm[i]
+						tl.x[r] = ya.xnorm[i]
+						tl.e[r] = kappa*(ya.xnorm[i]+2*cmax) + 1e-30
+						tl.cur[r], tl.curID[r] = inf, math.MaxInt32
+						tl.tau[r] = math.Inf(1)
+						lbi := ya.lb[i*ng : (i+1)*ng]
+						o := old[li*ng : (li+1)*ng]
+						copy(o, lbi)
+						if !first {
+							lbDecay(lbi, o, gdrift)
+							h := ya.grp[assign[i]]
+							dup := false
+							for _, hh := range tl.homes[:tl.nhome] {
+								dup = dup || hh == h
+							}
+							if !dup {
+								tl.homes[tl.nhome] = h
+								tl.nhome++
+							}
+						}
+					}
+					// Home groups, ascending, evaluated fully.
+					hs := tl.homes[:tl.nhome]
+					for a := 1; a < len(hs); a++ {
+						for c := a; c > 0 && hs[c] < hs[c-1]; c-- {
+							hs[c], hs[c-1] = hs[c-1], hs[c]
+						}
+					}
+					for _, h := range hs {
+						evalGroup(ti, h, false)
+					}
+					clear(tl.need)
+					for r := 0; r < tl.nreal; r++ {
+						lbMask(ya.lb[tl.rows[r]*ng:(tl.rows[r]+1)*ng], float32(tl.tau[r]*(1+1.0/(1<<20))), tl.need)
+					}
+					for _, h := range hs {
+						tl.need[h>>6] &^= 1 << (h & 63)
+					}
+					for q, w := range tl.need {
+						union[q] |= w
+					}
+				}
+				// Other groups, in chunks of at most chunkCols/16 panels
+				// (L2-resident) over the block's tiles, groups innermost: a
+				// chunk's panels are loaded once per block and a tile's
+				// packed rows stay in L1 across it, as in the full kernel's
+				// blocking. Every tile still meets its groups in ascending
+				// order, so its results do not depend on the block.
+				chunk = chunk[:0]
+				cpan := 0
+				flush := func() {
+					for ti := 0; ti < ntiles; ti++ {
+						tl := &tiles[ti]
+						for _, g := range chunk {
+							if tl.need[g>>6]&(1<<(g&63)) == 0 {
+								continue
+							}
+							need := false
+							for r := 0; r < tl.nreal; r++ {
+								if float64(ya.lb[tl.rows[r]*ng+int(g)]) <= tl.tau[r] {
+									need = true
+									break
+								}
+							}
+							if need {
+								evalGroup(ti, g, !first)
+							}
+						}
+					}
+					chunk, cpan = chunk[:0], 0
+				}
+				for q, w := range union {
+					for ; w != 0; w &= w - 1 {
+						g := int32(q*64 + bits.TrailingZeros64(w))
+						np := int(ya.gp[g+1] - ya.gp[g])
+						if cpan > 0 && cpan+np > chunkCols/tileCols {
+							flush()
+						}
+						chunk = append(chunk, g)
+						cpan += np
+					}
+				}
+				flush()
+				// Outputs and new bounds.
+				for ti := 0; ti < ntiles; ti++ {
+					tl := &tiles[ti]
+					for r := 0; r < tl.nreal; r++ {
+						i := tl.rows[r]
+						bv, bi := tl.cur[r], tl.curID[r]
+						assign[i] = bi
+						dist[i] = max(tl.norm[r]+bv, 0)
+						lbi := ya.lb[i*ng : (i+1)*ng]
+						ga := ya.grp[bi]
+						for q, g := range tl.evG {
+							if g == ga {
+								// The group of the new centroid is the
+								// row's home group next pass: searched
+								// fully, its bound is never read (0 is
+								// valid).
+								lbi[g] = 0
+								continue
+							}
+							v := tl.evM[q*tileRows+r]
+							// float32(y·(1−2⁻²⁰)) ≤ y(1−2⁻²⁰)(1+2⁻²⁴) < y.
+							l := float32(math.Sqrt(max(0, tl.x[r]+float64(v)-tl.e[r])) * (1 - 1.0/(1<<20)))
+							if tl.evSkip[q] {
+								l = min(l, lbi[g])
+							}
+							lbi[g] = l
+						}
+					}
+				}
+			}
+			evals[w] = pairs
+		}(w)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return 0, err
+		}
+	}
+	var total int64
+	for _, e := range evals {
+		total += e
+	}
+	return total, nil
+}

@@ -69,6 +69,22 @@ func gram(x []float64, n int, y []float64, m, d int) []float64 {
 	return c
 }
 
+// unitGramNet is the start of Forward for the losses that mine their pairs
+// in Go on cosine similarities (multi-similarity, ranked list): it checks bt
+// and returns the compiled B×D net with the B×B Gram matrix S of the unit
+// rows. Errors carry the loss name.
+func (l *base) unitGramNet(bt Batch, grad []float32) (*net, []float64, error) {
+	if err := checkBatch(bt, grad, 0, false); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", l.name, err)
+	}
+	n, err := l.r.get(shape{B: bt.B, D: bt.D})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", l.name, err)
+	}
+	u := unitRows(bt.Emb, bt.B, bt.D)
+	return n, gram(u, bt.B, u, bt.B, bt.D), nil
+}
+
 // pairDist returns the B×B Euclidean distances between the rows of x (B×D),
 // √max(‖x_i‖² + ‖x_j‖² − 2x_i·x_j, 0), with an exact 0 diagonal.
 func pairDist(x []float64, B, D int) []float32 {

@@ -205,6 +205,20 @@ func (r *runner) run(n *net, bt Batch, grad []float32) (float64, error) {
 	return loss, nil
 }
 
+// runAnchorMean runs n with the anchor weights w (1 for each of the anchors
+// kept, 0 elsewhere) divided by anchors, so that L is a mean over them; with
+// no anchor the loss is 0 and grad is cleared.
+func (r *runner) runAnchorMean(n *net, bt Batch, grad []float32, w []float64, anchors int) (float64, error) {
+	if anchors == 0 {
+		zeroGrads(grad, nil)
+		return 0, nil
+	}
+	for i := range w {
+		w[i] /= float64(anchors)
+	}
+	return r.run(n, bt, grad)
+}
+
 // toF32 writes scale·v into dst.
 func toF32(dst []float32, v G.Value, scale float64) {
 	for i, x := range v.Data().([]float64) {

@@ -1,8 +1,6 @@
 package losses
 
 import (
-	"fmt"
-
 	G "gorgonia.org/gorgonia"
 )
 
@@ -53,16 +51,11 @@ func (l *multiSimilarity) graph(b *builder) *G.Node {
 
 // Forward implements Loss.
 func (l *multiSimilarity) Forward(bt Batch, grad []float32) (float64, error) {
-	if err := checkBatch(bt, grad, 0, false); err != nil {
-		return 0, fmt.Errorf("%s: %w", l.name, err)
-	}
-	n, err := l.r.get(shape{B: bt.B, D: bt.D})
+	n, S, err := l.unitGramNet(bt, grad)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", l.name, err)
+		return 0, err
 	}
 	B, y := bt.B, bt.Labels
-	u := unitRows(bt.Emb, B, bt.D)
-	S := gram(u, B, u, B, bt.D)
 	P, N, w := n.in("pos"), n.in("neg"), n.in("w")
 	clear(P)
 	clear(N)
@@ -94,14 +87,7 @@ func (l *multiSimilarity) Forward(bt Batch, grad []float32) (float64, error) {
 			w[i], anchors = 1, anchors+1
 		}
 	}
-	if anchors == 0 {
-		zeroGrads(grad, nil)
-		return 0, nil
-	}
-	for i := range w {
-		w[i] /= float64(anchors)
-	}
-	return l.r.run(n, bt, grad)
+	return l.r.runAnchorMean(n, bt, grad, w, anchors)
 }
 
 // cond returns a if c, else b.

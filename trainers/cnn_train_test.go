@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/trainers/internal/testutil"
 )
 
 func TestCNNNeedsImageShape(t *testing.T) {
@@ -73,9 +74,9 @@ func TestCNNTrainImprovesHeldOutRecall(t *testing.T) {
 	cfg := Config{Loss: "multisimilarity", Sampler: "spc-4", Epochs: 20, BatchSize: 48, ItersPerEpoch: 6, Chunk: 24,
 		LR: 3e-3, EvalEvery: 20, Arch: "cnn", Channels: []int{8, 16}, EmbedDim: 16, Seed: 3,
 		InChannels: 1, InHeight: side, InWidth: side}
-	run := train(t, cfg, Options{Train: tr, Test: te, Evaluate: bruteR1})
+	run := train(t, cfg, Options{Train: tr, Test: te, Evaluate: testutil.R1})
 	cfg.Arch, cfg.Channels, cfg.Hidden = "mlp", nil, []int{64}
-	mlp := train(t, cfg, Options{Train: tr, Test: te, Evaluate: bruteR1})
+	mlp := train(t, cfg, Options{Train: tr, Test: te, Evaluate: testutil.R1})
 	r0, r1 := run.Initial["R@1"], run.Final["R@1"]
 	t.Logf("held-out R@1 (24 classes, chance ≈ 0.04): cnn %.3f → %.3f (loss %.4f → %.4f); mlp %.3f → %.3f",
 		r0, r1, run.History[0].Loss, run.History[19].Loss, mlp.Initial["R@1"], mlp.Final["R@1"])

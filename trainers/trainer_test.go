@@ -12,6 +12,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/trainers/internal/testutil"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 )
 
@@ -66,45 +67,11 @@ func init() {
 		Hyper: map[string]float64{}, New: func(losses.Config) (losses.Loss, error) { return testLoss{}, nil }})
 }
 
-// bruteR1 is an independent Recall@1 evaluator (knn.BruteForce, leave-one-out).
-func bruteR1(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, error) {
-	nb, err := knn.BruteForce{}.Search(ctx, emb, emb, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf})
-	if err != nil {
-		return nil, err
-	}
-	hit := 0
-	for i := 0; i < emb.Rows; i++ {
-		if labels[nb.IDs[i]] == labels[i] {
-			hit++
-		}
-	}
-	return record.Metrics{"R@1": float64(hit) / float64(emb.Rows)}, nil
-}
-
-// synth makes classes whose identity lives in the first `signal` input
-// dimensions while the remaining dimensions carry larger class-independent
-// noise: a model must learn to ignore the noise, and that transfers to
-// unseen classes.
+// synth is testutil.Synth (class signal in the first `signal` inputs, larger
+// noise in the others) as a Split.
 func synth(rng *rand.Rand, classes, per, dim, signal int, firstLabel int32) Split {
-	s := Split{X: knn.Matrix{Rows: classes * per, Cols: dim, Data: make([]float32, classes*per*dim)}}
-	for c := 0; c < classes; c++ {
-		centre := make([]float64, signal)
-		for t := range centre {
-			centre[t] = rng.NormFloat64()
-		}
-		for j := 0; j < per; j++ {
-			row := s.X.Row(c*per + j)
-			for t := range row {
-				if t < signal {
-					row[t] = float32(centre[t] + 0.15*rng.NormFloat64())
-				} else {
-					row[t] = float32(1.5 * rng.NormFloat64())
-				}
-			}
-			s.Labels = append(s.Labels, firstLabel+int32(c))
-		}
-	}
-	return s
+	x, y := testutil.Synth(rng, classes, per, dim, signal, firstLabel)
+	return Split{X: x, Labels: y}
 }
 
 func testData() Options {
@@ -113,7 +80,7 @@ func testData() Options {
 		Train:    synth(rng, 12, 10, 16, 4, 0),
 		Val:      synth(rng, 6, 10, 16, 4, 100),
 		Test:     synth(rng, 10, 10, 16, 4, 200),
-		Evaluate: bruteR1,
+		Evaluate: testutil.R1,
 	}
 }
 
@@ -223,7 +190,7 @@ func TestResumeReproducesUninterruptedRun(t *testing.T) {
 	if err := Train(context.Background(), cfg, opt, &record.Run{}); err == nil {
 		t.Fatal("resumed under a different config")
 	}
-	if err := Train(context.Background(), testConfig(), Options{Train: opt.Train, Test: opt.Test, Evaluate: bruteR1, Resume: true, Checkpoint: filepath.Join(dir, "missing")}, &record.Run{}); err == nil {
+	if err := Train(context.Background(), testConfig(), Options{Train: opt.Train, Test: opt.Test, Evaluate: testutil.R1, Resume: true, Checkpoint: filepath.Join(dir, "missing")}, &record.Run{}); err == nil {
 		t.Fatal("resumed from a missing checkpoint")
 	}
 }

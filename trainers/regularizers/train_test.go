@@ -7,50 +7,17 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
+	"github.com/dmlbench/dmlbench/trainers/internal/testutil"
 	"github.com/dmlbench/dmlbench/trainers/regularizers"
 )
 
-// recall1 is leave-one-out Recall@1 with exact search.
-func recall1(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, error) {
-	nb, err := knn.BruteForce{}.Search(ctx, emb, emb, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf})
-	if err != nil {
-		return nil, err
-	}
-	hit := 0
-	for i := 0; i < emb.Rows; i++ {
-		if labels[nb.IDs[i]] == labels[i] {
-			hit++
-		}
-	}
-	return record.Metrics{"R@1": float64(hit) / float64(emb.Rows)}, nil
-}
-
-// synth: class identity in the first `signal` dimensions, larger
-// class-independent noise in the others; held-out classes share the
-// structure, so learning to ignore the noise transfers.
+// synth is testutil.Synth (class signal in the first `signal` inputs, larger
+// noise in the others) as a trainers.Split.
 func synth(rng *rand.Rand, classes, per, dim, signal int, first int32) trainers.Split {
-	s := trainers.Split{X: knn.Matrix{Rows: classes * per, Cols: dim, Data: make([]float32, classes*per*dim)}}
-	for c := 0; c < classes; c++ {
-		centre := make([]float64, signal)
-		for k := range centre {
-			centre[k] = rng.NormFloat64()
-		}
-		for j := 0; j < per; j++ {
-			row := s.X.Row(c*per + j)
-			for k := range row {
-				if k < signal {
-					row[k] = float32(centre[k] + 0.15*rng.NormFloat64())
-				} else {
-					row[k] = float32(1.5 * rng.NormFloat64())
-				}
-			}
-			s.Labels = append(s.Labels, first+int32(c))
-		}
-	}
-	return s
+	x, y := testutil.Synth(rng, classes, per, dim, signal, first)
+	return trainers.Split{X: x, Labels: y}
 }
 
 func data() trainers.Options {
@@ -58,7 +25,7 @@ func data() trainers.Options {
 	return trainers.Options{
 		Train:    synth(rng, 12, 10, 16, 4, 0),
 		Test:     synth(rng, 10, 10, 16, 4, 200),
-		Evaluate: recall1,
+		Evaluate: testutil.R1,
 	}
 }
 

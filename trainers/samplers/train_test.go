@@ -9,47 +9,15 @@ import (
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
+	"github.com/dmlbench/dmlbench/trainers/internal/testutil"
 	"github.com/dmlbench/dmlbench/trainers/samplers"
 )
 
-// synth: classes whose first `signal` inputs sit near a class centre and
-// whose other inputs are large noise (as in trainers' engine tests), so a
-// trained head transfers to unseen classes.
+// synth is testutil.Synth (class signal in the first `signal` inputs, larger
+// noise in the others) as a trainers.Split.
 func synth(rng *rand.Rand, classes, per, dim, signal int, first int32) trainers.Split {
-	s := trainers.Split{X: knn.Matrix{Rows: classes * per, Cols: dim, Data: make([]float32, classes*per*dim)}}
-	for c := 0; c < classes; c++ {
-		centre := make([]float64, signal)
-		for t := range centre {
-			centre[t] = rng.NormFloat64()
-		}
-		for j := 0; j < per; j++ {
-			row := s.X.Row(c*per + j)
-			for t := range row {
-				if t < signal {
-					row[t] = float32(centre[t] + 0.15*rng.NormFloat64())
-				} else {
-					row[t] = float32(1.5 * rng.NormFloat64())
-				}
-			}
-			s.Labels = append(s.Labels, first+int32(c))
-		}
-	}
-	return s
-}
-
-// r1 is leave-one-out Recall@1 by brute force.
-func r1(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, error) {
-	nb, err := knn.BruteForce{}.Search(ctx, emb, emb, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf})
-	if err != nil {
-		return nil, err
-	}
-	hit := 0
-	for i := range labels {
-		if labels[nb.IDs[i]] == labels[i] {
-			hit++
-		}
-	}
-	return record.Metrics{"R@1": float64(hit) / float64(len(labels))}, nil
+	x, y := testutil.Synth(rng, classes, per, dim, signal, first)
+	return trainers.Split{X: x, Labels: y}
 }
 
 // Training through the trainer (which embeds the training set before every
@@ -57,7 +25,7 @@ func r1(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, er
 func TestEmbeddingSamplersTrain(t *testing.T) {
 	for _, name := range []string{"ddm", "frd", "gc", "gc-d2"} {
 		rng := rand.New(rand.NewSource(123))
-		opt := trainers.Options{Train: synth(rng, 12, 10, 16, 4, 0), Test: synth(rng, 10, 10, 16, 4, 200), Evaluate: r1}
+		opt := trainers.Options{Train: synth(rng, 12, 10, 16, 4, 0), Test: synth(rng, 10, 10, 16, 4, 200), Evaluate: testutil.R1}
 		cfg := trainers.Config{Loss: "contrastive", Miner: "random", Sampler: name, Epochs: 6, BatchSize: 24, ItersPerEpoch: 6,
 			LR: 1e-2, Hidden: []int{32}, EmbedDim: 8, Seed: 7}
 		run := &record.Run{}
@@ -94,7 +62,7 @@ func init() {
 func TestTrainerRefreshesEveryEpoch(t *testing.T) {
 	theSpy.got = nil // other tests may have refreshed the shared instance
 	rng := rand.New(rand.NewSource(1))
-	opt := trainers.Options{Train: synth(rng, 6, 8, 16, 4, 0), Test: synth(rng, 4, 8, 16, 4, 100), Evaluate: r1}
+	opt := trainers.Options{Train: synth(rng, 6, 8, 16, 4, 0), Test: synth(rng, 4, 8, 16, 4, 100), Evaluate: testutil.R1}
 	cfg := trainers.Config{Loss: "contrastive", Miner: "random", Sampler: "spytest-embed", Epochs: 3, BatchSize: 16, ItersPerEpoch: 3,
 		LR: 1e-2, Hidden: []int{32}, EmbedDim: 8, Seed: 1}
 	if err := trainers.Train(context.Background(), cfg, opt, &record.Run{}); err != nil {

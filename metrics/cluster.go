@@ -1,24 +1,32 @@
 package metrics
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // contingency is the class × cluster count table in sparse form, built in
 // O(N); every clustering metric reads it in O(nnz + C + K).
 type contingency struct {
 	n      int
-	classN []int            // a_i: items per class
-	clustN []int            // b_j: items per cluster
-	cells  map[[2]int32]int // n_ij > 0
+	classN []int  // a_i: items per class
+	clustN []int  // b_j: items per cluster
+	cells  []cell // n_ij > 0, sorted by (class, cluster): sums run in a fixed order
+}
+
+type cell struct {
+	class, cluster int32
+	n              int
 }
 
 func newContingency(labels, clusters []int32) (*contingency, error) {
 	if len(labels) != len(clusters) {
 		return nil, fmt.Errorf("contingency: %d labels vs %d cluster ids", len(labels), len(clusters))
 	}
-	c := &contingency{n: len(labels), cells: make(map[[2]int32]int, len(labels))}
+	c := &contingency{n: len(labels)}
+	counts := make(map[[2]int32]int, len(labels))
 	for i, y := range labels {
 		k := clusters[i]
 		if y < 0 || k < 0 {
@@ -32,8 +40,20 @@ func newContingency(labels, clusters []int32) (*contingency, error) {
 		}
 		c.classN[y]++
 		c.clustN[k]++
-		c.cells[[2]int32{y, k}]++
+		counts[[2]int32{y, k}]++
 	}
+	// Map iteration order is random; floating-point sums over the cells
+	// must not be (same input → same NMI/AMI bits).
+	c.cells = make([]cell, 0, len(counts))
+	for key, nij := range counts {
+		c.cells = append(c.cells, cell{key[0], key[1], nij})
+	}
+	slices.SortFunc(c.cells, func(a, b cell) int {
+		if a.class != b.class {
+			return cmp.Compare(a.class, b.class)
+		}
+		return cmp.Compare(a.cluster, b.cluster)
+	})
 	return c, nil
 }
 
@@ -52,8 +72,9 @@ func entropy(counts []int, n int) float64 {
 func (c *contingency) mutualInfo() float64 {
 	n := float64(c.n)
 	mi := 0.0
-	for key, nij := range c.cells {
-		a, b := float64(c.classN[key[0]]), float64(c.clustN[key[1]])
+	for _, e := range c.cells {
+		nij := e.n
+		a, b := float64(c.classN[e.class]), float64(c.clustN[e.cluster])
 		mi += float64(nij) / n * (math.Log(float64(nij)) + math.Log(n) - math.Log(a) - math.Log(b))
 	}
 	return max(mi, 0)
@@ -74,7 +95,8 @@ func (c *contingency) NMI() float64 {
 func (c *contingency) F1() float64 {
 	pairs := func(n int) float64 { return float64(n) * float64(n-1) / 2 }
 	tp, sc, sk := 0.0, 0.0, 0.0
-	for _, nij := range c.cells {
+	for _, e := range c.cells {
+		nij := e.n
 		tp += pairs(nij)
 	}
 	for _, a := range c.classN {
@@ -133,22 +155,14 @@ func expectedMutualInfo(classN, clustN []int, n int) float64 {
 	for k := 2; k <= n; k++ {
 		lf[k] = lf[k-1] + math.Log(float64(k))
 	}
-	multA, multB := map[int]int{}, map[int]int{}
-	for _, a := range classN {
-		if a > 0 {
-			multA[a]++
-		}
-	}
-	for _, b := range clustN {
-		if b > 0 {
-			multB[b]++
-		}
-	}
+	multA, multB := multiplicities(classN), multiplicities(clustN)
 	N := float64(n)
 	logN := math.Log(N)
 	emi := 0.0
-	for a, ma := range multA {
-		for b, mb := range multB {
+	for _, am := range multA {
+		a, ma := am[0], am[1]
+		for _, bm := range multB {
+			b, mb := bm[0], bm[1]
 			lo := max(1, a+b-n)
 			hi := min(a, b)
 			fixed := lf[a] + lf[b] + lf[n-a] + lf[n-b] - lf[n]
@@ -162,4 +176,21 @@ func expectedMutualInfo(classN, clustN []int, n int) float64 {
 		}
 	}
 	return emi
+}
+
+// multiplicities returns the distinct positive values of v with their
+// counts, ascending by value (a fixed summation order: same input, same bits).
+func multiplicities(v []int) [][2]int {
+	m := map[int]int{}
+	for _, x := range v {
+		if x > 0 {
+			m[x]++
+		}
+	}
+	out := make([][2]int, 0, len(m))
+	for x, c := range m {
+		out = append(out, [2]int{x, c})
+	}
+	slices.SortFunc(out, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	return out
 }

@@ -44,3 +44,29 @@ func TestSklearnGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterMetricsBitIdentical: NMI, AMI and F1 are sums over the
+// contingency cells and the marginal values; they must come out bit for bit
+// the same on every call (Go's map order is random, the summation order is
+// not allowed to be).
+func TestClusterMetricsBitIdentical(t *testing.T) {
+	n := 3000
+	y, z := make([]int32, n), make([]int32, n)
+	for i := range y {
+		y[i] = int32(i*7919%601) % 300
+		z[i] = int32(i*104729%997) % 250
+	}
+	var first [3]float64
+	for r := 0; r < 20; r++ {
+		ct, err := newContingency(y, z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := [3]float64{ct.NMI(), ct.AMI(), ct.F1()}
+		if r == 0 {
+			first = got
+		} else if got != first {
+			t.Fatalf("call %d: NMI, AMI, F1 = %v, first call %v", r, got, first)
+		}
+	}
+}

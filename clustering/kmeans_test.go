@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
-	"syscall"
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
@@ -404,15 +403,6 @@ func sphereClasses(classes, perClass, d int, spread float64) knn.Matrix {
 		}
 	}
 	return x
-}
-
-// cpuSeconds is the user+system CPU time of this process.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
 
 // benchKMeans runs KMeans on x with k clusters as sub-benchmarks "pruned"

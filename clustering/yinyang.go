@@ -77,8 +77,9 @@ import (
 
 const (
 	yyMaxGroups     = 256      // cap on G
+	yyBlockRows     = 32       // rows per work item (8 tiles)
 	yyMaxBoundBytes = 64 << 20 // cap on the N×G float32 lower bounds
-	yyBlockTiles    = blockRows / tileRows
+	yyBlockTiles    = yyBlockRows / tileRows
 	yyNormLimit     = 1e30 // beyond this squared norm, no pruning
 	// lbDown = 1 − 2⁻²² (exact in float32): lbDecay multiplies by it.
 	lbDown = 1 - 1.0/(1<<22)
@@ -501,7 +502,7 @@ func (ya *yinyangAssigner) pass(ctx context.Context, x knn.Matrix, cent []float3
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	nblocks := (n + blockRows - 1) / blockRows
+	nblocks := (n + yyBlockRows - 1) / yyBlockRows
 	threads = min(threads, nblocks)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -513,7 +514,7 @@ func (ya *yinyangAssigner) pass(ctx context.Context, x knn.Matrix, cent []float3
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			old := make([]float32, blockRows*ng)
+			old := make([]float32, yyBlockRows*ng)
 			pack := make([]float32, yyBlockTiles*tileLen+packPad)
 			infs := make([]float32, tileRows*tileCols)
 			union := make([]uint64, (ng+63)/64)
@@ -601,8 +602,8 @@ func (ya *yinyangAssigner) pass(ctx context.Context, x knn.Matrix, cent []float3
 					break
 				}
 				clear(union)
-				r0 := b * blockRows
-				r1 := min(r0+blockRows, n)
+				r0 := b * yyBlockRows
+				r1 := min(r0+yyBlockRows, n)
 				ntiles := (r1 - r0 + tileRows - 1) / tileRows
 				for ti := 0; ti < ntiles; ti++ {
 					tl := &tiles[ti]

@@ -69,12 +69,15 @@ const splitEPS = 1.0 / 1024
 // bit-identical to full passes for every seed, and independent of
 // opt.Threads. The first training pass (which initialises the bounds) is a
 // full one; with subsampling the final pass over all n rows is a full one.
+// A pass whose centroids are bitwise those of the previous pass (Lloyd's
+// fixed point) returns the previous assignment without any work.
 //
 // Cost: at most (NIter·nt + n)·k·D multiply-adds for the assignments; the
 // pruning leaves a fraction of it (on Stanford-Online-Products-shaped data,
-// n = 60 500, K = 12 100, D = 128: ≈ 14 % over 20 iterations, passes after
-// the fifth under 1 %), plus O(n·G) per pass for the bounds and
-// O(NIter·nt·D) for the updates; memory O((n + k)·D + n·G).
+// n = 60 500, K = 12 100, D = 128: ≈ 14 % over the 21 passes — the first
+// two are full, the third to fifth 17–37 %, later ones under 6 % and none
+// once converged), plus O(n·G) per pass for the bounds and O(NIter·nt·D)
+// for the updates; memory O((n + k)·D + n·G).
 //
 // Errors (wrapping ErrBadInput): n == 0, D == 0, data length ≠ n·D, k <= 0,
 // k > n, NIter < 0, MaxPointsPerCentroid < 0, non-finite values.

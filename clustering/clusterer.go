@@ -53,7 +53,8 @@ type Params struct {
 	// SpectralNeighbors is the k of the symmetrised k-NN affinity graph.
 	SpectralNeighbors int
 	// SpectralDenseLimit: up to this N the eigenvectors come from a dense
-	// eigen-decomposition, above it from block subspace iteration.
+	// eigen-decomposition (O(N³): ~76 s at N = 2 420 in gonum), above it
+	// from Chebyshev-filtered subspace iteration (~1 s there); default 300.
 	SpectralDenseLimit int
 
 	// BirchThreshold is the largest radius of a leaf subcluster.
@@ -76,7 +77,7 @@ func DefaultParams() Params {
 		OPTICSMaxEps:       math.Inf(1),
 		MaxWardPoints:      20000,
 		SpectralNeighbors:  10,
-		SpectralDenseLimit: 1500,
+		SpectralDenseLimit: 300,
 		BirchThreshold:     0.5,
 		BirchBranching:     50,
 	}

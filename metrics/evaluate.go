@@ -122,7 +122,10 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 			assign, err = opt.KMeans(in.Emb, k, seed)
 		} else {
 			ko := clustering.DefaultKMeansOptions()
-			ko.Seed, ko.Threads, ko.Searcher = seed, threads, opt.Searcher
+			// The built-in k-means assigns with its own pruned exact kernel
+			// (clustering.KMeans); faiss backends bring faiss's k-means via
+			// opt.KMeans instead of a k = 1 search per iteration.
+			ko.Seed, ko.Threads = seed, threads
 			if conv == PML {
 				ko.MaxPointsPerCentroid = 256 // faiss.Kmeans default subsampling
 			}

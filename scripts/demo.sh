@@ -13,10 +13,12 @@ $BIN eval --emb "$OUT/pixels/emb.npy" --labels "$OUT/pixels/labels.npy"
 
 if $BIN run --help >/dev/null 2>&1; then
 	echo
-	echo "== 2. Train a margin-loss MLP head (distance-weighted mining, SPC-2) on the 121 training classes"
-	$BIN run --dataset omniglot --loss margin --miner distance --sampler spc-2 \
-		--epochs "${EPOCHS:-8}" --seed 0 --out "$OUT/runs/margin-s0"
+	echo "== 2. Train a contrastive-loss MLP head (distance-weighted mining, SPC-2) on the 121 training classes"
+	rm -rf "$OUT/runs"
+	$BIN run --dataset omniglot --loss contrastive --miner distance --sampler spc-2 \
+		--epochs "${EPOCHS:-8}" --seed 0 --out "$OUT/runs/contrastive-s0"
 	echo
-	echo "== 3. Report (test classes; 'initial' = the untrained model)"
+	echo "== 3. Report on the test classes: the untrained model, then the trained one"
+	$BIN report "$OUT/runs" --format terminal --metrics R@1,R@2,NMI,mAP@C,MAP@R --source initial
 	$BIN report "$OUT/runs" --format terminal --metrics R@1,R@2,NMI,mAP@C,MAP@R
 fi

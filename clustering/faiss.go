@@ -55,28 +55,11 @@ const FaissCompiled = true
 // non-finite values. Errors raised inside faiss wrap knn.ErrFaiss.
 func FaissKMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMeansResult, error) {
 	n, d := x.Rows, x.Cols
-	switch {
-	case n < 0 || d < 0 || len(x.Data) != n*d:
-		return nil, fmt.Errorf("%w: k-means data %d×%d has %d values, want %d", ErrBadInput, n, d, len(x.Data), n*d)
-	case n == 0:
-		return nil, fmt.Errorf("%w: k-means on an empty set", ErrBadInput)
-	case d == 0:
-		return nil, fmt.Errorf("%w: k-means on zero-dimensional rows", ErrBadInput)
-	case k <= 0:
-		return nil, fmt.Errorf("%w: k-means needs k > 0, got %d", ErrBadInput, k)
-	case k > n:
-		return nil, fmt.Errorf("%w: k-means with k = %d clusters needs at least k points, got %d", ErrBadInput, k, n)
-	case opt.NIter < 0:
-		return nil, fmt.Errorf("%w: k-means NIter = %d must be >= 0", ErrBadInput, opt.NIter)
-	case opt.MaxPointsPerCentroid < 0 || opt.MinPointsPerCentroid < 0:
-		return nil, fmt.Errorf("%w: k-means points-per-centroid bounds must be >= 0", ErrBadInput)
-	case opt.Seed < math.MinInt32 || opt.Seed > math.MaxInt32:
-		return nil, fmt.Errorf("%w: faiss k-means seed %d does not fit in 32 bits", ErrBadInput, opt.Seed)
+	if err := checkKMeansInput(x, k, opt); err != nil {
+		return nil, err
 	}
-	for i, v := range x.Data {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("%w: non-finite value %v at row %d, column %d", ErrBadInput, v, i/d, i%d)
-		}
+	if opt.Seed < math.MinInt32 || opt.Seed > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: faiss k-means seed %d does not fit in 32 bits", ErrBadInput, opt.Seed)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -83,23 +83,7 @@ const splitEPS = 1.0 / 1024
 // k > n, NIter < 0, MaxPointsPerCentroid < 0, non-finite values.
 func KMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMeansResult, error) {
 	n, d := x.Rows, x.Cols
-	switch {
-	case n < 0 || d < 0 || len(x.Data) != n*d:
-		return nil, fmt.Errorf("%w: k-means data %d×%d has %d values, want %d", ErrBadInput, n, d, len(x.Data), n*d)
-	case n == 0:
-		return nil, fmt.Errorf("%w: k-means on an empty set", ErrBadInput)
-	case d == 0:
-		return nil, fmt.Errorf("%w: k-means on zero-dimensional rows", ErrBadInput)
-	case k <= 0:
-		return nil, fmt.Errorf("%w: k-means needs k > 0, got %d", ErrBadInput, k)
-	case k > n:
-		return nil, fmt.Errorf("%w: k-means with k = %d clusters needs at least k points, got %d", ErrBadInput, k, n)
-	case opt.NIter < 0:
-		return nil, fmt.Errorf("%w: k-means NIter = %d must be >= 0", ErrBadInput, opt.NIter)
-	case opt.MaxPointsPerCentroid < 0 || opt.MinPointsPerCentroid < 0:
-		return nil, fmt.Errorf("%w: k-means points-per-centroid bounds must be >= 0", ErrBadInput)
-	}
-	if err := checkFinite(x); err != nil {
+	if err := checkKMeansInput(x, k, opt); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewSource(opt.Seed))
@@ -257,4 +241,27 @@ func checkFinite(x knn.Matrix) error {
 		}
 	}
 	return nil
+}
+
+// checkKMeansInput is the input validation KMeans and FaissKMeans share
+// (errors wrap ErrBadInput).
+func checkKMeansInput(x knn.Matrix, k int, opt KMeansOptions) error {
+	n, d := x.Rows, x.Cols
+	switch {
+	case n < 0 || d < 0 || len(x.Data) != n*d:
+		return fmt.Errorf("%w: k-means data %d×%d has %d values, want %d", ErrBadInput, n, d, len(x.Data), n*d)
+	case n == 0:
+		return fmt.Errorf("%w: k-means on an empty set", ErrBadInput)
+	case d == 0:
+		return fmt.Errorf("%w: k-means on zero-dimensional rows", ErrBadInput)
+	case k <= 0:
+		return fmt.Errorf("%w: k-means needs k > 0, got %d", ErrBadInput, k)
+	case k > n:
+		return fmt.Errorf("%w: k-means with k = %d clusters needs at least k points, got %d", ErrBadInput, k, n)
+	case opt.NIter < 0:
+		return fmt.Errorf("%w: k-means NIter = %d must be >= 0", ErrBadInput, opt.NIter)
+	case opt.MaxPointsPerCentroid < 0 || opt.MinPointsPerCentroid < 0:
+		return fmt.Errorf("%w: k-means points-per-centroid bounds must be >= 0", ErrBadInput)
+	}
+	return checkFinite(x)
 }

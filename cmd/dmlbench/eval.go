@@ -66,6 +66,11 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown"},
 			&cli.StringFlag{Name: "out", Usage: "also write the JSON result to `FILE` (atomically)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no warnings"},
+			&cli.StringFlag{Name: "refine", Usage: "refine the embeddings with the message-passing network of the finished mpn-ce run `DIR` before scoring (seed 001 §3; the embeddings must come from that run's backbone, e.g. DIR/test_emb.npy)"},
+			&cli.StringFlag{Name: "test-time", Value: "reciprocal", Usage: "with --refine: the batch built around each sample: reciprocal | knn | cluster"},
+			&cli.IntFlag{Name: "test-time-k", Usage: "with --refine: k of the reciprocal k-NN sets, or the chunk size of knn/cluster batches (default 10)"},
+			&cli.IntFlag{Name: "test-time-kr", Usage: "with --refine: reciprocal batch size k_r (default 2k)"},
+			&cli.IntFlag{Name: "test-time-n", Usage: "with --refine: chunks per knn/cluster batch (default 8)"},
 		},
 		Action: evalAction,
 	})
@@ -100,6 +105,14 @@ func evalAction(c *cli.Context) error {
 	searcher, err := knn.New(c.String("backend"))
 	if err != nil {
 		return err
+	}
+	if dir := c.String("refine"); dir != "" {
+		if in.Gallery != nil {
+			return usagef("--refine scores one set leave-one-out; it does not take --query-*/--gallery-*")
+		}
+		if in.Emb, err = refineEmbeddings(c, dir, in.Emb, searcher); err != nil {
+			return err
+		}
 	}
 	opt := metrics.Options{
 		Ks:         ks,

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/trainers"
+	"github.com/dmlbench/dmlbench/trainers/testtime"
+)
+
+// refineEmbeddings applies test-time refinement (seed 001 §3) with the MPN
+// of the finished run dir to emb, in batches built per sample by
+// --test-time.
+func refineEmbeddings(c *cli.Context, dir string, emb knn.Matrix, searcher knn.Searcher) (knn.Matrix, error) {
+	mode := strings.ToLower(c.String("test-time"))
+	if mode == "none" || !slices.Contains(testtime.Modes, mode) {
+		return knn.Matrix{}, usagef("--test-time %q: want reciprocal, knn or cluster with --refine", mode)
+	}
+	tt := testtime.Options{Mode: mode, K: c.Int("test-time-k"), KR: c.Int("test-time-kr"), Chunks: c.Int("test-time-n"),
+		Seed: c.Int64("seed"), Searcher: searcher}
+	if tt.K < 0 || tt.KR < 0 || tt.Chunks < 0 {
+		return knn.Matrix{}, usagef("--test-time-k, --test-time-kr and --test-time-n must be positive")
+	}
+	ref, dim, err := trainers.LoadRefiner(dir)
+	if err != nil {
+		return knn.Matrix{}, err
+	}
+	if emb.Cols != dim {
+		return knn.Matrix{}, fmt.Errorf("--refine %s: the run embeds into %d dimensions but the embeddings have %d", dir, dim, emb.Cols)
+	}
+	return testtime.Refine(c.Context, emb, ref, tt)
+}

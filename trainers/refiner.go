@@ -1,0 +1,62 @@
+package trainers
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/trainers/losses"
+)
+
+// LoadRefiner rebuilds the message-passing network of a finished run
+// (DIR/run.json and the final DIR/checkpoint.gob) for test-time refinement
+// (seed 001 §3) of embeddings that this run's backbone produced — `dmlbench
+// run --save-embeddings` writes them. It returns the refiner and the run's
+// embedding dimension. Runs of losses without an MPN are refused.
+func LoadRefiner(dir string) (losses.Refiner, int, error) {
+	r, err := record.Read(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return nil, 0, err
+	}
+	if r.Status != "done" {
+		return nil, 0, fmt.Errorf("run %s has status %q; refinement needs a finished run", dir, r.Status)
+	}
+	var c Config
+	if err := json.Unmarshal(r.Config, &c); err != nil {
+		return nil, 0, fmt.Errorf("config in %s/run.json: %w", dir, err)
+	}
+	c = c.WithDefaults()
+	ck, err := loadCheckpoint(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		return nil, 0, fmt.Errorf("run %s: %w", dir, err)
+	}
+	if ck.ConfigHash != c.Hash() || ck.Epoch != c.Epochs {
+		return nil, 0, fmt.Errorf("run %s: checkpoint (epoch %d) is not the final state of its run.json (%d epochs)", dir, ck.Epoch, c.Epochs)
+	}
+	saved := map[string][]float32{}
+	for _, p := range ck.Params {
+		saved[p.Name] = p.Data
+	}
+	// The classifier's width gives the number of training classes.
+	cls, ok := saved["mpn.cls.W"]
+	if !ok || c.EmbedDim <= 0 || len(cls)%c.EmbedDim != 0 {
+		return nil, 0, fmt.Errorf("run %s was trained with %s, which has no message-passing network (use an mpn-ce run)", dir, c.Loss)
+	}
+	l, err := losses.New(c.Loss, losses.Config{NumClasses: len(cls) / c.EmbedDim, Dim: c.EmbedDim, Miner: c.Miner, Hyper: c.Hyper})
+	if err != nil {
+		return nil, 0, fmt.Errorf("run %s: %w", dir, err)
+	}
+	ref, ok := l.(losses.Refiner)
+	if !ok {
+		return nil, 0, fmt.Errorf("run %s: loss %s cannot refine embeddings", dir, c.Loss)
+	}
+	for _, p := range l.Params() {
+		v, ok := saved[p.Name]
+		if !ok || len(v) != len(p.Data) {
+			return nil, 0, fmt.Errorf("run %s: checkpoint lacks parameter %s (%d values)", dir, p.Name, len(p.Data))
+		}
+		copy(p.Data, v)
+	}
+	return ref, c.EmbedDim, nil
+}

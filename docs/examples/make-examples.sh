@@ -64,3 +64,12 @@ Z="$EX/runs-zoo"
 	echo
 	"$BIN" report "$Z" --group-by loss,miner,sampler,regularizer,simix --metrics R@1,NMI,mAP@C,MAP@R --source initial --format markdown | tail -n +3
 } > docs/examples/zoo.md
+
+# Batch-size sweep (fixed epochs, so smaller batches take more steps).
+"$BIN" suite docs/examples/omniglot-batch-suite.yaml
+rm -rf "$EX/runs-batch"
+(cd runs/omniglot-batch && find . -name run.json) | while read -r f; do
+	mkdir -p "$EX/runs-batch/$(dirname "$f")"
+	cp "runs/omniglot-batch/$f" "$EX/runs-batch/$f"
+done
+"$BIN" plot sweep "$EX/runs-batch" --param batch-size --group-by loss --metric R@1 --out "$EX/sweep-batch.png"

@@ -11,8 +11,9 @@ import (
 type noWatch struct{ knn.Exact }
 
 // TestMAP1000RanksMatchDepthSearch: mAP@1000 from watched positive ranks is
-// bit-identical to mAP@1000 from a depth-1000 neighbour list, for strict and
-// pml, leave-one-out and query/gallery, with ties (small-integer data),
+// bit-identical to mAP@1000 from a depth-1000 neighbour list, for strict,
+// pml and roth (position-dropped column 0, duplicates before the query),
+// leave-one-out and query/gallery, with ties (small-integer data),
 // singleton classes, and galleries smaller and larger than the window.
 func TestMAP1000RanksMatchDepthSearch(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
@@ -35,11 +36,16 @@ func TestMAP1000RanksMatchDepthSearch(t *testing.T) {
 			"qg":  {Emb: q, Labels: labels[:half], Gallery: &g, GalleryLabels: labels[half:]},
 		}
 		for name, in := range inputs {
-			for _, conv := range []Convention{Strict, PML} {
-				opt := Options{Metrics: []string{"mAP@1000", "R@k"}, Convention: conv}
+			for _, conv := range []Convention{Strict, PML, Roth} {
+				opt := Options{Metrics: []string{"mAP@1000", "R@k", "mAP@C"}, Convention: conv}
 				fast := eval(t, in, opt)
 				opt.Searcher = noWatch{}
 				slow := eval(t, in, opt)
+				for _, k := range []string{"R@1", "mAP@C"} {
+					if fast.Metrics[k] != slow.Metrics[k] {
+						t.Errorf("n=%d %s %s: %s %v vs %v", n, name, conv, k, fast.Metrics[k], slow.Metrics[k])
+					}
+				}
 				if fast.Metrics["mAP@1000"] != slow.Metrics["mAP@1000"] {
 					t.Errorf("n=%d %s %s: mAP@1000 %v from ranks, %v from the depth search",
 						n, name, conv, fast.Metrics["mAP@1000"], slow.Metrics["mAP@1000"])

@@ -23,7 +23,8 @@ type retrievalPlan struct {
 	mapR    bool // MAP@R, R-Precision or mAP@C asked
 	map1000 bool
 	// rank1000: mAP@1000 from the exact ranks of each query's positives
-	// (knn.Watch) instead of a depth-1000 search (strict and pml only).
+	// (knn.Watch) instead of a depth-1000 search (roth: only when its
+	// window is not padded).
 	rank1000  bool
 	depth     int // neighbours searched
 	offset    int // leading columns dropped (roth leave-one-out)
@@ -81,15 +82,24 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 			}
 			need = max(need, maxN, maxRel)
 		}
-		if p.map1000 {
-			need = max(need, map1000Window)
-		}
 		if loo {
 			p.offset = 1
-			need++
+		}
+		if p.map1000 {
+			// Ranks serve Roth's window too when it is not padded: the
+			// search covers ≥ 1000 + offset rows. Every same-class row is
+			// watched, the query itself included (nothing is excluded).
+			total := 0
+			for _, q := range qLabels {
+				total += gc[q]
+			}
+			p.rank1000 = canWatch && len(gLabels) >= map1000Window+p.offset && total <= maxWatchPerQuery*len(qLabels)
+			if !p.rank1000 {
+				need = max(need, map1000Window)
+			}
 		}
 		p.exclude = knn.ExcludeNone
-		p.depth = need // may exceed the gallery: padded with id −1 as faiss does
+		p.depth = max(need, 1) + p.offset // may exceed the gallery: padded with id −1 as faiss does
 		return p, nil
 	}
 	if p.mapR {
@@ -247,11 +257,14 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 	if p.mapR {
 		switch p.conv {
 		case Roth:
-			// metrics/mAP_c.py: window and divisor n_c (query included), every query.
-			nc := p.classSize[y]
-			sum, _ := precisionSum(h, nc)
-			s.mapC += sum / float64(nc)
-			s.mapCN++
+			// metrics/mAP_c.py: window and divisor n_c (query included), every
+			// query. A query/gallery query whose class has no gallery item
+			// (n_c = 0; Roth's code has no such case) is left out, not 0/0.
+			if nc := p.classSize[y]; nc > 0 {
+				sum, _ := precisionSum(h, nc)
+				s.mapC += sum / float64(nc)
+				s.mapCN++
+			}
 		default:
 			if rq > 0 {
 				ap, _ := averagePrecision(h, rq, rq)
@@ -264,7 +277,15 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 		switch p.conv {
 		case Roth:
 			// metrics/mAP_1000.py: window 1000, divisor n_c, every query.
-			sum, _ := precisionSum(h, map1000Window)
+			if p.classSize[y] == 0 {
+				break // query/gallery: no gallery item of the class (see mAP@C)
+			}
+			var sum float64
+			if p.rank1000 {
+				sum = rothRankPrecisionSum(ranks, p.offset)
+			} else {
+				sum, _ = precisionSum(h, map1000Window)
+			}
 			s.map1000 += sum / float64(p.classSize[y])
 			s.map1000N++
 			if padded {
@@ -324,6 +345,22 @@ func rankPrecisionSum(ranks []int32) (float64, int) {
 	return sum, len(ranks)
 }
 
+// rothRankPrecisionSum is precisionSum(h, 1000) of the roth plan from the
+// ascending ranks (in the search without exclusion, ≤ 1000 + offset) of
+// every same-class row: ranks ≤ offset are the dropped leading columns, and
+// a row at rank r sits at window position r − offset.
+func rothRankPrecisionSum(ranks []int32, offset int) float64 {
+	sum, m := 0.0, 0
+	for _, r := range ranks {
+		if int(r) <= offset {
+			continue
+		}
+		m++
+		sum += float64(m) / float64(int(r)-offset)
+	}
+	return sum
+}
+
 // averagePrecision returns (1/div) Σ_{i≤w} P@i·rel_i and the precision at w.
 func averagePrecision(h []bool, w, div int) (float64, float64) {
 	sum, hitsN := precisionSum(h, w)
@@ -331,16 +368,20 @@ func averagePrecision(h []bool, w, div int) (float64, float64) {
 }
 
 // positives is the knn.Watch of every query's same-class gallery items
-// (the query itself excluded in leave-one-out), window min(1000, gallery).
+// (the query itself excluded when the search excludes it), window
+// min(1000, gallery), or 1000 + offset for roth.
 func (p *retrievalPlan) positives() *knn.Watch {
 	members := map[int32][]int32{}
 	for j, y := range p.gLabels {
 		members[y] = append(members[y], int32(j))
 	}
 	w := &knn.Watch{MaxRank: min(map1000Window, p.gallery), IDs: make([][]int32, len(p.qLabels))}
+	if p.conv == Roth {
+		w.MaxRank = map1000Window + p.offset
+	}
 	for i, y := range p.qLabels {
 		m := members[y]
-		if !p.loo {
+		if p.exclude != knn.ExcludeSelf {
 			w.IDs[i] = m
 			continue
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -15,8 +14,8 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:      "list",
-		Usage:     "list metrics, losses, miners, samplers, archs, backends or datasets",
-		UsageText: "dmlbench list metrics|losses|miners|samplers|archs|backends|datasets",
+		Usage:     "list metrics, losses, miners, samplers, regularizers, archs, backends or datasets",
+		UsageText: "dmlbench list metrics|losses|miners|samplers|regularizers|archs|backends|datasets",
 		Description: `Prints every registered method with a one-line definition and its source.
 
 Examples:
@@ -25,7 +24,7 @@ Examples:
 		Action: func(c *cli.Context) error {
 			kind := c.Args().First()
 			if kind == "" {
-				return usagef("list what? metrics, losses, miners, samplers, archs, backends or datasets")
+				return usagef("list what? metrics, losses, miners, samplers, regularizers, archs, backends or datasets")
 			}
 			return list(kind, c.App.Writer)
 		},
@@ -46,13 +45,14 @@ func list(kind string, w io.Writer) error {
 		}
 		return nil
 	case "backends":
-		names := make([]string, 0, len(knn.Backends))
-		for n := range knn.Backends {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintln(tw, n)
+		fmt.Fprintln(tw, "BACKEND\tIN THIS BINARY\tSUMMARY")
+		for _, b := range []struct{ name, summary string }{
+			{"exact", "pure-Go blocked float32 kernel (" + knn.KernelName() + "), exact, deterministic"},
+			{"faiss", "faiss IndexFlat on CPU (build with -tags faiss after make faiss)"},
+			{"faiss-gpu", "faiss on CUDA (build with -tags faiss,cuda; docs/faiss-gpu.md)"},
+		} {
+			_, ok := knn.Backends[b.name]
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", b.name, map[bool]string{true: "yes", false: "no"}[ok], b.summary)
 		}
 		return nil
 	}
@@ -61,5 +61,5 @@ func list(kind string, w io.Writer) error {
 			return err
 		}
 	}
-	return usagef("unknown list %q (metrics, losses, miners, samplers, archs, backends, datasets)", kind)
+	return usagef("unknown list %q (metrics, losses, miners, samplers, regularizers, archs, backends, datasets)", kind)
 }

@@ -275,6 +275,26 @@ func Version() string {
 // -1 where the C library cannot tell.
 func MallocInUse() int64 { return int64(C.dml_malloc_in_use()) }
 
+// HeapGrowth is the leak tests' harness: it calls run three times (so
+// caches, thread pools and per-thread state exist), then returns by how many
+// bytes MallocInUse grew over iters further calls. It returns -1 where
+// MallocInUse cannot tell.
+func HeapGrowth(iters int, run func()) int64 {
+	if MallocInUse() < 0 {
+		return -1
+	}
+	for i := 0; i < 3; i++ {
+		run()
+	}
+	runtime.GC()
+	before := MallocInUse()
+	for i := 0; i < iters; i++ {
+		run()
+	}
+	runtime.GC()
+	return MallocInUse() - before
+}
+
 // Metric is faiss's MetricType (same numeric values).
 type Metric int
 

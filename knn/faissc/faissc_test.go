@@ -6,7 +6,6 @@ import (
 	"errors"
 	"math"
 	"math/rand"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -249,19 +248,11 @@ func TestNoLeak(t *testing.T) {
 			t.Fatal("k > n accepted")
 		}
 	}
-	for i := 0; i < 3; i++ {
-		run()
-	}
-	runtime.GC()
-	before := MallocInUse()
-	for i := 0; i < iters; i++ {
-		run()
-	}
-	runtime.GC()
-	after := MallocInUse()
-	t.Logf("C heap in use: %d B → %d B over %d iterations", before, after, iters)
+	grew := HeapGrowth(iters, run)
+	t.Logf("C heap grew by %d B over %d iterations", grew, iters)
 	// One leaked index is 768 KB; leaked error strings would be ≥ 300 KB.
-	if after-before > 64<<10 {
-		t.Fatalf("C heap grew by %d B over %d iterations: leak", after-before, iters)
+	if grew > 64<<10 {
+		t.Fatalf("C heap grew by %d B over %d iterations: leak", grew, iters)
 	}
+
 }

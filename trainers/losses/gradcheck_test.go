@@ -2,10 +2,10 @@ package losses
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/trainers/internal/testutil"
 	"github.com/dmlbench/dmlbench/trainers/miners"
 )
 
@@ -64,30 +64,8 @@ func fdGrad(t *testing.T, l Loss, b Batch, x []float32, i int, seed int64) float
 	return (lp - lm) / (float64(plus) - float64(minus))
 }
 
-// compareGrad checks analytic against numeric gradients: relative L2 error
-// below tol, and the gradient is not identically zero.
-func compareGrad(t *testing.T, what string, ana, num []float64, tol float64) {
-	t.Helper()
-	var diff, na, nn float64
-	for i := range ana {
-		diff += (ana[i] - num[i]) * (ana[i] - num[i])
-		na += ana[i] * ana[i]
-		nn += num[i] * num[i]
-	}
-	if nn == 0 {
-		t.Fatalf("%s: numeric gradient is identically zero (test point gives no signal)", what)
-	}
-	rel := math.Sqrt(diff) / math.Max(math.Sqrt(na), math.Sqrt(nn))
-	if rel > tol || math.IsNaN(rel) {
-		for i := range ana {
-			if math.Abs(ana[i]-num[i]) > tol*math.Sqrt(nn) {
-				t.Logf("  [%d] analytic %.8g numeric %.8g", i, ana[i], num[i])
-			}
-		}
-		t.Fatalf("%s: relative gradient error %.3g > %.0g", what, rel, tol)
-	}
-	t.Logf("%s: relative gradient error %.2g (‖g‖ = %.3g)", what, rel, math.Sqrt(na))
-}
+// compareGrad is the shared finite-difference verdict.
+var compareGrad = testutil.CompareGrad
 
 // gradCheck compares dL/dE and every dL/dθ with finite differences.
 func gradCheck(t *testing.T, l Loss, b Batch, seed int64) {

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/trainers/internal/testutil"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/miners"
 )
@@ -71,30 +72,8 @@ func newLoss(t *testing.T, name string, c losses.Config) losses.Loss {
 	return l
 }
 
-// compareGrad fails when the relative L2 error of ana against num exceeds tol
-// or the numeric gradient is zero.
-func compareGrad(t *testing.T, what string, ana, num []float64, tol float64) {
-	t.Helper()
-	var diff, na, nn float64
-	for i := range ana {
-		diff += (ana[i] - num[i]) * (ana[i] - num[i])
-		na += ana[i] * ana[i]
-		nn += num[i] * num[i]
-	}
-	if nn == 0 {
-		t.Fatalf("%s: numeric gradient is identically zero", what)
-	}
-	rel := math.Sqrt(diff) / math.Max(math.Sqrt(na), math.Sqrt(nn))
-	if rel > tol || math.IsNaN(rel) {
-		for i := range ana {
-			if math.Abs(ana[i]-num[i]) > tol*math.Sqrt(nn) {
-				t.Logf("  [%d] analytic %.8g numeric %.8g", i, ana[i], num[i])
-			}
-		}
-		t.Fatalf("%s: relative gradient error %.3g > %.0g", what, rel, tol)
-	}
-	t.Logf("%s: relative gradient error %.2g (‖g‖ = %.3g)", what, rel, math.Sqrt(na))
-}
+// compareGrad is the shared finite-difference verdict.
+var compareGrad = testutil.CompareGrad
 
 // fdCheck compares the analytic dL/dE of f (which writes it into grad and
 // returns L) with central differences over every entry of b.Emb.

@@ -120,28 +120,13 @@ func TestSpectralChebyshevDeterministic(t *testing.T) {
 	p := DefaultParams()
 	p.K, p.SpectralDenseLimit = 8, 0
 	a := mustCluster(t, "spectral", p, x)
-	if !spectralSamePartition(a, lab) {
+	if !samePartition(a, lab) {
 		t.Fatalf("well separated clusters not recovered")
 	}
 	p.Threads = 1
 	if b := mustCluster(t, "spectral", p, x); !slices.Equal(a, b) {
 		t.Fatalf("labels depend on the thread count")
 	}
-}
-
-// spectralSamePartition reports whether a and b induce the same partition.
-func spectralSamePartition(a []int32, b []int) bool {
-	ab, ba := map[int32]int{}, map[int]int32{}
-	for i := range a {
-		if v, ok := ab[a[i]]; ok && v != b[i] {
-			return false
-		}
-		if v, ok := ba[b[i]]; ok && v != a[i] {
-			return false
-		}
-		ab[a[i]], ba[b[i]] = b[i], a[i]
-	}
-	return true
 }
 
 // BenchmarkSpectralChebyshev2400: 2 400 unit vectors in 128-d around 121

@@ -160,14 +160,20 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 			opt.OnProgress(p)
 		}
 	}
+	// The test embeddings of the latest evaluation, kept for the final
+	// consumers (refinement, spectrum, saved embeddings) when that
+	// evaluation was of the final model.
+	var testEmb knn.Matrix
+	testEmbEpoch := -1
 	evalTest := func(epoch int) (record.Metrics, error) {
 		report(Progress{Epoch: epoch, Phase: "eval"})
 		t0 := time.Now()
 		defer func() { run.Timings["eval"] += time.Since(t0).Seconds() }()
-		mt, err := t.evaluate(ctx, opt.Test)
+		mt, emb, err := t.evaluate(ctx, opt.Test)
 		if err != nil {
 			return nil, fmt.Errorf("evaluate test split (epoch %d): %w", epoch, err)
 		}
+		testEmb, testEmbEpoch = emb, epoch
 		if r1, ok := mt["R@1"]; ok {
 			lastR1 = r1
 		}
@@ -247,7 +253,7 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 			}
 			if opt.Val.X.Rows > 0 {
 				t1 := time.Now()
-				if row.ValMetric, err = t.evaluate(ctx, opt.Val); err != nil {
+				if row.ValMetric, _, err = t.evaluate(ctx, opt.Val); err != nil {
 					return fmt.Errorf("evaluate validation split (epoch %d): %w", e+1, err)
 				}
 				run.Timings["eval"] += time.Since(t1).Seconds()
@@ -278,25 +284,23 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 	if n := len(run.History); n > 0 && run.History[n-1].Metrics != nil {
 		run.Final = run.History[n-1].Metrics
 	}
-	if opt.Refine != nil {
-		t0 := time.Now()
-		emb, err := model.Embed(t.m, opt.Test.X)
-		if err != nil {
-			return err
+	if opt.Refine != nil || opt.Spectrum != nil || opt.FinalEmbeddings != nil {
+		emb := testEmb
+		if testEmbEpoch != cfg.Epochs { // e.g. resumed after the last epoch
+			if emb, err = model.Embed(t.m, opt.Test.X); err != nil {
+				return err
+			}
 		}
-		ref, err := opt.Refine(ctx, emb, t.loss)
-		if err != nil {
-			return fmt.Errorf("test-time refinement: %w", err)
-		}
-		if run.FinalRefined, err = opt.Evaluate(ctx, ref, opt.Test.Labels); err != nil {
-			return fmt.Errorf("evaluate refined test embeddings: %w", err)
-		}
-		run.Timings["refine"] = time.Since(t0).Seconds()
-	}
-	if opt.Spectrum != nil || opt.FinalEmbeddings != nil {
-		emb, err := model.Embed(t.m, opt.Test.X)
-		if err != nil {
-			return err
+		if opt.Refine != nil {
+			t0 := time.Now()
+			ref, err := opt.Refine(ctx, emb, t.loss)
+			if err != nil {
+				return fmt.Errorf("test-time refinement: %w", err)
+			}
+			if run.FinalRefined, err = opt.Evaluate(ctx, ref, opt.Test.Labels); err != nil {
+				return fmt.Errorf("evaluate refined test embeddings: %w", err)
+			}
+			run.Timings["refine"] = time.Since(t0).Seconds()
 		}
 		if opt.Spectrum != nil {
 			if run.Spectrum, err = opt.Spectrum(emb); err != nil {
@@ -482,12 +486,15 @@ func (t *trainer) step(idx []int, rng *rand.Rand, factor float64) (float64, erro
 	return l, t.adam.Step(t.cfg.LR, factor)
 }
 
-func (t *trainer) evaluate(ctx context.Context, s Split) (record.Metrics, error) {
+// evaluate embeds s with the current model and scores it; it also returns
+// the embeddings.
+func (t *trainer) evaluate(ctx context.Context, s Split) (record.Metrics, knn.Matrix, error) {
 	emb, err := model.Embed(t.m, s.X)
 	if err != nil {
-		return nil, err
+		return nil, knn.Matrix{}, err
 	}
-	return t.opt.Evaluate(ctx, emb, s.Labels)
+	m, err := t.opt.Evaluate(ctx, emb, s.Labels)
+	return m, emb, err
 }
 
 // RemoveCheckpoint deletes a finished run's checkpoint (ignoring absence).

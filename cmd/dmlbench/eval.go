@@ -71,6 +71,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.IntFlag{Name: "test-time-k", Usage: "with --refine: k of the reciprocal k-NN sets, or the chunk size of knn/cluster batches (default 10)"},
 			&cli.IntFlag{Name: "test-time-kr", Usage: "with --refine: reciprocal batch size k_r (default 2k)"},
 			&cli.IntFlag{Name: "test-time-n", Usage: "with --refine: chunks per knn/cluster batch (default 8)"},
+			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
 		},
 		Action: evalAction,
 	})

@@ -20,10 +20,9 @@ func refineEmbeddings(c *cli.Context, dir string, emb knn.Matrix, searcher knn.S
 	if mode == "none" || !slices.Contains(testtime.Modes, mode) {
 		return knn.Matrix{}, usagef("--test-time %q: want reciprocal, knn or cluster with --refine", mode)
 	}
-	tt := testtime.Options{Mode: mode, K: c.Int("test-time-k"), KR: c.Int("test-time-kr"), Chunks: c.Int("test-time-n"),
-		Seed: c.Int64("seed"), Searcher: searcher}
-	if tt.K < 0 || tt.KR < 0 || tt.Chunks < 0 {
-		return knn.Matrix{}, usagef("--test-time-k, --test-time-kr and --test-time-n must be positive")
+	tt, err := testTimeOptions(c, mode, c.Int64("seed"), searcher)
+	if err != nil {
+		return knn.Matrix{}, err
 	}
 	ref, dim, err := trainers.LoadRefiner(dir)
 	if err != nil {

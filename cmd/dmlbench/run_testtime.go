@@ -24,6 +24,17 @@ var testTimeFlags = []cli.Flag{
 	&cli.StringFlag{Name: "test-time-cluster", Usage: "clustering of --test-time cluster (default kmeans into N/k clusters; see eval --clustering)"},
 }
 
+// testTimeOptions reads the --test-time-* flags (shared by run and eval
+// --refine) for the batch construction mode.
+func testTimeOptions(c *cli.Context, mode string, seed int64, searcher knn.Searcher) (testtime.Options, error) {
+	tt := testtime.Options{Mode: mode, K: c.Int("test-time-k"), KR: c.Int("test-time-kr"), Chunks: c.Int("test-time-n"),
+		Clusterer: c.String("test-time-cluster"), Seed: seed, Searcher: searcher}
+	if tt.K < 0 || tt.KR < 0 || tt.Chunks < 0 {
+		return tt, usagef("--test-time-k, --test-time-kr and --test-time-n must be positive")
+	}
+	return tt, nil
+}
+
 // setTestTime installs opt.Refine from the --test-time flags and returns the
 // construction's description for run.json method.test_time ("" when off).
 func setTestTime(c *cli.Context, cfg trainers.Config, opt *trainers.Options, searcher knn.Searcher) (string, error) {
@@ -34,10 +45,9 @@ func setTestTime(c *cli.Context, cfg trainers.Config, opt *trainers.Options, sea
 	if mode == "none" {
 		return "", nil
 	}
-	tt := testtime.Options{Mode: mode, K: c.Int("test-time-k"), KR: c.Int("test-time-kr"), Chunks: c.Int("test-time-n"),
-		Clusterer: c.String("test-time-cluster"), Seed: cfg.Seed, Searcher: searcher}
-	if tt.K < 0 || tt.KR < 0 || tt.Chunks < 0 {
-		return "", usagef("--test-time-k, --test-time-kr and --test-time-n must be positive")
+	tt, err := testTimeOptions(c, mode, cfg.Seed, searcher)
+	if err != nil {
+		return "", err
 	}
 	if l, err := losses.New(cfg.Loss, losses.Config{NumClasses: 2, Dim: cfg.EmbedDim, Miner: cfg.Miner, Hyper: cfg.Hyper}); err == nil {
 		if _, ok := l.(losses.Refiner); !ok {

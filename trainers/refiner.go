@@ -15,28 +15,9 @@ import (
 // run --save-embeddings` writes them. It returns the refiner and the run's
 // embedding dimension. Runs of losses without an MPN are refused.
 func LoadRefiner(dir string) (losses.Refiner, int, error) {
-	r, err := record.Read(filepath.Join(dir, "run.json"))
+	c, saved, err := loadFinishedRun(dir)
 	if err != nil {
 		return nil, 0, err
-	}
-	if r.Status != "done" {
-		return nil, 0, fmt.Errorf("run %s has status %q; refinement needs a finished run", dir, r.Status)
-	}
-	var c Config
-	if err := json.Unmarshal(r.Config, &c); err != nil {
-		return nil, 0, fmt.Errorf("config in %s/run.json: %w", dir, err)
-	}
-	c = c.WithDefaults()
-	ck, err := loadCheckpoint(filepath.Join(dir, CheckpointFile))
-	if err != nil {
-		return nil, 0, fmt.Errorf("run %s: %w", dir, err)
-	}
-	if ck.ConfigHash != c.Hash() || ck.Epoch != c.Epochs {
-		return nil, 0, fmt.Errorf("run %s: checkpoint (epoch %d) is not the final state of its run.json (%d epochs)", dir, ck.Epoch, c.Epochs)
-	}
-	saved := map[string][]float32{}
-	for _, p := range ck.Params {
-		saved[p.Name] = p.Data
 	}
 	// The classifier's width gives the number of training classes.
 	cls, ok := saved["mpn.cls.W"]
@@ -51,12 +32,49 @@ func LoadRefiner(dir string) (losses.Refiner, int, error) {
 	if !ok {
 		return nil, 0, fmt.Errorf("run %s: loss %s cannot refine embeddings", dir, c.Loss)
 	}
-	for _, p := range l.Params() {
+	if err := copyParamsByName(dir, saved, l.Params()); err != nil {
+		return nil, 0, err
+	}
+	return ref, c.EmbedDim, nil
+}
+
+// loadFinishedRun reads a finished run's config (defaults filled) and its
+// final parameters by name, from DIR/run.json and DIR/checkpoint.gob.
+func loadFinishedRun(dir string) (Config, map[string][]float32, error) {
+	var c Config
+	r, err := record.Read(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return c, nil, err
+	}
+	if r.Status != "done" {
+		return c, nil, fmt.Errorf("run %s has status %q; it must be a finished run", dir, r.Status)
+	}
+	if err := json.Unmarshal(r.Config, &c); err != nil {
+		return c, nil, fmt.Errorf("config in %s/run.json: %w", dir, err)
+	}
+	c = c.WithDefaults()
+	ck, err := loadCheckpoint(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		return c, nil, fmt.Errorf("run %s: %w", dir, err)
+	}
+	if ck.ConfigHash != c.Hash() || ck.Epoch != c.Epochs {
+		return c, nil, fmt.Errorf("run %s: checkpoint (epoch %d, config %s) is not the final state of its run.json (%d epochs, config %s)", dir, ck.Epoch, ck.ConfigHash, c.Epochs, c.Hash())
+	}
+	saved := make(map[string][]float32, len(ck.Params))
+	for _, p := range ck.Params {
+		saved[p.Name] = p.Data
+	}
+	return c, saved, nil
+}
+
+// copyParamsByName copies saved values into params by name.
+func copyParamsByName(dir string, saved map[string][]float32, params []*losses.Param) error {
+	for _, p := range params {
 		v, ok := saved[p.Name]
 		if !ok || len(v) != len(p.Data) {
-			return nil, 0, fmt.Errorf("run %s: checkpoint lacks parameter %s (%d values)", dir, p.Name, len(p.Data))
+			return fmt.Errorf("run %s: checkpoint lacks parameter %s (%d values)", dir, p.Name, len(p.Data))
 		}
 		copy(p.Data, v)
 	}
-	return ref, c.EmbedDim, nil
+	return nil
 }

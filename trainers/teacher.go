@@ -1,11 +1,8 @@
 package trainers
 
 import (
-	"encoding/json"
 	"fmt"
-	"path/filepath"
 
-	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/model"
 )
@@ -27,29 +24,14 @@ func (t *trainer) setTeacher() error {
 	case !isD:
 		return fmt.Errorf("--teacher is used only by teacher-student losses (mpn-distill), not by %s", t.cfg.Loss)
 	}
-	r, err := record.Read(filepath.Join(dir, "run.json"))
+	tc, saved, err := loadFinishedRun(dir)
 	if err != nil {
 		return fmt.Errorf("teacher: %w", err)
 	}
-	if r.Status != "done" {
-		return fmt.Errorf("teacher %s has status %q; it must be a finished run", dir, r.Status)
-	}
-	var tc Config
-	if err := json.Unmarshal(r.Config, &tc); err != nil {
-		return fmt.Errorf("teacher: config in %s: %w", dir, err)
-	}
-	tc = tc.WithDefaults()
 	c := t.cfg
 	if tc.Dataset != c.Dataset || tc.Size != c.Size || tc.DataPath != c.DataPath || tc.DataSeed != c.DataSeed || tc.ValSplit != c.ValSplit {
 		return fmt.Errorf("teacher %s was trained on other data (dataset %q size %d data-seed %d val-split %v; this run %q %d %d %v): the class ids and training rows must match",
 			dir, tc.Dataset, tc.Size, tc.DataSeed, tc.ValSplit, c.Dataset, c.Size, c.DataSeed, c.ValSplit)
-	}
-	ck, err := loadCheckpoint(filepath.Join(dir, CheckpointFile))
-	if err != nil {
-		return fmt.Errorf("teacher %s: %w", dir, err)
-	}
-	if ck.ConfigHash != tc.Hash() || ck.Epoch != tc.Epochs {
-		return fmt.Errorf("teacher %s: checkpoint (epoch %d, config %s) is not the final state of its run.json (%d epochs, config %s)", dir, ck.Epoch, ck.ConfigHash, tc.Epochs, tc.Hash())
 	}
 	classes := 0
 	for _, l := range t.labels {
@@ -70,16 +52,8 @@ func (t *trainer) setTeacher() error {
 		return fmt.Errorf("teacher %s: %w", dir, err)
 	}
 	defer m.Close()
-	saved := map[string][]float32{}
-	for _, p := range ck.Params {
-		saved[p.Name] = p.Data
-	}
-	for _, p := range append(m.Params(), tl.Params()...) {
-		v, ok := saved[p.Name]
-		if !ok || len(v) != len(p.Data) {
-			return fmt.Errorf("teacher %s: checkpoint lacks parameter %s (%d values)", dir, p.Name, len(p.Data))
-		}
-		copy(p.Data, v)
+	if err := copyParamsByName(dir, saved, append(m.Params(), tl.Params()...)); err != nil {
+		return fmt.Errorf("teacher: %w", err)
 	}
 	emb, err := model.Embed(m, t.opt.Train.X)
 	if err != nil {

@@ -31,6 +31,15 @@ type Options struct {
 	KMeans KMeansFunc
 	// Progress, if non-nil, receives stage progress (stage names: "knn", "kmeans", ...).
 	Progress func(stage string, done, total int)
+	// Average: how k-NN metrics pool queries ("" = PerQuery, or PerClass).
+	Average Average
+	// PerClass also reports every class's k-NN metrics (Result.PerClass).
+	PerClass bool
+	// PMLK is pytorch-metric-learning's explicit k (pml convention only;
+	// 0 = its default, the whole gallery): the window of MRR and
+	// mean_average_precision, and, non-standard, the truncation of MAP@R
+	// and R-Precision to the first k neighbours when a class is larger.
+	PMLK int
 }
 
 // Input is what Evaluate scores. With Gallery nil every row is a query
@@ -40,6 +49,14 @@ type Input struct {
 	Labels        []int32
 	Gallery       *knn.Matrix
 	GalleryLabels []int32
+	// QueryRows (one set only): the rows that are queries; every row is
+	// the gallery and each query's own row is excluded by index
+	// (pytorch-metric-learning's ref_includes_query with a query subset).
+	// Clustering, rho and dist_ratio use the query rows. nil = every row.
+	QueryRows []int
+	// ClassNames, optional, names label value v as ClassNames[v] in
+	// Result.PerClass (default: the value itself).
+	ClassNames []string
 }
 
 // Result is the JSON output of `dmlbench eval --format json`.
@@ -49,11 +66,19 @@ type Result struct {
 	N          int                `json:"n"`
 	Dim        int                `json:"dim"`
 	Classes    int                `json:"classes"`
+	// Queries is the number of queries; Gallery the items each query
+	// searches (N − 1 leave-one-out).
+	Queries int `json:"queries"`
+	Gallery int `json:"gallery"`
+	// Average is how k-NN metrics pool queries: "query" or "per-class".
+	Average Average `json:"average"`
 	// LoneQueries counts queries with no other item of their class.
 	LoneQueries int                `json:"lone_queries"`
 	Timings     map[string]float64 `json:"timings"`
 	Version     string             `json:"version"`
 	Warnings    []string           `json:"warnings,omitempty"`
+	// PerClass holds every class's k-NN metrics (Options.PerClass).
+	PerClass []ClassResult `json:"per_class,omitempty"`
 }
 
 // KMeansFunc clusters x into k groups and returns one id per row.

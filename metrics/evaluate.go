@@ -37,9 +37,31 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := conventionMetrics(w, opt.Metrics, conv); err != nil {
+		return nil, err
+	}
+	avg := opt.Average
+	if avg == "" {
+		avg = PerQuery
+	}
+	if avg != PerQuery && avg != PerClass {
+		return nil, fmt.Errorf("unknown average %q (query, per-class)", opt.Average)
+	}
+	if opt.PMLK < 0 || (opt.PMLK > 0 && conv != PML) {
+		return nil, fmt.Errorf("pml k = %d: an explicit k is pytorch-metric-learning's and needs the pml convention (and k ≥ 1)", opt.PMLK)
+	}
 	loo := in.Gallery == nil
 	if err := checkInput(in, loo); err != nil {
 		return nil, err
+	}
+	var rowMask []bool
+	if in.QueryRows != nil {
+		if !loo {
+			return nil, inputErr("query rows select queries inside one set; with a separate gallery every query row is a query")
+		}
+		if rowMask, err = queryRowMask(in.QueryRows, in.Emb.Rows); err != nil {
+			return nil, err
+		}
 	}
 	gallery := in.Emb
 	gLabelsRaw := in.Labels
@@ -52,8 +74,17 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 	if distinct(qLabels) < 2 && loo {
 		return nil, inputErr("all %d items have one label: retrieval and clustering metrics need at least two classes", len(qLabels))
 	}
+	// cEmb, cLabels: the query rows, which clustering, rho and dist_ratio describe.
+	cEmb, cLabels := in.Emb, qLabels
+	if rowMask != nil {
+		cEmb, cLabels = subsetRows(in.Emb, qLabels, in.QueryRows)
+	}
 	res := &Result{Metrics: map[string]float64{}, Convention: conv, N: in.Emb.Rows, Dim: in.Emb.Cols,
-		Classes: distinct(qLabels), Timings: map[string]float64{}, Version: Version}
+		Classes: distinct(cLabels), Queries: cEmb.Rows, Gallery: gallery.Rows, Average: avg,
+		Timings: map[string]float64{}, Version: Version}
+	if loo {
+		res.Gallery--
+	}
 	threads := opt.Threads
 
 	metric, q, g, err := prepareDistance(opt.Distance, in.Emb, gallery, loo)
@@ -61,13 +92,14 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		return nil, err
 	}
 
-	if w.fam["R@k"] || w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"] || w.fam["mAP@1000"] {
+	if w.fam["R@k"] || w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"] || w.fam["mAP@1000"] || w.fam[MRRKey] || w.fam[PMLMAPKey] {
 		t0 := time.Now()
 		s := opt.Searcher
 		if s == nil {
 			s = knn.Exact{}
 		}
-		plan, err := newRetrievalPlan(conv, w, qLabels, gLabels, classes, loo, knn.Watches(s))
+		plan, err := newRetrievalPlanX(conv, w, qLabels, gLabels, classes, loo, knn.Watches(s),
+			planExtras{pmlK: opt.PMLK, rows: rowMask, perClass: opt.PerClass || avg == PerClass})
 		if err != nil {
 			return nil, inputErr("%v", err)
 		}
@@ -85,9 +117,19 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		res.Timings["knn"] = time.Since(t0).Seconds()
 		t1 := time.Now()
 		vals, sums := plan.score(nb, threads)
+		if plan.extras.perClass {
+			ids, cvals, cq := plan.classValues(sums)
+			if avg == PerClass {
+				vals = classAverage(cvals)
+			}
+			if opt.PerClass {
+				res.PerClass = classResults(ids, cvals, cq, labelValues(in.Labels, gLabelsRaw), in.ClassNames)
+			}
+		}
 		for k, v := range vals {
 			res.Metrics[k] = v
 		}
+		res.Warnings = append(res.Warnings, rankWarnings(plan, vals, opt.PMLK)...)
 		res.LoneQueries = sums.lone
 		if sums.lone > 0 {
 			switch conv {
@@ -109,8 +151,8 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		if k <= 0 {
 			k = res.Classes
 		}
-		if k > in.Emb.Rows {
-			return nil, inputErr("--clusters %d exceeds the %d items", k, in.Emb.Rows)
+		if k > cEmb.Rows {
+			return nil, inputErr("--clusters %d exceeds the %d items", k, cEmb.Rows)
 		}
 		seed := opt.Seed
 		if seed == 0 {
@@ -119,7 +161,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		// Clustering always runs on the raw query embeddings, L2, as the peers do.
 		var assign []int32
 		if opt.KMeans != nil {
-			assign, err = opt.KMeans(in.Emb, k, seed)
+			assign, err = opt.KMeans(cEmb, k, seed)
 		} else {
 			ko := clustering.DefaultKMeansOptions()
 			// The built-in k-means assigns with its own pruned exact kernel
@@ -130,7 +172,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 				ko.MaxPointsPerCentroid = 256 // faiss.Kmeans default subsampling
 			}
 			var r *clustering.KMeansResult
-			r, err = clustering.KMeans(ctx, in.Emb, k, ko)
+			r, err = clustering.KMeans(ctx, cEmb, k, ko)
 			if r != nil {
 				assign = r.Assign
 			}
@@ -139,7 +181,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("k-means (K = %d): %w", k, err)
 		}
 		res.Timings["kmeans"] = time.Since(t0).Seconds()
-		ct, err := newContingency(qLabels, assign)
+		ct, err := newContingency(cLabels, assign)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +200,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 
 	if w.fam["rho"] {
 		t0 := time.Now()
-		s, err := spectra.SingularValues(in.Emb)
+		s, err := spectra.SingularValues(cEmb)
 		if err != nil {
 			return nil, fmt.Errorf("spectrum: %w", err)
 		}
@@ -180,7 +222,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 	if w.fam["dist_ratio"] {
 		t0 := time.Now()
 		cos := conv == Roth || strings.EqualFold(opt.Distance, "cosine")
-		v, warn := distRatio(in.Emb, qLabels, classes, cos, opt.Seed, threads)
+		v, warn := distRatio(cEmb, cLabels, classes, cos, opt.Seed, threads)
 		res.Warnings = append(res.Warnings, warn...)
 		res.Metrics["dist_ratio"] = v
 		res.Timings["dist_ratio"] = time.Since(t0).Seconds()

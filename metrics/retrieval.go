@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"sync"
@@ -22,18 +23,23 @@ type retrievalPlan struct {
 	ks      []int
 	mapR    bool // MAP@R, R-Precision or mAP@C asked
 	map1000 bool
-	// rank1000: mAP@1000 from the exact ranks of each query's positives
-	// (knn.Watch) instead of a depth-1000 search (roth: only when its
-	// window is not padded).
-	rank1000  bool
-	depth     int // neighbours searched
-	offset    int // leading columns dropped (roth leave-one-out)
-	exclude   knn.Exclusion
-	gallery   int // gallery size seen by one query
-	qLabels   []int32
-	gLabels   []int32
-	relevant  []int // R_q per dense class: other same-class gallery items
-	classSize []int // n_c as Roth uses it: class size incl. the query (LOO) or gallery count (QG)
+	mrr     bool // MRR asked (rankmetrics.go)
+	pmlMAP  bool // pml's mean_average_precision asked (rankmetrics.go)
+	// rank1000: the metrics with a long window (mAP@1000, MRR,
+	// mean_average_precision) read the exact ranks of each query's
+	// positives (knn.Watch, up to rankWindow) instead of a search that deep
+	// (roth: only when its window is not padded).
+	rank1000   bool
+	rankWindow int
+	extras     planExtras
+	depth      int // neighbours searched
+	offset     int // leading columns dropped (roth leave-one-out)
+	exclude    knn.Exclusion
+	gallery    int // gallery size seen by one query
+	qLabels    []int32
+	gLabels    []int32
+	relevant   []int // R_q per dense class: other same-class gallery items
+	classSize  []int // n_c as Roth uses it: class size incl. the query (LOO) or gallery count (QG)
 }
 
 const map1000Window = 1000
@@ -44,8 +50,13 @@ const map1000Window = 1000
 const maxWatchPerQuery = 256
 
 func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes int, loo, canWatch bool) (*retrievalPlan, error) {
+	return newRetrievalPlanX(conv, w, qLabels, gLabels, classes, loo, canWatch, planExtras{})
+}
+
+func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classes int, loo, canWatch bool, x planExtras) (*retrievalPlan, error) {
 	p := &retrievalPlan{conv: conv, loo: loo, ks: w.ks, qLabels: qLabels, gLabels: gLabels,
-		mapR: w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"], map1000: w.fam["mAP@1000"]}
+		mapR: w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"], map1000: w.fam["mAP@1000"],
+		mrr: w.fam[MRRKey], pmlMAP: w.fam[PMLMAPKey], extras: x}
 	gc := counts(gLabels, classes)
 	p.gallery = len(gLabels)
 	p.classSize = gc
@@ -65,8 +76,8 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 		}
 	}
 	maxRel := 0
-	for _, q := range qLabels {
-		if p.relevant[q] > maxRel {
+	for i, q := range qLabels {
+		if p.scored(i) && p.relevant[q] > maxRel {
 			maxRel = p.relevant[q]
 		}
 	}
@@ -103,16 +114,25 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 		return p, nil
 	}
 	if p.mapR {
-		need = max(need, maxRel)
+		need = max(need, p.rWindow(maxRel))
 	}
 	if p.map1000 {
-		total := 0
-		for _, q := range qLabels {
-			total += p.relevant[q]
+		p.rankWindow = min(map1000Window, p.gallery)
+	}
+	if p.mrr || p.pmlMAP {
+		p.rankWindow = max(p.rankWindow, p.kWindow())
+	}
+	if p.rankWindow > 0 {
+		total, scoredN := 0, 0
+		for i, q := range qLabels {
+			if p.scored(i) {
+				total += p.relevant[q]
+				scoredN++
+			}
 		}
-		p.rank1000 = canWatch && total <= maxWatchPerQuery*len(qLabels)
+		p.rank1000 = canWatch && total <= maxWatchPerQuery*scoredN
 		if !p.rank1000 {
-			need = max(need, min(map1000Window, p.gallery))
+			need = max(need, p.rankWindow)
 		}
 	}
 	p.depth = min(max(need, 1), p.gallery)
@@ -132,6 +152,12 @@ type retrievalSums struct {
 	map1000N          int
 	lone              int
 	padded            int // roth: queries whose window reached faiss's −1 padding
+	mrr, pmlMAP       float64
+	mrrN, pmlMAPN     int
+	// classes: per-class sums by dense class id (Options.PerClass or
+	// per-class averaging), queries: queries scored into these sums.
+	classes map[int32]*retrievalSums
+	queries int
 }
 
 func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float64, *retrievalSums) {
@@ -162,6 +188,12 @@ func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float6
 	for _, o := range parts {
 		s.add(o)
 	}
+	return p.values(s), s
+}
+
+// values turns accumulated sums into metric values (a mean over no query
+// is NaN: undefined).
+func (p *retrievalPlan) values(s *retrievalSums) map[string]float64 {
 	out := map[string]float64{}
 	for i, k := range p.ks {
 		out["R@"+strconv.Itoa(k)] = ratio(s.recall[i], s.recallN)
@@ -174,14 +206,28 @@ func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float6
 	if p.map1000 {
 		out["mAP@1000"] = ratio(s.map1000, s.map1000N)
 	}
-	return out, s
+	if p.mrr {
+		out[MRRKey] = ratio(s.mrr, s.mrrN)
+	}
+	if p.pmlMAP {
+		out[PMLMAPKey] = ratio(s.pmlMAP, s.pmlMAPN)
+	}
+	return out
 }
 
 // scoreRange scores queries [lo, hi) into s.
 func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi int) {
 	hits := make([]bool, nb.K)
 	lastLabel := p.gLabels[len(p.gLabels)-1]
+	var one *retrievalSums // one query's terms, with per-class sums
+	if p.extras.perClass {
+		one = &retrievalSums{recall: make([]float64, len(p.ks))}
+		s.classes = map[int32]*retrievalSums{}
+	}
 	for q := lo; q < hi; q++ {
+		if !p.scored(q) {
+			continue
+		}
 		y := p.qLabels[q]
 		padded := false
 		for i, id := range nb.IDsOf(q) {
@@ -194,14 +240,32 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi i
 			hits[i] = p.gLabels[id] == y
 		}
 		rq := p.relevant[y]
-		if rq == 0 {
-			s.lone++
-		}
 		var ranks []int32
 		if p.rank1000 {
 			ranks = nb.Ranks[q]
 		}
-		p.scoreQuery(s, hits[p.offset:], ranks, rq, y, padded)
+		if one == nil {
+			if rq == 0 {
+				s.lone++
+			}
+			p.scoreQuery(s, hits[p.offset:], ranks, rq, y, padded)
+			continue
+		}
+		// Scored alone, then added: x + (0 + t) = x + t, so the totals are
+		// those of direct accumulation.
+		one.reset()
+		if rq == 0 {
+			one.lone++
+		}
+		p.scoreQuery(one, hits[p.offset:], ranks, rq, y, padded)
+		s.add(one)
+		c := s.classes[y]
+		if c == nil {
+			c = &retrievalSums{recall: make([]float64, len(p.ks))}
+			s.classes[y] = c
+		}
+		c.add(one)
+		c.queries++
 	}
 }
 
@@ -219,11 +283,18 @@ func (s *retrievalSums) add(o *retrievalSums) {
 	s.map1000N += o.map1000N
 	s.lone += o.lone
 	s.padded += o.padded
+	s.mrr += o.mrr
+	s.mrrN += o.mrrN
+	s.pmlMAP += o.pmlMAP
+	s.pmlMAPN += o.pmlMAPN
+	s.addClasses(o)
 }
 
+// ratio is a mean; over no query it is undefined (NaN), reported as null
+// in JSON and n/a in tables.
 func ratio(a float64, n int) float64 {
 	if n == 0 {
-		return 0
+		return math.NaN()
 	}
 	return a / float64(n)
 }
@@ -249,7 +320,8 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 		}
 	}
 	if p.mapR && rq > 0 {
-		ap, prec := averagePrecision(h, rq, rq)
+		wr := p.rWindow(rq)
+		ap, prec := averagePrecision(h, wr, wr)
 		s.mapR += ap
 		s.rprec += prec
 		s.mapRN++
@@ -267,7 +339,8 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 			}
 		default:
 			if rq > 0 {
-				ap, _ := averagePrecision(h, rq, rq)
+				wr := p.rWindow(rq)
+				ap, _ := averagePrecision(h, wr, wr)
 				s.mapC += ap
 				s.mapCN++
 			}
@@ -297,7 +370,7 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 				var sum float64
 				var hitsN int
 				if p.rank1000 {
-					sum, hitsN = rankPrecisionSum(ranks)
+					sum, hitsN = rankPrecisionSum(ranksWithin(ranks, min(map1000Window, p.gallery)))
 				} else {
 					sum, hitsN = precisionSum(h, min(map1000Window, p.gallery, len(h)))
 				}
@@ -309,7 +382,7 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 				w := min(map1000Window, p.gallery)
 				var sum float64
 				if p.rank1000 {
-					sum, _ = rankPrecisionSum(ranks)
+					sum, _ = rankPrecisionSum(ranksWithin(ranks, w))
 				} else {
 					sum, _ = precisionSum(h, w)
 				}
@@ -318,6 +391,7 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 			}
 		}
 	}
+	p.scoreRankMetrics(s, h, ranks, rq)
 }
 
 // precisionSum returns Σ_{i≤w} P@i·rel_i over the first w ranks and the
@@ -375,11 +449,14 @@ func (p *retrievalPlan) positives() *knn.Watch {
 	for j, y := range p.gLabels {
 		members[y] = append(members[y], int32(j))
 	}
-	w := &knn.Watch{MaxRank: min(map1000Window, p.gallery), IDs: make([][]int32, len(p.qLabels))}
+	w := &knn.Watch{MaxRank: p.rankWindow, IDs: make([][]int32, len(p.qLabels))}
 	if p.conv == Roth {
 		w.MaxRank = map1000Window + p.offset
 	}
 	for i, y := range p.qLabels {
+		if !p.scored(i) {
+			continue // not a query (Input.QueryRows): nothing to rank
+		}
 		m := members[y]
 		if p.exclude != knn.ExcludeSelf {
 			w.IDs[i] = m

@@ -1,0 +1,317 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// Metrics added for pytorch-metric-learning parity (Musgrave et al. 2020's
+// library, AccuracyCalculator v2.8.1), and the per-query bookkeeping that
+// per-class averaging, per-class output and query subsets need.
+
+const (
+	// MRRKey is the mean reciprocal rank: the mean over queries with at
+	// least one same-class gallery item of 1/rank of the first such item
+	// (0 when none ranks within the window). The window is the whole
+	// gallery, or pml's explicit k (--pml-k). pytorch-metric-learning's
+	// mean_reciprocal_rank.
+	MRRKey = "MRR"
+	// PMLMAPKey is pytorch-metric-learning's mean_average_precision: per
+	// query (1/h) Σ_{i≤k} P@i·rel_i over the first k neighbours, h = the
+	// same-class items among them (1 when none, giving 0); k is the whole
+	// gallery unless --pml-k sets it. With the whole gallery h = R_q and it
+	// is the full-ranking AP. Only in the pml convention.
+	PMLMAPKey = "mean_average_precision"
+)
+
+func init() {
+	All = append(All,
+		Info{MRRKey, "mean over queries of 1/rank of the first same-class item in the full ranking (lone queries left out)", "pytorch-metric-learning AccuracyCalculator.mean_reciprocal_rank (Musgrave et al. 2020)"},
+		Info{PMLMAPKey, "pml convention only: mean over queries of (1/h) Σ_{i≤k} P@i·rel_i, h = hits among the first k (k = gallery, or --pml-k)", "pytorch-metric-learning AccuracyCalculator.mean_average_precision (Musgrave et al. 2020)"},
+	)
+}
+
+// Average selects how per-query values become one number.
+type Average string
+
+const (
+	// PerQuery is the mean over queries (default).
+	PerQuery Average = "query"
+	// PerClass is the mean over classes of each class's mean over its
+	// queries: pytorch-metric-learning's avg_of_avgs. Classes with no
+	// counted query (all lone, where lone queries are left out) do not enter
+	// the mean.
+	PerClass Average = "per-class"
+)
+
+// ClassResult holds one class's k-NN metrics (Options.PerClass). A metric
+// undefined for the class (a mean over no query) is left out.
+type ClassResult struct {
+	Class   string             `json:"class"`
+	Queries int                `json:"queries"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+// planExtras are the retrievalPlan settings beyond the metric set.
+type planExtras struct {
+	pmlK     int    // pml's explicit k (0: the whole gallery)
+	rows     []bool // rows[i]: row i is a query (nil: every row)
+	perClass bool   // accumulate per-class sums
+}
+
+// scored reports whether query row i is scored.
+func (p *retrievalPlan) scored(i int) bool { return p.extras.rows == nil || p.extras.rows[i] }
+
+// rWindow is the MAP@R / R-Precision window for a query with rq
+// positives: rq, or min(rq, k) when pml's explicit k truncates it (as
+// pytorch-metric-learning does when k is smaller than a class).
+func (p *retrievalPlan) rWindow(rq int) int {
+	if p.conv == PML && p.extras.pmlK > 0 {
+		return min(rq, p.extras.pmlK)
+	}
+	return rq
+}
+
+// kWindow is the window of MRR and mean_average_precision: the gallery,
+// or pml's explicit k.
+func (p *retrievalPlan) kWindow() int {
+	if p.conv == PML && p.extras.pmlK > 0 {
+		return min(p.extras.pmlK, p.gallery)
+	}
+	return p.gallery
+}
+
+// ranksWithin returns the prefix of ascending ranks that are ≤ w.
+func ranksWithin(ranks []int32, w int) []int32 {
+	n := sort.Search(len(ranks), func(i int) bool { return int(ranks[i]) > w })
+	return ranks[:n]
+}
+
+// scoreRankMetrics adds one query's MRR and mean_average_precision terms;
+// h are its relevance bits in rank order, ranks (when p.rank1000) the
+// ascending ranks of its positives up to p.rankWindow.
+func (p *retrievalPlan) scoreRankMetrics(s *retrievalSums, h []bool, ranks []int32, rq int) {
+	if rq == 0 || (!p.mrr && !p.pmlMAP) {
+		return
+	}
+	w := p.kWindow()
+	if p.mrr {
+		rr := 0.0
+		if p.rank1000 {
+			if r := ranksWithin(ranks, w); len(r) > 0 {
+				rr = 1 / float64(r[0])
+			}
+		} else {
+			for i := 0; i < min(w, len(h)); i++ {
+				if h[i] {
+					rr = 1 / float64(i+1)
+					break
+				}
+			}
+		}
+		s.mrr += rr
+		s.mrrN++
+	}
+	if p.pmlMAP {
+		var sum float64
+		var hitsN int
+		if p.rank1000 {
+			sum, hitsN = rankPrecisionSum(ranksWithin(ranks, w))
+		} else {
+			sum, hitsN = precisionSum(h, w)
+		}
+		s.pmlMAP += sum / float64(max(hitsN, 1))
+		s.pmlMAPN++
+	}
+}
+
+// reset zeroes s for the next query (the recall slice is kept).
+func (s *retrievalSums) reset() {
+	r := s.recall
+	clear(r)
+	*s = retrievalSums{recall: r}
+}
+
+// addClasses merges o's per-class sums into s's.
+func (s *retrievalSums) addClasses(o *retrievalSums) {
+	if len(o.classes) == 0 {
+		return
+	}
+	if s.classes == nil {
+		s.classes = map[int32]*retrievalSums{}
+	}
+	for y, oc := range o.classes {
+		c := s.classes[y]
+		if c == nil {
+			c = &retrievalSums{recall: make([]float64, len(oc.recall))}
+			s.classes[y] = c
+		}
+		c.add(oc)
+		c.queries += oc.queries
+	}
+}
+
+// classValues returns each class's metric values, classes in dense id order.
+func (p *retrievalPlan) classValues(s *retrievalSums) ([]int32, []map[string]float64, []int) {
+	ids := make([]int32, 0, len(s.classes))
+	for y := range s.classes {
+		ids = append(ids, y)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	vals := make([]map[string]float64, len(ids))
+	queries := make([]int, len(ids))
+	for i, y := range ids {
+		vals[i] = p.values(s.classes[y])
+		queries[i] = s.classes[y].queries
+	}
+	return ids, vals, queries
+}
+
+// classAverage is the mean over classes of the per-class values of each
+// metric, leaving out classes where the metric is undefined (NaN); NaN
+// when no class has it.
+func classAverage(vals []map[string]float64) map[string]float64 {
+	sum, n := map[string]float64{}, map[string]int{}
+	for _, m := range vals {
+		for k, v := range m {
+			if v == v { // not NaN
+				sum[k] += v
+				n[k]++
+			} else if _, ok := n[k]; !ok {
+				n[k] = 0
+			}
+		}
+	}
+	out := map[string]float64{}
+	for k, c := range n {
+		out[k] = ratio(sum[k], c)
+	}
+	return out
+}
+
+// conventionMetrics drops from the default metric set what conv does not
+// define (MRR under roth, mean_average_precision outside pml) and refuses
+// them when asked for by name.
+func conventionMetrics(w want, names []string, conv Convention) error {
+	asked := map[string]bool{}
+	for _, n := range names {
+		if f, _, err := family(n); err == nil {
+			asked[f] = true
+		}
+	}
+	drop := func(key, why string) error {
+		if asked[key] {
+			return inputErr("%s %s", key, why)
+		}
+		delete(w.fam, key)
+		return nil
+	}
+	if conv != PML {
+		if err := drop(PMLMAPKey, "is pytorch-metric-learning's definition: use --compat pml (MAP@R and mAP@1000 are the standard ones)"); err != nil {
+			return err
+		}
+	}
+	if conv == Roth {
+		if err := drop(MRRKey, "is not part of Roth et al. 2020's evaluation code: use --compat strict or pml"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queryRowMask validates Input.QueryRows against n rows.
+func queryRowMask(rows []int, n int) ([]bool, error) {
+	if len(rows) == 0 {
+		return nil, inputErr("query rows: the list is empty")
+	}
+	mask := make([]bool, n)
+	for i, r := range rows {
+		if r < 0 || r >= n {
+			return nil, inputErr("query rows: entry %d is row %d, outside 0..%d", i, r, n-1)
+		}
+		if mask[r] {
+			return nil, inputErr("query rows: row %d is listed twice (entry %d)", r, i)
+		}
+		mask[r] = true
+	}
+	return mask, nil
+}
+
+// subsetRows returns the given rows of m and of labels, in list order.
+func subsetRows(m knn.Matrix, labels []int32, rows []int) (knn.Matrix, []int32) {
+	out := knn.Matrix{Rows: len(rows), Cols: m.Cols, Data: make([]float32, 0, len(rows)*m.Cols)}
+	lab := make([]int32, len(rows))
+	for i, r := range rows {
+		out.Data = append(out.Data, m.Row(r)...)
+		lab[i] = labels[r]
+	}
+	return out, lab
+}
+
+// labelValues returns the distinct label values of the sets in increasing
+// order: value i is dense id i (as denseLabels assigns them).
+func labelValues(sets ...[]int32) []int32 {
+	seen := map[int32]bool{}
+	var out []int32
+	for _, s := range sets {
+		for _, v := range s {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// classResults names each class's defined metric values.
+func classResults(ids []int32, vals []map[string]float64, queries []int, values []int32, names []string) []ClassResult {
+	out := make([]ClassResult, len(ids))
+	for i, y := range ids {
+		v := values[y]
+		name := strconv.Itoa(int(v))
+		if v >= 0 && int(v) < len(names) {
+			name = names[v]
+		}
+		m := map[string]float64{}
+		for k, x := range vals[i] {
+			if !math.IsNaN(x) {
+				m[k] = x
+			}
+		}
+		out[i] = ClassResult{Class: name, Queries: queries[i], Metrics: m}
+	}
+	return out
+}
+
+// rankWarnings reports undefined means and pml's explicit-k truncation.
+func rankWarnings(p *retrievalPlan, vals map[string]float64, pmlK int) []string {
+	var warn []string
+	var undef []string
+	for _, k := range Keys(vals) {
+		if math.IsNaN(vals[k]) {
+			undef = append(undef, k)
+		}
+	}
+	if len(undef) > 0 {
+		warn = append(warn, fmt.Sprintf("%s undefined (n/a): no query has another item of its class in the gallery, and a mean over no query has no value", strings.Join(undef, ", ")))
+	}
+	if pmlK > 0 {
+		cut := 0
+		for i, y := range p.qLabels {
+			if p.scored(i) && p.relevant[y] > pmlK {
+				cut++
+			}
+		}
+		if cut > 0 && p.mapR {
+			warn = append(warn, fmt.Sprintf("--pml-k %d is smaller than R for %d queries: MAP@R and R-Precision are truncated to the first %d neighbours as pytorch-metric-learning does with an explicit k (non-standard; its own warning calls the result incorrect); omit --pml-k for the standard values", pmlK, cut, pmlK))
+		}
+	}
+	return warn
+}

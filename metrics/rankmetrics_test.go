@@ -38,8 +38,15 @@ func TestConventionOnlyMetrics(t *testing.T) {
 	if _, ok := r.Metrics[PMLMAPKey]; ok {
 		t.Error("strict default set has mean_average_precision")
 	}
+	if _, ok := r.Metrics[MRRKey]; ok {
+		t.Error("strict default set has MRR (it is asked for by name)")
+	}
+	r = eval(t, lineSet, Options{Ks: []int{1}, Convention: PML})
 	if _, ok := r.Metrics[MRRKey]; !ok {
-		t.Error("strict default set lacks MRR")
+		t.Error("pml default set lacks MRR")
+	}
+	if _, ok := r.Metrics[PMLMAPKey]; !ok {
+		t.Error("pml default set lacks mean_average_precision")
 	}
 	if _, err := evalErr(lineSet, Options{Average: "macro"}); err == nil {
 		t.Error("unknown average accepted")
@@ -121,7 +128,7 @@ func TestOneQuery(t *testing.T) {
 	in := Input{Emb: col(0.9), Labels: []int32{4}, Gallery: ptr(col(0, 1, 5)), GalleryLabels: []int32{2, 4, 4}}
 	r := eval(t, in, Options{Ks: []int{1, 2}})
 	// ranking: 1 (class 4), 0 (class 2), 5 (class 4); R = 2
-	expect(t, r, map[string]float64{"R@1": 1, "R@2": 1, "MAP@R": 1.0 / 2, "R-Precision": 1.0 / 2, MRRKey: 1})
+	expect(t, r, map[string]float64{"R@1": 1, "R@2": 1, "MAP@R": 1.0 / 2, "R-Precision": 1.0 / 2})
 	if r.Queries != 1 || r.Gallery != 3 {
 		t.Errorf("queries %d gallery %d", r.Queries, r.Gallery)
 	}

@@ -44,9 +44,9 @@ the ±1 codes: retrieval ranks by Hamming distance, served exactly by L2 on the 
 Hamming = ‖s − s′‖²/4 (ties by lower index); k-means/NMI/F1/AMI cluster the codes (L2
 k-means on ±1 vectors, centroids real-valued), and rho and dist_ratio are computed on the
 codes too, so every metric describes the binary embedding. --distance does not apply.`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (float32/float64, N×D)"},
-			&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy, FILE.npz:key or FILE.pt[:key] (torch.save; float or integer, N×D)"},
+			&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key / .pt:key (integers or strings) or a text file, one label per line"},
 			&cli.StringFlag{Name: "query-emb", Usage: "query embeddings (with --gallery-emb)"},
 			&cli.StringFlag{Name: "query-labels", Usage: "query labels"},
 			&cli.StringFlag{Name: "gallery-emb", Usage: "gallery embeddings (no self-exclusion)"},
@@ -72,7 +72,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.IntFlag{Name: "test-time-kr", Usage: "with --refine: reciprocal batch size k_r (default 2k)"},
 			&cli.IntFlag{Name: "test-time-n", Usage: "with --refine: chunks per knn/cluster batch (default 8)"},
 			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
-		},
+		}, evalPMLFlags...),
 		Action: evalAction,
 	})
 }
@@ -91,6 +91,13 @@ func evalAction(c *cli.Context) error {
 	}
 	in, err := loadEvalInput(c)
 	if err != nil {
+		return err
+	}
+	ks, proto, err := applyProtocol(c, ks, in.Gallery != nil)
+	if err != nil {
+		return err
+	}
+	if err := queryRows(c, &in); err != nil {
 		return err
 	}
 	if c.Bool("binarize") {
@@ -128,6 +135,9 @@ func evalAction(c *cli.Context) error {
 	if m := c.String("metrics"); m != "" {
 		opt.Metrics = splitList(m)
 	}
+	if err := pmlOptions(c, &opt); err != nil {
+		return err
+	}
 	opt.KMeans, err = clusterFunc(c.String("clustering"), c.String("backend"), c.String("compat"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), searcher)
 	if err != nil {
 		return err
@@ -136,6 +146,9 @@ func evalAction(c *cli.Context) error {
 	res, err := metrics.Evaluate(c.Context, in, opt)
 	if err != nil {
 		return err
+	}
+	if w := protocolWarning(strings.ToLower(c.String("protocol")), proto, res); w != "" {
+		res.Warnings = append(res.Warnings, w)
 	}
 	if !c.Bool("quiet") {
 		for _, w := range res.Warnings {
@@ -166,11 +179,11 @@ func loadEvalInput(c *cli.Context) (metrics.Input, error) {
 	if !qg {
 		qe, ql = emb, lab
 	}
-	x, y, err := loadPair(qe, ql)
+	x, y, names, err := loadPairNames(qe, ql, qg)
 	if err != nil {
 		return in, err
 	}
-	in.Emb, in.Labels = x, y
+	in.Emb, in.Labels, in.ClassNames = x, y, names
 	if qg {
 		gx, _, err := loadPair(ge, gl)
 		if err != nil {
@@ -180,7 +193,7 @@ func loadEvalInput(c *cli.Context) (metrics.Input, error) {
 			return in, fmt.Errorf("%s has dimension %d but %s has dimension %d", qe, x.Cols, ge, gx.Cols)
 		}
 		// Labels were remapped per file; map both to one id space by their original names.
-		in.Labels, in.GalleryLabels, err = jointLabels(ql, gl)
+		in.Labels, in.GalleryLabels, in.ClassNames, err = jointLabels(ql, gl)
 		if err != nil {
 			return in, err
 		}
@@ -190,31 +203,44 @@ func loadEvalInput(c *cli.Context) (metrics.Input, error) {
 }
 
 func loadPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
-	x, err := fixtures.LoadEmbeddings(embSpec)
-	if err != nil {
-		return x, nil, err
-	}
-	y, _, err := fixtures.LoadLabels(labSpec)
-	if err != nil {
-		return x, nil, err
-	}
-	if err := fixtures.CheckPair(x, y, embSpec, labSpec); err != nil {
-		return x, nil, err
-	}
-	return x, y, nil
+	x, y, _, err := loadPairNames(embSpec, labSpec, false)
+	return x, y, err
 }
 
-// jointLabels loads two label files and gives equal original labels equal ids.
-func jointLabels(a, b string) ([]int32, []int32, error) {
+// loadPairNames also returns the class names (names[id]); a query set
+// searched against a separate gallery may hold a single row.
+func loadPairNames(embSpec, labSpec string, querySet bool) (knn.Matrix, []int32, []string, error) {
+	x, err := fixtures.LoadEmbeddings(embSpec)
+	if err != nil {
+		return x, nil, nil, err
+	}
+	y, names, err := fixtures.LoadLabels(labSpec)
+	if err != nil {
+		return x, nil, nil, err
+	}
+	check := fixtures.CheckPair
+	if querySet {
+		check = fixtures.CheckQueryPair
+	}
+	if err := check(x, y, embSpec, labSpec); err != nil {
+		return x, nil, nil, err
+	}
+	return x, y, names, nil
+}
+
+// jointLabels loads two label files and gives equal original labels equal
+// ids; names[id] is the original label.
+func jointLabels(a, b string) ([]int32, []int32, []string, error) {
 	ida, na, err := fixtures.LoadLabels(a)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	idb, nb, err := fixtures.LoadLabels(b)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	ids := map[string]int32{}
+	var names []string
 	conv := func(dense []int32, names []string) []int32 {
 		out := make([]int32, len(dense))
 		for i, d := range dense {
@@ -223,12 +249,14 @@ func jointLabels(a, b string) ([]int32, []int32, error) {
 			if !ok {
 				v = int32(len(ids))
 				ids[name] = v
+				names = append(names, name)
 			}
 			out[i] = v
 		}
 		return out
 	}
-	return conv(ida, na), conv(idb, nb), nil
+	qa := conv(ida, na)
+	return qa, conv(idb, nb), names, nil
 }
 
 func writeResult(w io.Writer, res *metrics.Result, format string) error {
@@ -242,7 +270,8 @@ func writeResult(w io.Writer, res *metrics.Result, format string) error {
 		for _, k := range metrics.Keys(res.Metrics) {
 			fmt.Fprintf(w, "| %s | %s |\n", k, fmtMetric(res.Metrics[k]))
 		}
-		fmt.Fprintf(w, "\n%d items, %d-d, %d classes, convention %s, %.2f s\n", res.N, res.Dim, res.Classes, res.Convention, res.Timings["total"])
+		fmt.Fprintf(w, "\n%s, %d-d, %d classes, convention %s%s, %.2f s\n", sizeLine(res), res.Dim, res.Classes, res.Convention, averageNote(res), res.Timings["total"])
+		writePerClass(w, res)
 		return nil
 	}
 	t := tablewriter.NewTable(w,
@@ -257,13 +286,17 @@ func writeResult(w io.Writer, res *metrics.Result, format string) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d items, %d-d, %d classes, convention %s, %.2f s (k-NN %.2f s, k-means %.2f s)\n",
-		res.N, res.Dim, res.Classes, res.Convention, res.Timings["total"], res.Timings["knn"], res.Timings["kmeans"])
+	fmt.Fprintf(w, "%s, %d-d, %d classes, convention %s%s, %.2f s (k-NN %.2f s, k-means %.2f s)\n",
+		sizeLine(res), res.Dim, res.Classes, res.Convention, averageNote(res), res.Timings["total"], res.Timings["knn"], res.Timings["kmeans"])
+	writePerClass(w, res)
 	return nil
 }
 
 func fmtMetric(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if math.IsNaN(v) {
+		return "n/a" // undefined: a mean over no query
+	}
+	if math.IsInf(v, 0) {
 		return fmt.Sprint(v)
 	}
 	return strconv.FormatFloat(v, 'f', 4, 64)

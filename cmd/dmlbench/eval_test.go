@@ -133,7 +133,7 @@ func TestEvalBadInput(t *testing.T) {
 	writeNPY(t, p("3d.npy"), "<f4", []int{3, 2, 2}, make([]float32, 12))
 	writeNPY(t, p("flt.npy"), "<f4", []int{6}, []float32{1, 1, 2, 2.5, 3, 3})
 	writeNPY(t, p("one.npy"), "<i8", []int{6}, []int64{4, 4, 4, 4, 4, 4})
-	writeNPY(t, p("int.npy"), "<i4", []int{6, 2}, make([]int32, 12))
+	writeNPY(t, p("int.npy"), "<i8", []int{6, 2}, []int64{0, 0, 0, 1, 5, 5, 5, 6, 9, 0, 9, 1 << 25})
 	os.WriteFile(p("empty.npy"), nil, 0o644)
 	os.WriteFile(p("text.npy"), []byte("hello"), 0o644)
 	fixtures.SaveNPY(p("q3.npy"), knn.Matrix{Rows: 2, Cols: 3, Data: []float32{1, 2, 3, 4, 5, 6}})
@@ -150,7 +150,7 @@ func TestEvalBadInput(t *testing.T) {
 		{"3-D", []string{"--emb", p("3d.npy"), "--labels", lab}, "3d.npy", 1},
 		{"float labels", []string{"--emb", emb, "--labels", p("flt.npy")}, "row 3", 1},
 		{"single class", []string{"--emb", emb, "--labels", p("one.npy")}, "one label", 1},
-		{"integer embeddings", []string{"--emb", p("int.npy"), "--labels", lab}, "int.npy", 1},
+		{"integer embeddings beyond 2^24", []string{"--emb", p("int.npy"), "--labels", lab}, "int.npy: row 5 holds 33554432", 1},
 		{"empty file", []string{"--emb", p("empty.npy"), "--labels", lab}, "empty.npy", 1},
 		{"not npy", []string{"--emb", p("text.npy"), "--labels", lab}, "text.npy", 1},
 		{"missing file", []string{"--emb", p("nope.npy"), "--labels", lab}, "nope.npy", 1},

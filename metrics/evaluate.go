@@ -59,6 +59,9 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		if !loo {
 			return nil, inputErr("query rows select queries inside one set; with a separate gallery every query row is a query")
 		}
+		if conv == Roth {
+			return nil, inputErr("query rows: Roth et al. 2020's evaluation code has no query subsets; use --compat strict or pml")
+		}
 		if rowMask, err = queryRowMask(in.QueryRows, in.Emb.Rows); err != nil {
 			return nil, err
 		}

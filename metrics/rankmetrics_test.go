@@ -121,6 +121,9 @@ func TestQueryRows(t *testing.T) {
 			t.Errorf("%v: error %v, want %q", c.in.QueryRows, err, c.want)
 		}
 	}
+	if _, err := evalErr(Input{Emb: lineSet.Emb, Labels: lineSet.Labels, QueryRows: []int{1}}, Options{Ks: []int{1}, Convention: Roth}); err == nil || !strings.Contains(err.Error(), "no query subsets") {
+		t.Errorf("roth with query rows: %v", err)
+	}
 }
 
 // One query against a gallery is a valid evaluation, clustering included.

@@ -21,7 +21,7 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:      "eval",
-		Usage:     "score embeddings exported from any framework (.npy / .npz)",
+		Usage:     "score embeddings exported from any framework (.npy / .npz / .pt)",
 		UsageText: "dmlbench eval --emb E.npy --labels L.npy [options]",
 		Description: `Every item is a query against all others (leave-one-out), or queries search a
 separate gallery (In-Shop style). One exact k-NN search serves every retrieval metric;
@@ -38,6 +38,13 @@ Examples:
    dmlbench eval --emb E.npy --labels L.npy --clustering dbscan --eps 0.9 --metrics NMI,F1
    dmlbench eval --emb E.npy --labels L.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means
    dmlbench eval --emb E2048.npy --labels L.npy --binarize   # seed 002: binary codes ranked by Hamming distance
+   dmlbench eval --emb test.pt:embeddings --labels test.pt:labels --protocol cub   # torch.save file, R@1,2,4,8
+   dmlbench eval --emb E.npy --labels L.npy --compat pml --average per-class --per-class --format json
+   dmlbench eval --emb R.npy --labels RL.npy --query-rows Q_IDX.npy --compat pml   # queries are rows of the reference
+
+Every output names the queries and the gallery each one searches. A mean over no query (every
+query lone) is undefined: n/a in tables, null in JSON. pytorch-metric-learning parity: --compat pml
+with --average per-class (avg_of_avgs), --query-rows (ref_includes_query), --pml-k (explicit k).
 
 --binarize thresholds every coordinate at 0 (x > 0 → +1, else −1; seed 002 §4) and scores
 the ±1 codes: retrieval ranks by Hamming distance, served exactly by L2 on the codes since

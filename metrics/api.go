@@ -39,6 +39,7 @@ type Options struct {
 	// 0 = its default, the whole gallery): the window of MRR and
 	// mean_average_precision, and, non-standard, the truncation of MAP@R
 	// and R-Precision to the first k neighbours when a class is larger.
+	// PMLKMaxBinCount is PML's k = "max_bin_count".
 	PMLK int
 }
 

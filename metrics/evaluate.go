@@ -47,7 +47,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 	if avg != PerQuery && avg != PerClass {
 		return nil, fmt.Errorf("unknown average %q (query, per-class)", opt.Average)
 	}
-	if opt.PMLK < 0 || (opt.PMLK > 0 && conv != PML) {
+	if opt.PMLK < PMLKMaxBinCount || (opt.PMLK != 0 && conv != PML) {
 		return nil, fmt.Errorf("pml k = %d: an explicit k is pytorch-metric-learning's and needs the pml convention (and k ≥ 1)", opt.PMLK)
 	}
 	loo := in.Gallery == nil
@@ -102,7 +102,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 			s = knn.Exact{}
 		}
 		plan, err := newRetrievalPlanX(conv, w, qLabels, gLabels, classes, loo, knn.Watches(s),
-			planExtras{pmlK: opt.PMLK, rows: rowMask, perClass: opt.PerClass || avg == PerClass})
+			planExtras{pmlK: pmlK(opt.PMLK, gLabels, classes, loo), rows: rowMask, perClass: opt.PerClass || avg == PerClass})
 		if err != nil {
 			return nil, inputErr("%v", err)
 		}
@@ -132,7 +132,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		for k, v := range vals {
 			res.Metrics[k] = v
 		}
-		res.Warnings = append(res.Warnings, rankWarnings(plan, vals, opt.PMLK)...)
+		res.Warnings = append(res.Warnings, rankWarnings(plan, vals, plan.extras.pmlK)...)
 		res.LoneQueries = sums.lone
 		if sums.lone > 0 {
 			switch conv {

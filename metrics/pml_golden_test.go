@@ -379,7 +379,7 @@ func TestPMLLargeK(t *testing.T) {
 				}
 				opt := Options{Convention: PML, Metrics: []string{"R@1", PMLMAPKey, "MAP@R"}}
 				if maxBin {
-					opt.PMLK = k
+					opt.PMLK = PMLKMaxBinCount // PML's k = "max_bin_count"
 				}
 				r := eval(t, in, opt)
 				for key, v := range map[string]float64{"R@1": p1, PMLMAPKey: mAP, "MAP@R": mapR} {

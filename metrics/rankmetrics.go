@@ -36,6 +36,26 @@ func init() {
 	)
 }
 
+// PMLKMaxBinCount as Options.PMLK is PML's k = "max_bin_count": the size
+// of the largest reference class, less one when the reference includes
+// the queries.
+const PMLKMaxBinCount = -1
+
+// pmlK resolves Options.PMLK against the gallery's dense labels.
+func pmlK(k int, gLabels []int32, classes int, loo bool) int {
+	if k != PMLKMaxBinCount {
+		return k
+	}
+	largest := 0
+	for _, n := range counts(gLabels, classes) {
+		largest = max(largest, n)
+	}
+	if loo {
+		largest--
+	}
+	return max(largest, 1)
+}
+
 // Average selects how per-query values become one number.
 type Average string
 

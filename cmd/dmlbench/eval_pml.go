@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -20,7 +21,7 @@ var evalPMLFlags = []cli.Flag{
 	&cli.StringFlag{Name: "query-rows", Usage: "`IDX`.npy: integer rows of --emb that are the queries; every row is the gallery, each query's own row excluded by index (PML's ref_includes_query)"},
 	&cli.StringFlag{Name: "average", Value: "query", Usage: "how k-NN metrics pool queries: query (mean over queries) | per-class (mean over classes of each class's mean; PML's avg_of_avgs)"},
 	&cli.BoolFlag{Name: "per-class", Usage: "also report every class's k-NN metrics (JSON \"per_class\", a second table otherwise)"},
-	&cli.IntFlag{Name: "pml-k", Usage: "with --compat pml: PML's explicit k, the window of MRR and mean_average_precision; non-standard: MAP@R and R-Precision are truncated to k when a class is larger (warned)"},
+	&cli.StringFlag{Name: "pml-k", Usage: "with --compat pml: PML's explicit k (`K` or max_bin_count), the window of MRR and mean_average_precision; non-standard: MAP@R and R-Precision are truncated to K when a class is larger (warned)"},
 }
 
 // protocol is a standard evaluation preset.
@@ -112,9 +113,13 @@ func pmlOptions(c *cli.Context, opt *metrics.Options) error {
 	}
 	opt.PerClass = c.Bool("per-class")
 	if c.IsSet("pml-k") {
-		k := c.Int("pml-k")
-		if k < 1 {
-			return usagef("--pml-k must be a positive integer (got %d)", k)
+		k := metrics.PMLKMaxBinCount
+		if v := c.String("pml-k"); !strings.EqualFold(v, "max_bin_count") {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return usagef("--pml-k must be a positive integer or max_bin_count (got %q)", v)
+			}
+			k = n
 		}
 		if !strings.EqualFold(c.String("compat"), "pml") {
 			return usagef("--pml-k reproduces pytorch-metric-learning's explicit k and needs --compat pml")

@@ -146,6 +146,7 @@ func TestEvalAverageAndPMLK(t *testing.T) {
 	}{
 		{[]string{"--pml-k", "2"}, "needs --compat pml"},
 		{[]string{"--pml-k", "0", "--compat", "pml"}, "positive"},
+		{[]string{"--pml-k", "max", "--compat", "pml"}, "max_bin_count"},
 		{[]string{"--average", "macro"}, "--average"},
 		{[]string{"--protocol", "inshop"}, "--query-emb"},
 		{[]string{"--protocol", "sop", "--k", "1"}, "sets --k 1,10,100,1000"},
@@ -158,6 +159,9 @@ func TestEvalAverageAndPMLK(t *testing.T) {
 	}
 	r = evalJSONOut(t, "--emb", emb, "--labels", lab, "--k", "1", "--compat", "pml", "--pml-k", "1", "--metrics", "MAP@R,mean_average_precision")
 	metricIs(t, r, "mean_average_precision", 1)
+	r = evalJSONOut(t, "--emb", emb, "--labels", lab, "--k", "1", "--compat", "pml", "--pml-k", "max_bin_count", "--metrics", "MAP@R,mean_average_precision")
+	metricIs(t, r, "mean_average_precision", 1)
+	metricIs(t, r, "MAP@R", 1)
 }
 
 // --protocol sets the ks and says when the files are not the standard split.

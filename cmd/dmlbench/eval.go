@@ -163,7 +163,7 @@ func evalAction(c *cli.Context) error {
 		}
 	}
 	if p := c.String("out"); p != "" {
-		if err := record.WriteAtomic(p, res); err != nil {
+		if err := record.WriteAtomic(p, jsonSafe(res)); err != nil {
 			return err
 		}
 	}

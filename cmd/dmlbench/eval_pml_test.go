@@ -127,6 +127,13 @@ func TestEvalOneQueryAndUndefined(t *testing.T) {
 	if r.Metrics["R@1"] != nil || r.Metrics["MAP@R"] != nil {
 		t.Errorf("all-lone pml: %v, want null", r.Metrics)
 	}
+	outFile := filepath.Join(dir, "r.json")
+	if _, errs, code := runCLI(t, append([]string{"eval", "--quiet", "--out", outFile}, args...)...); code != 0 {
+		t.Fatalf("--out with undefined values: exit %d %s", code, errs)
+	}
+	if b, err := os.ReadFile(outFile); err != nil || !strings.Contains(string(b), `"R@1": null`) {
+		t.Errorf("--out file: %v %s", err, b)
+	}
 	out, errs, code := runCLI(t, append([]string{"eval"}, args...)...)
 	if code != 0 || !strings.Contains(out, "n/a") || !strings.Contains(errs, "undefined (n/a)") || !strings.Contains(out, "1 queries, gallery of 6") {
 		t.Errorf("table: exit %d\n%s\n%s", code, out, errs)

@@ -34,7 +34,7 @@ type protocol struct {
 }
 
 // protocols: recall ks and test splits as the deep-metric-learning
-// literature reports them (Song et al. 2016 for CUB-200-2011, Cars196 and
+// literature reports them (Oh Song et al. 2016 for CUB-200-2011, Cars196 and
 // Stanford Online Products; Liu et al. 2016 for In-Shop's query/gallery
 // split).
 var protocols = map[string]protocol{

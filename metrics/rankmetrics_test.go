@@ -141,3 +141,37 @@ func TestOneQuery(t *testing.T) {
 		}
 	}
 }
+
+// Per-class bookkeeping does not change the per-query values (bit for bit),
+// in every convention, and the per-class queries add up to all queries.
+func TestPerClassKeepsTotals(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	n := 500
+	x := make([]float32, n*3)
+	for i := range x {
+		x[i] = float32(rng.Intn(7))
+	}
+	labels := make([]int32, n)
+	for i := range labels {
+		labels[i] = int32(rng.Intn(90))
+	}
+	in := Input{Emb: knn.Matrix{Rows: n, Cols: 3, Data: x}, Labels: labels}
+	for _, conv := range []Convention{Strict, Roth, PML} {
+		opt := Options{Metrics: []string{"R@k", "MAP@R", "R-Precision", "mAP@C", "mAP@1000"}, Convention: conv}
+		plain := eval(t, in, opt)
+		opt.PerClass = true
+		with := eval(t, in, opt)
+		for k, v := range plain.Metrics {
+			if w := with.Metrics[k]; w != v && !(math.IsNaN(v) && math.IsNaN(w)) {
+				t.Errorf("%s %s: %v with per-class sums, %v without", conv, k, w, v)
+			}
+		}
+		q := 0
+		for _, c := range with.PerClass {
+			q += c.Queries
+		}
+		if q != n || len(with.PerClass) != plain.Classes {
+			t.Errorf("%s: per-class queries %d of %d, %d classes of %d", conv, q, n, len(with.PerClass), plain.Classes)
+		}
+	}
+}

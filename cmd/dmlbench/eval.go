@@ -107,6 +107,9 @@ func evalAction(c *cli.Context) error {
 	if err := queryRows(c, &in); err != nil {
 		return err
 	}
+	if err := classNames(c, &in); err != nil {
+		return err
+	}
 	if c.Bool("binarize") {
 		if d := strings.ToLower(c.String("distance")); d != "euclidean" && d != "l2" {
 			return usagef("--binarize ranks by Hamming distance; --distance %s does not apply", c.String("distance"))
@@ -186,11 +189,15 @@ func loadEvalInput(c *cli.Context) (metrics.Input, error) {
 	if !qg {
 		qe, ql = emb, lab
 	}
-	x, y, names, err := loadPairNames(qe, ql, qg)
+	load := loadPair
+	if qg {
+		load = loadQueryPair // one query against a gallery is valid
+	}
+	x, y, err := load(qe, ql)
 	if err != nil {
 		return in, err
 	}
-	in.Emb, in.Labels, in.ClassNames = x, y, names
+	in.Emb, in.Labels = x, y
 	if qg {
 		gx, _, err := loadPair(ge, gl)
 		if err != nil {
@@ -200,7 +207,7 @@ func loadEvalInput(c *cli.Context) (metrics.Input, error) {
 			return in, fmt.Errorf("%s has dimension %d but %s has dimension %d", qe, x.Cols, ge, gx.Cols)
 		}
 		// Labels were remapped per file; map both to one id space by their original names.
-		in.Labels, in.GalleryLabels, in.ClassNames, err = jointLabels(ql, gl)
+		in.Labels, in.GalleryLabels, err = jointLabels(ql, gl)
 		if err != nil {
 			return in, err
 		}
@@ -210,44 +217,31 @@ func loadEvalInput(c *cli.Context) (metrics.Input, error) {
 }
 
 func loadPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
-	x, y, _, err := loadPairNames(embSpec, labSpec, false)
-	return x, y, err
-}
-
-// loadPairNames also returns the class names (names[id]); a query set
-// searched against a separate gallery may hold a single row.
-func loadPairNames(embSpec, labSpec string, querySet bool) (knn.Matrix, []int32, []string, error) {
 	x, err := fixtures.LoadEmbeddings(embSpec)
 	if err != nil {
-		return x, nil, nil, err
+		return x, nil, err
 	}
-	y, names, err := fixtures.LoadLabels(labSpec)
+	y, _, err := fixtures.LoadLabels(labSpec)
 	if err != nil {
-		return x, nil, nil, err
+		return x, nil, err
 	}
-	check := fixtures.CheckPair
-	if querySet {
-		check = fixtures.CheckQueryPair
+	if err := fixtures.CheckPair(x, y, embSpec, labSpec); err != nil {
+		return x, nil, err
 	}
-	if err := check(x, y, embSpec, labSpec); err != nil {
-		return x, nil, nil, err
-	}
-	return x, y, names, nil
+	return x, y, nil
 }
 
-// jointLabels loads two label files and gives equal original labels equal
-// ids; names[id] is the original label.
-func jointLabels(a, b string) ([]int32, []int32, []string, error) {
+// jointLabels loads two label files and gives equal original labels equal ids.
+func jointLabels(a, b string) ([]int32, []int32, error) {
 	ida, na, err := fixtures.LoadLabels(a)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	idb, nb, err := fixtures.LoadLabels(b)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	ids := map[string]int32{}
-	var names []string
 	conv := func(dense []int32, names []string) []int32 {
 		out := make([]int32, len(dense))
 		for i, d := range dense {
@@ -256,14 +250,12 @@ func jointLabels(a, b string) ([]int32, []int32, []string, error) {
 			if !ok {
 				v = int32(len(ids))
 				ids[name] = v
-				names = append(names, name)
 			}
 			out[i] = v
 		}
 		return out
 	}
-	qa := conv(ida, na)
-	return qa, conv(idb, nb), names, nil
+	return conv(ida, na), conv(idb, nb), nil
 }
 
 func writeResult(w io.Writer, res *metrics.Result, format string) error {

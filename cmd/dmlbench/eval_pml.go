@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -191,4 +192,55 @@ func averageNote(res *metrics.Result) string {
 		return ", k-NN metrics averaged per class"
 	}
 	return ""
+}
+
+// loadQueryPair is loadPair for a query set searched against a separate
+// gallery, where a single query is valid.
+func loadQueryPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
+	x, err := fixtures.LoadEmbeddings(embSpec)
+	if err != nil {
+		return x, nil, err
+	}
+	y, _, err := fixtures.LoadLabels(labSpec)
+	if err != nil {
+		return x, nil, err
+	}
+	if err := fixtures.CheckQueryPair(x, y, embSpec, labSpec); err != nil {
+		return x, nil, err
+	}
+	return x, y, nil
+}
+
+// classNames fills in.ClassNames (for --per-class) with the original label
+// of every id in in.Labels / in.GalleryLabels, read again from the label
+// files (small next to the embeddings).
+func classNames(c *cli.Context, in *metrics.Input) error {
+	if !c.Bool("per-class") {
+		return nil
+	}
+	type src struct {
+		spec string
+		ids  []int32
+	}
+	srcs := []src{{c.String("labels"), in.Labels}}
+	if in.Gallery != nil {
+		srcs = []src{{c.String("query-labels"), in.Labels}, {c.String("gallery-labels"), in.GalleryLabels}}
+	}
+	var names []string
+	for _, s := range srcs {
+		own, ownNames, err := fixtures.LoadLabels(s.spec)
+		if err != nil {
+			return err
+		}
+		for i, id := range s.ids {
+			for int(id) >= len(names) {
+				names = append(names, "")
+			}
+			if i < len(own) && names[id] == "" {
+				names[id] = ownNames[own[i]]
+			}
+		}
+	}
+	in.ClassNames = names
+	return nil
 }

@@ -198,3 +198,23 @@ func TestEvalProtocol(t *testing.T) {
 		t.Errorf("table footer:\n%s", out)
 	}
 }
+
+// --per-class names classes by their original labels in query/gallery mode.
+func TestEvalPerClassQueryGallery(t *testing.T) {
+	dir, emb, lab := fixtureFiles(t)
+	q, ql := filepath.Join(dir, "q.npy"), filepath.Join(dir, "ql.txt")
+	fixtures.SaveNPY(q, knn.Matrix{Rows: 2, Cols: 2, Data: []float32{0, 0.4, 9, 0.6}})
+	os.WriteFile(ql, []byte("30\n10\n"), 0o644)
+	r := evalJSONOut(t, "--query-emb", q, "--query-labels", ql, "--gallery-emb", emb, "--gallery-labels", lab,
+		"--k", "1", "--metrics", "R@1", "--per-class", "--quiet")
+	if len(r.PerClass) != 2 {
+		t.Fatalf("per_class %+v", r.PerClass)
+	}
+	got := map[string]int{}
+	for _, c := range r.PerClass {
+		got[c.Class] = c.Queries
+	}
+	if got["30"] != 1 || got["10"] != 1 {
+		t.Errorf("per_class classes %v, want 10 and 30", got)
+	}
+}

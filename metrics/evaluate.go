@@ -106,6 +106,9 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, inputErr("%v", err)
 		}
+		if err := plan.depthGuard(q.Rows); err != nil {
+			return nil, err
+		}
 		kopt := knn.Options{Metric: metric, Exclude: plan.exclude, Threads: threads}
 		if plan.rank1000 {
 			kopt.Watch = plan.positives()

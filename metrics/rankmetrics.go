@@ -342,3 +342,21 @@ func rankWarnings(p *retrievalPlan, vals map[string]float64, pmlK int) []string 
 	}
 	return warn
 }
+
+// maxNeighbourEntries bounds queries × depth of a search that MRR or
+// mean_average_precision alone make gallery-deep (8 bytes per entry: 8 GiB).
+const maxNeighbourEntries = 1 << 30
+
+// depthGuard refuses a search that the whole-gallery window of MRR or
+// mean_average_precision would make too large to hold (a backend without
+// rank watching, such as faiss), naming the way out.
+func (p *retrievalPlan) depthGuard(queries int) error {
+	if !(p.mrr || p.pmlMAP) || p.rank1000 || p.rankWindow <= map1000Window {
+		return nil
+	}
+	if entries := int64(p.depth) * int64(queries); entries > maxNeighbourEntries {
+		return inputErr("MRR / mean_average_precision over the whole gallery need a %d-deep search for %d queries with this k-NN backend (%.1f GiB): pass --pml-k K (PML's explicit k), use --backend exact, or leave them out with --metrics",
+			p.depth, queries, float64(entries)*8/(1<<30))
+	}
+	return nil
+}

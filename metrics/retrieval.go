@@ -130,7 +130,10 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 				scoredN++
 			}
 		}
-		p.rank1000 = canWatch && total <= maxWatchPerQuery*scoredN
+		// A window beyond 1000 (MRR, mean_average_precision over the whole
+		// gallery) is always watched when the backend can: the search it
+		// would otherwise need is gallery-deep for every query.
+		p.rank1000 = canWatch && (total <= maxWatchPerQuery*scoredN || p.rankWindow > map1000Window)
 		if !p.rank1000 {
 			need = max(need, p.rankWindow)
 		}

@@ -31,8 +31,8 @@ const (
 
 func init() {
 	All = append(All,
-		Info{MRRKey, "mean over queries of 1/rank of the first same-class item in the full ranking (lone queries left out)", "pytorch-metric-learning AccuracyCalculator.mean_reciprocal_rank (Musgrave et al. 2020)"},
-		Info{PMLMAPKey, "pml convention only: mean over queries of (1/h) Σ_{i≤k} P@i·rel_i, h = hits among the first k (k = gallery, or --pml-k)", "pytorch-metric-learning AccuracyCalculator.mean_average_precision (Musgrave et al. 2020)"},
+		Info{MRRKey, "mean over queries of 1/rank of the first same-class item in the full ranking (lone queries left out)", "pytorch-metric-learning (Musgrave et al. 2020)"},
+		Info{PMLMAPKey, "pml convention only: mean over queries of (1/h) Σ_{i≤k} P@i·rel_i, h = hits among the first k (k = gallery, or --pml-k)", "pytorch-metric-learning (Musgrave et al. 2020)"},
 	)
 }
 

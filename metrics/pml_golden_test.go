@@ -465,3 +465,45 @@ func bruteForcePML(order [][]int32, labels []int32, k int) (p1, mAP, mapR float6
 func evalErr(in Input, opt Options) (*Result, error) {
 	return Evaluate(context.Background(), in, opt)
 }
+
+// Ties: identical points, as in the run of PML on 10 000 copies of
+// one point. Every distance is 0, so each ranking is the index order (the
+// query itself left out): the brute force needs no distances.
+func TestPMLAllTied(t *testing.T) {
+	n := 3000
+	x := knn.Matrix{Rows: n, Cols: 4, Data: make([]float32, n*4)}
+	for i := range x.Data {
+		x.Data[i] = 0.25
+	}
+	labels := make([]int32, n)
+	for i := range labels {
+		labels[i] = int32((i * 7) % 13)
+	}
+	order := make([][]int32, n)
+	for q := range order {
+		o := make([]int32, 0, n-1)
+		for j := 0; j < n; j++ {
+			if j != q {
+				o = append(o, int32(j))
+			}
+		}
+		order[q] = o
+	}
+	p1, mAP, mapR := bruteForcePML(order, labels, n-1)
+	mrr := 0.0
+	for q, o := range order {
+		for i, id := range o {
+			if labels[id] == labels[q] {
+				mrr += 1 / float64(i+1)
+				break
+			}
+		}
+	}
+	mrr /= float64(n)
+	r := eval(t, Input{Emb: x, Labels: labels}, Options{Convention: PML, Metrics: []string{"R@1", PMLMAPKey, "MAP@R", MRRKey}})
+	for key, v := range map[string]float64{"R@1": p1, PMLMAPKey: mAP, "MAP@R": mapR, MRRKey: mrr} {
+		if !near(r.Metrics[key], v) {
+			t.Errorf("%s = %.15g, brute force %.15g", key, r.Metrics[key], v)
+		}
+	}
+}

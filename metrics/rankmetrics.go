@@ -4,15 +4,13 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
-
-	"github.com/dmlbench/dmlbench/knn"
 )
 
 // Metrics added for pytorch-metric-learning parity (Musgrave et al. 2020's
-// library, AccuracyCalculator v2.8.1), and the per-query bookkeeping that
-// per-class averaging, per-class output and query subsets need.
+// library, AccuracyCalculator v2.8.1) that read a window longer than
+// MAP@R's: MRR and pml's mean_average_precision, with pml's explicit k
+// (--pml-k), which also truncates MAP@R and R-Precision.
 
 const (
 	// MRRKey is the mean reciprocal rank: the mean over queries with at
@@ -54,27 +52,6 @@ func pmlK(k int, gLabels []int32, classes int, loo bool) int {
 		largest--
 	}
 	return max(largest, 1)
-}
-
-// Average selects how per-query values become one number.
-type Average string
-
-const (
-	// PerQuery is the mean over queries (default).
-	PerQuery Average = "query"
-	// PerClass is the mean over classes of each class's mean over its
-	// queries: pytorch-metric-learning's avg_of_avgs. Classes with no
-	// counted query (all lone, where lone queries are left out) do not enter
-	// the mean.
-	PerClass Average = "per-class"
-)
-
-// ClassResult holds one class's k-NN metrics (Options.PerClass). A metric
-// undefined for the class (a mean over no query) is left out.
-type ClassResult struct {
-	Class   string             `json:"class"`
-	Queries int                `json:"queries"`
-	Metrics map[string]float64 `json:"metrics"`
 }
 
 // planExtras are the retrievalPlan settings beyond the metric set.
@@ -150,70 +127,6 @@ func (p *retrievalPlan) scoreRankMetrics(s *retrievalSums, h []bool, ranks []int
 	}
 }
 
-// reset zeroes s for the next query (the recall slice is kept).
-func (s *retrievalSums) reset() {
-	r := s.recall
-	clear(r)
-	*s = retrievalSums{recall: r}
-}
-
-// addClasses merges o's per-class sums into s's.
-func (s *retrievalSums) addClasses(o *retrievalSums) {
-	if len(o.classes) == 0 {
-		return
-	}
-	if s.classes == nil {
-		s.classes = map[int32]*retrievalSums{}
-	}
-	for y, oc := range o.classes {
-		c := s.classes[y]
-		if c == nil {
-			c = &retrievalSums{recall: make([]float64, len(oc.recall))}
-			s.classes[y] = c
-		}
-		c.add(oc)
-		c.queries += oc.queries
-	}
-}
-
-// classValues returns each class's metric values, classes in dense id order.
-func (p *retrievalPlan) classValues(s *retrievalSums) ([]int32, []map[string]float64, []int) {
-	ids := make([]int32, 0, len(s.classes))
-	for y := range s.classes {
-		ids = append(ids, y)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	vals := make([]map[string]float64, len(ids))
-	queries := make([]int, len(ids))
-	for i, y := range ids {
-		vals[i] = p.values(s.classes[y])
-		queries[i] = s.classes[y].queries
-	}
-	return ids, vals, queries
-}
-
-// classAverage is the mean over classes of the per-class values of each
-// metric, leaving out classes where the metric is undefined (NaN); NaN
-// when no class has it.
-func classAverage(vals []map[string]float64) map[string]float64 {
-	sum, n := map[string]float64{}, map[string]int{}
-	for _, m := range vals {
-		for k, v := range m {
-			if v == v { // not NaN
-				sum[k] += v
-				n[k]++
-			} else if _, ok := n[k]; !ok {
-				n[k] = 0
-			}
-		}
-	}
-	out := map[string]float64{}
-	for k, c := range n {
-		out[k] = ratio(sum[k], c)
-	}
-	return out
-}
-
 // conventionMetrics drops from the default metric set what conv does not
 // define (MRR under roth, mean_average_precision outside pml) and refuses
 // them when asked for by name. MRR is in the default set of the pml
@@ -249,72 +162,6 @@ func conventionMetrics(w want, names []string, conv Convention) error {
 		}
 	}
 	return nil
-}
-
-// queryRowMask validates Input.QueryRows against n rows.
-func queryRowMask(rows []int, n int) ([]bool, error) {
-	if len(rows) == 0 {
-		return nil, inputErr("query rows: the list is empty")
-	}
-	mask := make([]bool, n)
-	for i, r := range rows {
-		if r < 0 || r >= n {
-			return nil, inputErr("query rows: entry %d is row %d, outside 0..%d", i, r, n-1)
-		}
-		if mask[r] {
-			return nil, inputErr("query rows: row %d is listed twice (entry %d)", r, i)
-		}
-		mask[r] = true
-	}
-	return mask, nil
-}
-
-// subsetRows returns the given rows of m and of labels, in list order.
-func subsetRows(m knn.Matrix, labels []int32, rows []int) (knn.Matrix, []int32) {
-	out := knn.Matrix{Rows: len(rows), Cols: m.Cols, Data: make([]float32, 0, len(rows)*m.Cols)}
-	lab := make([]int32, len(rows))
-	for i, r := range rows {
-		out.Data = append(out.Data, m.Row(r)...)
-		lab[i] = labels[r]
-	}
-	return out, lab
-}
-
-// labelValues returns the distinct label values of the sets in increasing
-// order: value i is dense id i (as denseLabels assigns them).
-func labelValues(sets ...[]int32) []int32 {
-	seen := map[int32]bool{}
-	var out []int32
-	for _, s := range sets {
-		for _, v := range s {
-			if !seen[v] {
-				seen[v] = true
-				out = append(out, v)
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
-// classResults names each class's defined metric values.
-func classResults(ids []int32, vals []map[string]float64, queries []int, values []int32, names []string) []ClassResult {
-	out := make([]ClassResult, len(ids))
-	for i, y := range ids {
-		v := values[y]
-		name := strconv.Itoa(int(v))
-		if v >= 0 && int(v) < len(names) {
-			name = names[v]
-		}
-		m := map[string]float64{}
-		for k, x := range vals[i] {
-			if !math.IsNaN(x) {
-				m[k] = x
-			}
-		}
-		out[i] = ClassResult{Class: name, Queries: queries[i], Metrics: m}
-	}
-	return out
 }
 
 // rankWarnings reports undefined means and pml's explicit-k truncation.

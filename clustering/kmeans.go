@@ -70,8 +70,12 @@ const initSeedStride = 15486557
 // What can still differ from faiss: faiss assigns with BLAS
 // (‖x‖² + ‖c‖² − 2x·c) where KMeans sums (x − c)² exactly in float32, so a
 // row whose two nearest centroids are within rounding of each other may
-// go to the other one; the golden test (testdata/faiss_kmeans_golden.json,
-// from faiss 1.7.3) bounds the effect.
+// go to the other one. On the golden cases (testdata/faiss_kmeans_golden.json,
+// from faiss 1.7.3: well-separated, noisy, subsampled, with splits) every
+// initial row, split and final assignment is faiss's. Exact duplicate rows
+// are the exception: a row equal to a split donor is exactly equidistant
+// from the two perturbed twins, KMeans gives it to the lower index, and
+// faiss to whichever its BLAS rounding favours.
 //
 // Assignment uses opt.Searcher (k = 1, L2) when set. Otherwise it is the
 // exact blocked kernel of NearestCentroids pruned by Yinyang k-means

@@ -29,10 +29,13 @@ var kmeansPresets = map[string]KMeansOptions{
 }
 
 // KMeansPreset returns the k-means options of an evaluation convention
-// ("strict", "roth", "pml"; see kmeansPresets for their sources), with
-// Threads and Searcher unset. An unknown name is an error wrapping
-// ErrBadInput.
+// ("strict", "roth", "pml"; see kmeansPresets for their sources; "" is
+// strict, as in metrics.Options), with Threads and Searcher unset. An
+// unknown name is an error wrapping ErrBadInput.
 func KMeansPreset(convention string) (KMeansOptions, error) {
+	if convention == "" {
+		convention = "strict"
+	}
 	o, ok := kmeansPresets[convention]
 	if !ok {
 		names := make([]string, 0, len(kmeansPresets))

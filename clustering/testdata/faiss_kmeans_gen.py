@@ -61,6 +61,12 @@ def jittered(rs, distinct, copies, d, noise):
     return x[p], lab[p]
 
 
+def two_gaussians(rs, m, d, offset):
+    """PML's mutual-information test data: randn(m, d) and randn(m, d) + offset."""
+    x = np.concatenate([rs.standard_normal((m, d)), rs.standard_normal((m, d)) + offset])
+    return x, np.repeat([0, 1], m)
+
+
 def nmi(a, b):
     """Normalised mutual information, arithmetic mean of the entropies."""
     _, a = np.unique(a, return_inverse=True)
@@ -97,6 +103,12 @@ def run(name, x, lab, k, preset):
     search.add(cent)
     _, assign = search.search(x, 1)
     assign = assign.ravel()
+    if preset == "pml":
+        # pytorch-metric-learning's own call (utils/inference.py FaissKMeans).
+        km = faiss.Kmeans(d, k, niter=20)
+        km.train(x)
+        _, a2 = km.index.search(x, 1)
+        assert np.array_equal(a2.ravel(), assign), name
     stats = clus.iteration_stats
     nsplit = sum(stats.at(i).nsplit for i in range(stats.size()))
 
@@ -138,6 +150,12 @@ def main():
         # to the donor centroid is exactly equidistant from the two twins,
         # and faiss's BLAS rounding, not a rule, breaks that tie.
         ("jitter400x8k60", jittered(R(7), 40, 10, 8, 0.03), 60, "roth"),
+        # pytorch-metric-learning v2.8.1's TestMutualInformation: two
+        # Gaussian classes of 2000 rows in 32-D, the second shifted by 0.5
+        # or 1; its default k-means is faiss.Kmeans(d, 2, niter=20), which
+        # trains on 512 of the 4000 rows.
+        ("pmlmutualinfo4000x32off0.5", two_gaussians(R(8), 2000, 32, 0.5), 2, "pml"),
+        ("pmlmutualinfo4000x32off1", two_gaussians(R(9), 2000, 32, 1.0), 2, "pml"),
     ]
     for name, (x, lab), k, preset in specs:
         q = quantise(x)

@@ -123,6 +123,11 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		if seed == 0 {
 			seed = ko.Seed // faiss's default 1234, used by Roth et al. and pytorch-metric-learning
 		}
+		if seed < math.MinInt32 || seed > math.MaxInt32 {
+			// faiss's seed is a C int; the pure-Go k-means would keep only
+			// its low 32 bits and silently disagree with faiss.
+			return nil, inputErr("k-means seed %d does not fit faiss's 32-bit seed", seed)
+		}
 		// Clustering always runs on the raw query embeddings, L2, as the peers do.
 		var assign []int32
 		if opt.KMeans != nil {

@@ -19,17 +19,18 @@ type faissGolden struct {
 	Faiss string  `json:"faiss"`
 	Scale float64 `json:"scale"`
 	Cases []struct {
-		Name        string  `json:"name"`
-		Rows        int     `json:"rows"`
-		Cols        int     `json:"cols"`
-		K           int     `json:"k"`
-		Preset      string  `json:"preset"`
-		TrainPoints int     `json:"train_points"`
-		InitRows    []int32 `json:"init_rows"`
-		Splits      int     `json:"splits"`
-		Assign      []int32 `json:"assign"`
-		Labels      []int32 `json:"labels"`
-		NMI         float64 `json:"nmi"`
+		Name        string    `json:"name"`
+		Rows        int       `json:"rows"`
+		Cols        int       `json:"cols"`
+		K           int       `json:"k"`
+		Preset      string    `json:"preset"`
+		TrainPoints int       `json:"train_points"`
+		InitRows    []int32   `json:"init_rows"`
+		Splits      int       `json:"splits"`
+		Objective   []float64 `json:"objective"`
+		Assign      []int32   `json:"assign"`
+		Labels      []int32   `json:"labels"`
+		NMI         float64   `json:"nmi"`
 	} `json:"cases"`
 }
 
@@ -139,6 +140,18 @@ func TestKMeansFaissGolden(t *testing.T) {
 			if res.Splits != c.Splits {
 				t.Fatalf("splits %d, faiss %d", res.Splits, c.Splits)
 			}
+			// faiss's objective sums its BLAS distances, KMeans exact ones:
+			// equal up to float32 rounding while the trajectories agree.
+			if len(res.History) != len(c.Objective) {
+				t.Fatalf("%d objective values, faiss %d", len(res.History), len(c.Objective))
+			}
+			var maxRel float64
+			for i, o := range c.Objective {
+				maxRel = math.Max(maxRel, math.Abs(res.History[i]-o)/o)
+				if math.Abs(res.History[i]-o) > 1e-5*o {
+					t.Errorf("iteration %d: objective %.8g, faiss %.8g", i, res.History[i], o)
+				}
+			}
 			same := 0
 			for i, a := range res.Assign {
 				if a == c.Assign[i] {
@@ -147,7 +160,7 @@ func TestKMeansFaissGolden(t *testing.T) {
 			}
 			frac := float64(same) / float64(c.Rows)
 			nmi := goldenNMI(c.Labels, res.Assign)
-			t.Logf("identical assignments %.4f%%, NMI %.6f (faiss %.6f), splits %d (faiss %d)", 100*frac, nmi, c.NMI, res.Splits, c.Splits)
+			t.Logf("identical assignments %.4f%%, NMI %.6f (faiss %.6f), splits %d (faiss %d), objective within %.1e", 100*frac, nmi, c.NMI, res.Splits, c.Splits, maxRel)
 			if frac < 0.999 {
 				t.Errorf("only %d of %d assignments equal faiss's", same, c.Rows)
 			}

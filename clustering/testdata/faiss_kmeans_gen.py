@@ -15,7 +15,8 @@ it (faiss.Clustering + IndexFlatL2 for Roth et al. 2020; faiss.Kmeans for
 pytorch-metric-learning), then every row is assigned to its nearest final
 centroid with an IndexFlatL2 search (k = 1). Recorded per case: the rows of
 the initial centroids (checked against a niter = 0 run of the same
-Clustering), the number of empty-cluster splits, the final assignment and
+Clustering), the number of empty-cluster splits, faiss's training objective
+per iteration (its float32 sum of BLAS distances), the final assignment and
 NMI (arithmetic normalisation, as scikit-learn's default) against the labels.
 """
 import json
@@ -111,6 +112,7 @@ def run(name, x, lab, k, preset):
         assert np.array_equal(a2.ravel(), assign), name
     stats = clus.iteration_stats
     nsplit = sum(stats.at(i).nsplit for i in range(stats.size()))
+    obj = [float(stats.at(i).obj) for i in range(stats.size())]
 
     # Initial centroid rows: faiss's rand_perm streams, confirmed by a
     # niter = 0 Clustering (whose centroids are the initial ones).
@@ -129,7 +131,7 @@ def run(name, x, lab, k, preset):
 
     return dict(
         name=name, rows=n, cols=d, k=k, preset=preset,
-        train_points=len(rows), init_rows=init.tolist(), splits=int(nsplit),
+        train_points=len(rows), init_rows=init.tolist(), splits=int(nsplit), objective=obj,
         assign=assign.tolist(), labels=lab.tolist(), nmi=nmi(lab, assign),
     )
 

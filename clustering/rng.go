@@ -5,7 +5,7 @@ package clustering
 // centroids, the same subsample and the same empty-cluster donors as
 // faiss::Clustering for the same seed.
 
-// mt19937 is the 32-bit Mersenne Twister of Matsumoto and Nishimura (1998),
+// mt19937 is the 32-bit Mersenne Twister (Matsumoto & Nishimura 1998),
 // as C++'s std::mt19937: state of 624 words, seeded by the recurrence
 // s[i] = 1812433253·(s[i−1] ⊕ (s[i−1] >> 30)) + i (mod 2³²), and tempered
 // outputs. It is the engine inside faiss's RandomGenerator.

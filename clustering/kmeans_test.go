@@ -530,3 +530,23 @@ func TestKMeansPruningIsExact(t *testing.T) {
 		}
 	}
 }
+
+// When subsampling leaves exactly k training rows (MaxPointsPerCentroid 1),
+// faiss 1.7.3 copies the first k rows of its *input*, not of the sample:
+// python3-faiss gives centroids (0, 1), (2, 3), (4, 5) for x = 0…19 as a
+// 10 × 2 matrix, k = 3.
+func TestKMeansSubsampleToKCopiesInput(t *testing.T) {
+	x := knn.Matrix{Rows: 10, Cols: 2, Data: make([]float32, 20)}
+	for i := range x.Data {
+		x.Data[i] = float32(i)
+	}
+	opt := DefaultKMeansOptions()
+	opt.NIter, opt.MaxPointsPerCentroid = 5, 1
+	res, err := KMeans(context.Background(), x, 3, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Centroids.Data, []float32{0, 1, 2, 3, 4, 5}) || res.Iterations != 0 || res.TrainPoints != 3 {
+		t.Fatalf("centroids %v, iterations %d, train %d", res.Centroids.Data, res.Iterations, res.TrainPoints)
+	}
+}

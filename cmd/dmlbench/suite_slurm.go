@@ -178,3 +178,21 @@ func suiteStatusAction(c *cli.Context) error {
 	})
 	return suite.WriteStatus(c.App.Writer, cells)
 }
+
+// suiteMissingNotes is the report footer of suite directories that are
+// still running: for each path holding a suite manifest (suite.json), the
+// number of cells whose run is not done yet.
+func suiteMissingNotes(paths []string) []string {
+	var notes []string
+	for _, p := range paths {
+		missing, total, file, ok, err := suite.Missing(p)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("suite %s: %v", p, err))
+			continue
+		}
+		if ok && missing > 0 {
+			notes = append(notes, fmt.Sprintf("suite %s: %d of %d cells missing (not finished yet; see dmlbench suite status %s)", p, missing, total, file))
+		}
+	}
+	return notes
+}

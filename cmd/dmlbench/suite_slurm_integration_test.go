@@ -37,8 +37,10 @@ func TestSlurmSuiteIntegration(t *testing.T) {
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
+	phase := func(what string) { t.Logf("%5.1fs %s", time.Since(begin).Seconds(), what) }
+	phase("built")
 	suiteFile := filepath.Join(dir, "toy.yaml")
-	const epochs = 120
+	const epochs = 40
 	os.WriteFile(suiteFile, []byte(`out: runs-slurm
 epochs: `+strconv.Itoa(epochs)+`
 grid:
@@ -115,6 +117,7 @@ slurm:
 		}
 		return false
 	})
+	phase("cancelling")
 	task := job1 + "_" + strconv.Itoa(victim)
 	if b, err := exec.Command("scancel", task).CombinedOutput(); err != nil {
 		t.Fatalf("scancel %s: %v %s", task, err, b)
@@ -128,6 +131,7 @@ slurm:
 		t.Errorf("status after scancel shows no failed cell with a checkpoint:\n%s", st)
 	}
 
+	phase("cancelled")
 	// 3. Submit again: only the cancelled cell is new work.
 	stdout, stderr = run("suite", suiteFile, "--executor", "slurm")
 	job2 := strings.TrimSpace(stdout)
@@ -136,6 +140,7 @@ slurm:
 	}
 	waitFor("both jobs to finish", 90*time.Second, func() bool { return squeue(job1) == "" && squeue(job2) == "" })
 
+	phase("slurm jobs finished")
 	// 4. Every cell done, run once; the cancelled one resumed.
 	for i, j := range jobs {
 		if !suite.IsDone(j.Dir) {
@@ -168,6 +173,7 @@ slurm:
 	// 5. The same suite with the local executor gives the same table.
 	local := filepath.Join(dir, "runs-local")
 	run("suite", suiteFile, "--out", local, "--jobs", "2", "--quiet")
+	phase("local suite finished")
 	repSlurm, _ := run("report", out)
 	repLocal, _ := run("report", local)
 	if repSlurm != repLocal {

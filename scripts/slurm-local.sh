@@ -50,8 +50,8 @@ start_munge() {
 	fi
 	chown munge:munge /etc/munge/munge.key
 	chmod 0400 /etc/munge/munge.key
-	if alive "$MUNGE_PID"; then
-		return
+	if alive "$MUNGE_PID" || munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
+		return # ours, or one started by the package's init script
 	fi
 	runuser -u munge -- /usr/sbin/munged --pid-file="$MUNGE_PID" --log-file=/var/log/munge/munged.log ||
 		die "munged did not start (see /var/log/munge/munged.log)"

@@ -176,7 +176,11 @@ func suiteStatusAction(c *cli.Context) error {
 		Slurm:  sl,
 		Claims: &suite.Claimer{Timeout: spec.ClaimTimeout(), JobAlive: sl.JobAlive},
 	})
-	return suite.WriteStatus(c.App.Writer, cells)
+	maxPar := 0
+	if spec.Slurm != nil {
+		maxPar = spec.Slurm.MaxParallel
+	}
+	return suite.WriteStatus(c.App.Writer, cells, maxPar)
 }
 
 // suiteMissingNotes is the report footer of suite directories that are

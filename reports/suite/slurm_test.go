@@ -130,7 +130,7 @@ func TestStatusAndSummary(t *testing.T) {
 	record.WriteAtomic(filepath.Join(jobs[2].Dir, "run.json"), record.Run{Status: "interrupted"})
 	os.WriteFile(filepath.Join(jobs[2].Dir, "checkpoint.gob"), []byte("x"), 0o644)
 	os.MkdirAll(filepath.Join(out, "slurm", "logs"), 0o755)
-	os.WriteFile(filepath.Join(out, "slurm", "logs", "cell2_job42.out"), []byte("suite: cell 2 of 5\nslurmstepd: error: *** JOB 43 ON vm CANCELLED AT 2026-01-01T00:00:00 ***\nbye\n"), 0o644)
+	os.WriteFile(filepath.Join(out, "slurm", "logs", "cell2_job42.out"), []byte("suite: cell 2 of 5\nslurmstepd: error: *** JOB 43 ON vm CANCELLED AT 2026-01-01T00:00:00 ***\nFAIL d/c/s0: exit status 1\nsuite interrupted\n"), 0o644)
 	RecordJob(out, "42", []int{0, 1, 2, 3, 4})
 	sl := fakeSlurm(map[string]string{"squeue": "42_3|PENDING\n42_1|RUNNING\n", "sacct": "42_2|CANCELLED by 0\n"}, nil)
 	cells := Status(context.Background(), out, jobs, StatusOptions{Slurm: sl, Claims: &Claimer{Timeout: time.Minute}})
@@ -148,14 +148,18 @@ func TestStatusAndSummary(t *testing.T) {
 		t.Errorf("details: %q %q", cells[1].Detail, cells[3].Detail)
 	}
 	// ETA: 30 s per cell × 3 left (1 running, 2 pending) ÷ 1 running = 1m30s.
-	if got := Summary(cells); got != "5 cells: 1 done, 1 running, 2 pending, 1 failed; ETA 1m30s (30s per cell, 3 left, 1 in parallel)" {
+	if got := Summary(cells, 0); got != "5 cells: 1 done, 1 running, 2 pending, 1 failed; ETA 1m30s (30s per cell, 3 left, 1 in parallel)" {
+		t.Errorf("summary %q", got)
+	}
+	// With max_parallel 2, two of the three cells left run at once: 45 s.
+	if got := Summary(cells, 2); !strings.Contains(got, "ETA 45s (30s per cell, 3 left, 2 in parallel)") {
 		t.Errorf("summary %q", got)
 	}
 	var b strings.Builder
-	if err := WriteStatus(&b, cells); err != nil || !strings.Contains(b.String(), "log "+cells[2].Log+": slurmstepd: error") {
+	if err := WriteStatus(&b, cells, 0); err != nil || !strings.Contains(b.String(), "log "+cells[2].Log+": slurmstepd: error") {
 		t.Errorf("status output:\n%s", b.String())
 	}
-	if got := Summary(cells[3:]); got != "2 cells: 0 done, 0 running, 2 pending, 0 failed; ETA unknown (no finished cell yet)" {
+	if got := Summary(cells[3:], 0); got != "2 cells: 0 done, 0 running, 2 pending, 0 failed; ETA unknown (no finished cell yet)" {
 		t.Errorf("summary %q", got)
 	}
 }

@@ -111,7 +111,11 @@ func Status(ctx context.Context, out string, jobs []Job, opt StatusOptions) []Ce
 			c.Log = runLog
 			c.ErrLine = LastErrorLine(runLog)
 			if slurmLog != "" {
-				if l := LastErrorLine(slurmLog); l != "" {
+				l := slurmStepLine(slurmLog) // why Slurm stopped the task, if it did
+				if l == "" {
+					l = LastErrorLine(slurmLog)
+				}
+				if l != "" {
 					c.Log, c.ErrLine = slurmLog, l
 				}
 			}
@@ -123,9 +127,10 @@ func Status(ctx context.Context, out string, jobs []Job, opt StatusOptions) []Ce
 
 // Summary counts the cells by state and estimates the time left: the mean
 // duration of the finished cells × (running + pending cells) ÷ the cells
-// running now (at least 1). Failed cells are not counted in the ETA: they
-// need a resubmission.
-func Summary(cells []CellStatus) string {
+// that will run at once — the cells running now, or, when more are left,
+// up to maxParallel (the array's throttle; ≤ 0: unknown, the running ones).
+// Failed cells are not counted in the ETA: they need a resubmission.
+func Summary(cells []CellStatus, maxParallel int) string {
 	n := map[string]int{}
 	var sum float64
 	for _, c := range cells {
@@ -143,14 +148,19 @@ func Summary(cells []CellStatus) string {
 		s += "; ETA unknown (no finished cell yet)"
 	default:
 		mean := sum / float64(n[StateDone])
-		eta := time.Duration(mean * float64(left) / float64(max(1, n[StateRunning])) * float64(time.Second))
-		s += fmt.Sprintf("; ETA %s (%.0fs per cell, %d left, %d in parallel)", eta.Round(time.Second), mean, left, max(1, n[StateRunning]))
+		par := max(1, n[StateRunning])
+		if maxParallel > 0 {
+			par = max(par, min(maxParallel, left))
+		}
+		eta := time.Duration(mean * float64(left) / float64(par) * float64(time.Second))
+		s += fmt.Sprintf("; ETA %s (%.0fs per cell, %d left, %d in parallel)", eta.Round(time.Second), mean, left, par)
 	}
 	return s
 }
 
-// WriteStatus prints one line per cell and the summary.
-func WriteStatus(w io.Writer, cells []CellStatus) error {
+// WriteStatus prints one line per cell and the summary (see Summary for
+// maxParallel).
+func WriteStatus(w io.Writer, cells []CellStatus, maxParallel int) error {
 	width := 4
 	for _, c := range cells {
 		width = max(width, len(c.Name))
@@ -158,14 +168,35 @@ func WriteStatus(w io.Writer, cells []CellStatus) error {
 	for _, c := range cells {
 		line := fmt.Sprintf("%3d  %-7s  %-*s  %s", c.Index, c.State, width, c.Name, c.Detail)
 		if c.State == StateFailed {
-			line += fmt.Sprintf("\n     log %s: %s", c.Log, c.ErrLine)
+			msg := c.ErrLine
+			if msg == "" {
+				msg = "(empty)"
+			}
+			line += fmt.Sprintf("\n     log %s: %s", c.Log, msg)
 		}
 		if _, err := fmt.Fprintln(w, strings.TrimRight(line, " ")); err != nil {
 			return err
 		}
 	}
-	_, err := fmt.Fprintln(w, Summary(cells))
+	_, err := fmt.Fprintln(w, Summary(cells, maxParallel))
 	return err
+}
+
+// slurmStepLine is the last line of a Slurm task log in which slurmstepd
+// says why it stopped the task ("*** JOB 12 ON node3 CANCELLED AT … DUE TO
+// TIME LIMIT ***"), or "".
+func slurmStepLine(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(b), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, "slurmstepd") && strings.Contains(l, "***") {
+			return l
+		}
+	}
+	return ""
 }
 
 var errorLine = regexp.MustCompile(`(?i)error|fail|panic|cancel|killed|interrupt|time limit|denied|no such`)

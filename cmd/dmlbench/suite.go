@@ -83,12 +83,12 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "runs in flight at once"},
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the suite file's out)"},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the runs and their state, run nothing"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the runs and their state, run nothing (--executor slurm: write the batch script, submit nothing)"},
 			&cli.BoolFlag{Name: "fail-fast", Usage: "start no new run after a failure"},
 			&cli.StringFlag{Name: "bin", Usage: "dmlbench binary to execute (default: this one)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},
 			&cli.StringFlag{Name: "executor", Value: "local", Usage: "where the runs execute: local | slurm (a job array, see docs/slurm.md)"},
-			&cli.IntFlag{Name: "cell", Value: -1, Usage: "run only cell `N` (0-based, the order of --dry-run; what each Slurm array task runs)"},
+			&cli.IntFlag{Name: "cell", Value: -1, DefaultText: "all", Usage: "run only cell `N` (0-based, the order of --dry-run; what each Slurm array task runs)"},
 		},
 		Action: suiteAction,
 		Subcommands: []*cli.Command{{

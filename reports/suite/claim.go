@@ -43,7 +43,8 @@ type ClaimInfo struct {
 // link whose reply was lost). The holder refreshes the file's modification
 // time every quarter of the timeout; a claim is stale, and taken over, when
 // that heartbeat is older than the timeout, when its holder's pid is gone
-// on this host, or when its Slurm job has left the queue.
+// on this host, when its Slurm job has left the queue, or when it names the
+// Slurm task of the process asking (a requeued task's earlier incarnation).
 type Claim struct {
 	path string
 	info ClaimInfo
@@ -129,6 +130,11 @@ func (c *Claimer) Stale(info ClaimInfo, mtime time.Time) (bool, string) {
 	}
 	if host, _ := os.Hostname(); info.Host == host && info.PID > 0 && !pidAlive(info.PID) {
 		return true, fmt.Sprintf("pid %d is gone", info.PID)
+	}
+	if info.Job != "" && info.Job == SlurmJobID() {
+		// One Slurm task runs one incarnation at a time: a claim with this
+		// task's id was left by an earlier one (requeued after preemption).
+		return true, fmt.Sprintf("left by an earlier run of Slurm task %s", info.Job)
 	}
 	if info.Job != "" && c != nil && c.JobAlive != nil {
 		if alive, ok := c.JobAlive(info.Job); ok && !alive {

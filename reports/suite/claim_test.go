@@ -89,6 +89,8 @@ func TestClaimStale(t *testing.T) {
 		{"squeue unknown", ClaimInfo{Host: "other-node", PID: 1, Job: "7_3", Token: "a"}, time.Second,
 			func(string) (bool, bool) { return false, false }, false},
 	}
+	t.Setenv("SLURM_ARRAY_JOB_ID", "")
+	t.Setenv("SLURM_JOB_ID", "")
 	for _, tc := range cases {
 		dir := t.TempDir()
 		writeClaim(t, dir, tc.info, tc.age)
@@ -104,6 +106,29 @@ func TestClaimStale(t *testing.T) {
 			}
 			cl.Release()
 		}
+	}
+}
+
+// A requeued Slurm task takes over the claim of its earlier incarnation
+// even though the job is still (again) in the queue.
+func TestClaimRequeuedTask(t *testing.T) {
+	t.Setenv("SLURM_ARRAY_JOB_ID", "7")
+	t.Setenv("SLURM_ARRAY_TASK_ID", "3")
+	dir := t.TempDir()
+	writeClaim(t, dir, ClaimInfo{Host: "other-node", PID: 1, Job: "7_3", Token: "a"}, time.Second)
+	c := &Claimer{Timeout: time.Minute, JobAlive: func(string) (bool, bool) { return true, true }}
+	cl, err := c.Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _, _ := ReadClaim(dir); info.Job != "7_3" || info.PID != os.Getpid() {
+		t.Errorf("claim %+v", info)
+	}
+	cl.Release()
+	// Another task of the same array does not.
+	writeClaim(t, dir, ClaimInfo{Host: "other-node", PID: 1, Job: "7_4", Token: "a"}, time.Second)
+	if _, err := c.Acquire(dir); !errors.Is(err, ErrClaimed) {
+		t.Errorf("claim of a live sibling task taken over: %v", err)
 	}
 }
 

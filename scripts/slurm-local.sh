@@ -63,6 +63,9 @@ write_conf() {
 	# slurmd -C prints this machine's topology and memory as a NodeName line.
 	node=$(slurmd -C | head -n 1)
 	[[ $node == NodeName=* ]] || die "slurmd -C printed no NodeName line: $node"
+	if [[ -s $CONF ]] && ! grep -q '^# Written by dmlbench scripts/slurm-local.sh' "$CONF"; then
+		die "$CONF exists and was not written by this script: not touching a real cluster's configuration"
+	fi
 	install -d -m 0755 /etc/slurm "$STATE/ctld" "$STATE/slurmd"
 	tmp=$(mktemp)
 	cat >"$tmp" <<EOF

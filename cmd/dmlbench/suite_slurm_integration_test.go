@@ -94,6 +94,10 @@ slurm:
 	// 1. Submit all six cells.
 	stdout, stderr := run("suite", suiteFile, "--executor", "slurm")
 	job1 := strings.TrimSpace(stdout)
+	var submitted = []string{job1}
+	t.Cleanup(func() { // a failed test leaves nothing running in the cluster
+		exec.Command("scancel", submitted...).Run()
+	})
 	if !strings.Contains(stderr, "--array=0-5%2") {
 		t.Fatalf("first submission: %s", stderr)
 	}
@@ -135,6 +139,7 @@ slurm:
 	// 3. Submit again: only the cancelled cell is new work.
 	stdout, stderr = run("suite", suiteFile, "--executor", "slurm")
 	job2 := strings.TrimSpace(stdout)
+	submitted = append(submitted, job2)
 	if !strings.Contains(stderr, "--array="+strconv.Itoa(victim)+"%2)") {
 		t.Fatalf("second submission should hold only cell %d: %s", victim, stderr)
 	}

@@ -94,7 +94,7 @@ slurm:
 	// 1. Submit all six cells.
 	stdout, stderr := run("suite", suiteFile, "--executor", "slurm")
 	job1 := strings.TrimSpace(stdout)
-	var submitted = []string{job1}
+	submitted := []string{job1}
 	t.Cleanup(func() { // a failed test leaves nothing running in the cluster
 		exec.Command("scancel", submitted...).Run()
 	})

@@ -145,17 +145,24 @@ func suiteAction(c *cli.Context) error {
 		return suiteSlurm(c, spec, args[0], out, jobs, bin, claims)
 	}
 	if c.Bool("dry-run") {
-		todo := 0
+		todo, busy := 0, 0
 		for i, j := range jobs {
 			state := "todo"
 			if suite.IsDone(j.Dir) {
 				state = "done"
+			} else if _, live := claims.Live(j.Dir); live {
+				state = "busy" // another suite process runs it
+				busy++
 			} else {
 				todo++
 			}
 			fmt.Fprintf(c.App.Writer, "%-4s %3d %s\n     %s\n", state, i, j.Name, suite.CommandLine(bin, j))
 		}
-		fmt.Fprintf(c.App.Writer, "%d runs, %d to do, output in %s\n", len(jobs), todo, out)
+		elsewhere := ""
+		if busy > 0 {
+			elsewhere = fmt.Sprintf(", %d run by another process", busy)
+		}
+		fmt.Fprintf(c.App.Writer, "%d runs, %d to do%s, output in %s\n", len(jobs), todo, elsewhere, out)
 		return nil
 	}
 	if err := suite.WriteManifest(out, args[0], jobs); err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -71,6 +72,20 @@ slurm: {partition: cpu, cpus-per-task: 3, max_parallel: 2}
 	if !strings.Contains(errs, "1 done, 0 running, 0 queued, 5 to submit (--array=0,2-5%2)") {
 		t.Errorf("second dry run: %s", errs)
 	}
+
+	// A cell claimed by a live process elsewhere shows as busy in the local dry run.
+	host, _ := os.Hostname()
+	os.MkdirAll(filepath.Join(out, "d/a/s1"), 0o755)
+	os.WriteFile(filepath.Join(out, "d/a/s1", "claim.json"), []byte(`{"host":"`+host+`","pid":`+strconv.Itoa(os.Getpid())+`,"token":"x"}`), 0o644)
+	lst, _, _ := runCLI(t, "suite", suiteFile, "--dry-run", "--bin", script)
+	if !strings.Contains(lst, "busy   3 d/a/s1") || !strings.Contains(lst, "6 runs, 4 to do, 1 run by another process") {
+		t.Errorf("dry run with a claimed cell:\n%s", lst)
+	}
+	_, errs, _ = runCLI(t, "suite", suiteFile, "--executor", "slurm", "--dry-run", "--bin", script)
+	if !strings.Contains(errs, "1 done, 1 running, 0 queued, 4 to submit (--array=0,2,4-5%2)") {
+		t.Errorf("slurm dry run with a claimed cell: %s", errs)
+	}
+	os.Remove(filepath.Join(out, "d/a/s1", "claim.json"))
 
 	// status: one line per cell and a summary.
 	st, errs, code := runCLI(t, "suite", "status", suiteFile)

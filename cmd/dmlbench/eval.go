@@ -236,7 +236,7 @@ func writeResult(w io.Writer, res *metrics.Result, format string) error {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(jsonSafe(res))
+		return enc.Encode(res)
 	case "markdown":
 		fmt.Fprintf(w, "| metric | value |\n|---|---:|\n")
 		for _, k := range metrics.Keys(res.Metrics) {
@@ -262,28 +262,16 @@ func writeResult(w io.Writer, res *metrics.Result, format string) error {
 	return nil
 }
 
+// fmtMetric shows a metric with 4 decimals; NaN (a mean over no query) is
+// "n/a", ±Inf (ρ of a rank-deficient matrix) is shown as such.
 func fmtMetric(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	if math.IsInf(v, 0) {
 		return fmt.Sprint(v)
 	}
 	return strconv.FormatFloat(v, 'f', 4, 64)
-}
-
-// jsonSafe replaces NaN/Inf (not representable in JSON) by null via a copy.
-func jsonSafe(res *metrics.Result) any {
-	m := map[string]any{}
-	for k, v := range res.Metrics {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			m[k] = nil
-		} else {
-			m[k] = v
-		}
-	}
-	type alias metrics.Result
-	return struct {
-		*alias
-		Metrics map[string]any `json:"metrics"`
-	}{(*alias)(res), m}
 }
 
 func parseInts(s string) ([]int, error) {

@@ -36,7 +36,7 @@ func init() {
 func clusterFunc(algo, backend, compat string, threads int, eps float64, minSamples int, searcher knn.Searcher) (metrics.KMeansFunc, error) {
 	algo = strings.ToLower(algo)
 	if algo == "" || algo == "kmeans" {
-		if (backend != "faiss" && backend != "faiss-gpu") || !clustering.FaissCompiled {
+		if (backend != knn.FaissName && backend != knn.FaissGPUName) || !clustering.FaissCompiled {
 			return nil, nil
 		}
 		return func(x knn.Matrix, k int, seed int64) ([]int32, error) {

@@ -61,7 +61,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.IntFlag{Name: "min-samples", Usage: "DBSCAN/OPTICS core-point size (default 5)"},
 			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (faiss's default)"},
 			&cli.IntFlag{Name: "threads", Usage: "worker threads (default: all cores)"},
-			&cli.StringFlag{Name: "backend", Value: "exact", Usage: "k-NN backend: exact | faiss | faiss-gpu"},
+			&cli.StringFlag{Name: "backend", Value: knn.ExactName, Usage: "k-NN backend: " + strings.Join(knn.Backends.Names(), " | ")},
 			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown"},
 			&cli.StringFlag{Name: "out", Usage: "also write the JSON result to `FILE` (atomically)"},

@@ -92,7 +92,7 @@ Examples:
 			&cli.StringFlag{Name: "metrics", Usage: "comma-separated metrics (default: all; see dmlbench list metrics)"},
 			&cli.StringFlag{Name: "compat", Value: d.Convention, Usage: "metric convention: strict | roth | pml"},
 			&cli.StringFlag{Name: "distance", Value: d.Distance, Usage: "evaluation distance: euclidean | cosine | ip"},
-			&cli.StringFlag{Name: "backend", Value: "exact", Usage: "k-NN backend for evaluation: exact | faiss | faiss-gpu"},
+			&cli.StringFlag{Name: "backend", Value: knn.ExactName, Usage: "k-NN backend for evaluation: " + strings.Join(knn.Backends.Names(), " | ")},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of initialisation, batches, mining"},
 			&cli.Float64Flag{Name: "rho-reg", Usage: "ρ-regularisation: switch a mined negative for a positive with probability `P` (tuple losses; R-variants, seed 000 §5; e.g. 0.2)"},
 			&cli.StringFlag{Name: "regularizer", Usage: "shorthand for the suite axis: comma list of none, rho[=P], das, mixup"},

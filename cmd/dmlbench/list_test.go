@@ -36,6 +36,8 @@ func TestList(t *testing.T) {
 // (the description columns wrap), --long keeps one line per entry, and
 // --format json holds the full text of every entry.
 func TestListWidth(t *testing.T) {
+	listKey := map[string]string{"metrics": "metric", "losses": "loss", "miners": "miner", "samplers": "sampler",
+		"regularizers": "regularizer", "archs": "arch", "backends": "backend", "datasets": "dataset"}
 	for _, kind := range []string{"metrics", "losses", "miners", "samplers", "regularizers", "archs", "backends", "datasets"} {
 		var out, errb bytes.Buffer
 		if code := run([]string{"dmlbench", "list", kind}, &out, &errb); code != 0 {
@@ -60,6 +62,11 @@ func TestListWidth(t *testing.T) {
 		}
 		if lines := strings.Count(long.String(), "\n"); lines != len(entries)+1 {
 			t.Errorf("list %s --long: %d lines for %d entries", kind, lines, len(entries))
+		}
+		for _, e := range entries {
+			if e[listKey[kind]] == "" {
+				t.Errorf("list %s --format json: entry %v has no %q", kind, e, listKey[kind])
+			}
 		}
 		// Every word of the long text is in the wrapped table.
 		for _, w := range strings.Fields(long.String()) {

@@ -83,6 +83,9 @@ func (r *Registry[T]) Unavailable(name, summary, howToGet string) {
 	r.entries[r.key(name)] = &Entry[T]{Name: name, Summary: summary, HowToGet: howToGet}
 }
 
+// Remove deletes name; tests use it to undo a temporary registration.
+func (r *Registry[T]) Remove(name string) { delete(r.entries, r.key(name)) }
+
 // Get returns the value registered as name, or an error: "unknown loss
 // "x"; have: a, b, c", or, for an unavailable entry, that it is not in
 // this binary and how to get it.

@@ -32,6 +32,9 @@ const (
 	windowK           // R@k: the first k neighbours
 	windowR           // MAP@R, R-Precision, mAP@C: the R_q (roth: n_c) nearest
 	window1000        // mAP@1000
+	// windowPlan: the retrieval plan computes the metric itself under its
+	// key (it reads w.fam[Key]), in its shared pass over each query.
+	windowPlan
 )
 
 // Descriptor is everything dmlbench knows about one metric: Evaluate
@@ -63,18 +66,24 @@ type Descriptor struct {
 	// mean of the values of the queries for which counted is true (a mean
 	// over no query is undefined: NaN, null in JSON).
 	PerQuery func(q QueryHits) (value float64, counted bool)
+	// Depth is how many neighbours a PerQuery metric reads: 0 = the R_q
+	// nearest (as MAP@R), AllNeighbours = the whole ranking, n > 0 = the
+	// first n.
+	Depth int
 	// Cluster reads the class × cluster contingency table.
 	Cluster func(ct *contingency) float64
 	// Embedding reads the whole embedding; it may add warnings.
 	Embedding func(e *WholeInput) (float64, []string, error)
 }
 
+// AllNeighbours as Descriptor.Depth asks for the whole ranking.
+const AllNeighbours = -1
+
 // QueryHits is what a PerQuery metric sees of one query.
 type QueryHits struct {
 	// Hits are the relevance bits of the query's neighbours in rank order
-	// (the query itself excluded). It covers at least the first R
-	// neighbours and the largest requested k, or the whole gallery when
-	// that is smaller.
+	// (the query itself excluded), at least as many as the metric's Depth
+	// asks for (fewer only when the gallery is smaller).
 	Hits []bool
 	// R is the number of other same-class items in the gallery (R_q).
 	R int

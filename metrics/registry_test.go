@@ -111,3 +111,34 @@ func TestEmptyMeanIsUndefined(t *testing.T) {
 		}
 	}
 }
+
+// TestPerQueryMetric: a metric added as a descriptor with a PerQuery
+// function is computed in the shared retrieval pass. Here the reciprocal
+// rank of the first hit over the whole ranking, non-lone queries, on the
+// hand-worked lineSet (first hits at ranks 1, 1, 1, 1, 3; q5 is lone):
+// (1 + 1 + 1 + 1 + 1/3)/5.
+func TestPerQueryMetric(t *testing.T) {
+	defer func(all []Descriptor) { All = all }(All)
+	All = append(append([]Descriptor(nil), All...), Descriptor{
+		Key: "RR-test", Stage: Retrieval, Percent: true, Depth: AllNeighbours,
+		Definition: "test", Source: "test",
+		PerQuery: func(q QueryHits) (float64, bool) {
+			for i, h := range q.Hits {
+				if h {
+					return 1 / float64(i+1), q.R > 0
+				}
+			}
+			return 0, q.R > 0
+		},
+	})
+	for _, conv := range []Convention{Strict, PML} {
+		r := eval(t, lineSet, Options{Metrics: []string{"RR-test", "R@1"}, Convention: conv})
+		expect(t, r, map[string]float64{"RR-test": (4 + 1.0/3) / 5})
+		if len(r.Metrics) != 2 {
+			t.Errorf("%s: metrics %v", conv, r.Metrics)
+		}
+	}
+	if !IsPercent("RR-test") {
+		t.Error("the added descriptor's percent flag is not used")
+	}
+}

@@ -77,8 +77,15 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 	for _, k := range p.ks {
 		need = max(need, k)
 	}
-	if len(p.perQuery) > 0 {
-		need = max(need, maxRel)
+	for _, d := range p.perQuery {
+		switch {
+		case d.Depth == AllNeighbours:
+			need = max(need, p.gallery)
+		case d.Depth > 0:
+			need = max(need, min(d.Depth, p.gallery))
+		default:
+			need = max(need, maxRel)
+		}
 	}
 	if conv == Roth {
 		if p.mapR {

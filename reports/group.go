@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -20,7 +21,10 @@ var nonSettings = map[string]bool{
 
 // setting is one experiment setting of a run: its key as first written
 // and its value as text.
-type setting struct{ key, value string }
+type setting struct {
+	key, value string
+	method     bool // from run.json "method" (else from "config")
+}
 
 // Settings returns the experiment settings of a run keyed by normKey: its
 // Method keys, then the top-level keys of its config that Method does not
@@ -28,7 +32,7 @@ type setting struct{ key, value string }
 func Settings(r LoadedRun) map[string]setting {
 	out := map[string]setting{}
 	for k, v := range r.Method {
-		out[normKey(k)] = setting{k, v}
+		out[normKey(k)] = setting{k, v, true}
 	}
 	if len(r.Config) == 0 {
 		return out
@@ -44,9 +48,14 @@ func Settings(r LoadedRun) map[string]setting {
 		}
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
-			s = string(raw)
+			var b bytes.Buffer
+			if json.Compact(&b, raw) == nil {
+				s = b.String()
+			} else {
+				s = string(raw)
+			}
 		}
-		out[n] = setting{k, s}
+		out[n] = setting{k, s, false}
 	}
 	return out
 }
@@ -83,35 +92,64 @@ func checkGroupBy(runs []LoadedRun, keys []string) error {
 	return nil
 }
 
-// splitKeys returns the settings, other than the group-by keys, whose
-// values differ between the runs of one group (display names, sorted).
-// Such a group mixes experiments, not only seeds.
-func splitKeys(runs []LoadedRun, settings []map[string]setting, groupBy []string) []string {
+// splitKeys returns the settings, other than the group-by keys, that tell
+// apart the runs of one group (display names): method keys first, in
+// canonical order, then config keys alphabetically, each kept only when it
+// separates runs the keys before it do not (so a config key implied by a
+// method key, e.g. rho-reg by regularizer=rho, is not repeated). Such a
+// group mixes experiments, not only seeds.
+func splitKeys(settings []map[string]setting, groupBy []string) []string {
 	grouped := map[string]bool{}
 	for _, k := range groupBy {
 		grouped[normKey(k)] = true
 	}
-	keys := map[string]string{}
+	names := map[string]setting{}
 	for _, s := range settings {
 		for n, v := range s {
-			if !grouped[n] {
-				if _, ok := keys[n]; !ok {
-					keys[n] = v.key
-				}
+			if _, ok := names[n]; !ok && !grouped[n] {
+				names[n] = v
 			}
 		}
 	}
-	var out []string
-	for n, name := range keys {
-		v0 := settingValue(settings[0], n)
-		for _, s := range settings[1:] {
-			if settingValue(s, n) != v0 {
-				out = append(out, name)
+	var method, config []string
+	for n, v := range names {
+		if v.method {
+			method = append(method, n)
+		} else {
+			config = append(config, n)
+		}
+	}
+	rank := map[string]int{}
+	for i, k := range CanonicalMethodKeys {
+		rank[normKey(k)] = i - len(CanonicalMethodKeys)
+	}
+	sort.Slice(method, func(i, j int) bool {
+		if rank[method[i]] != rank[method[j]] {
+			return rank[method[i]] < rank[method[j]]
+		}
+		return method[i] < method[j]
+	})
+	sort.Strings(config)
+	var chosen []string
+	for _, n := range append(method, config...) {
+		parts := map[string]string{} // values of chosen keys → this key's value
+		for _, s := range settings {
+			id := ""
+			for _, c := range chosen {
+				id += settingValue(s, c) + "\x00"
+			}
+			v := settingValue(s, n)
+			if prev, ok := parts[id]; ok && prev != v {
+				chosen = append(chosen, n)
 				break
 			}
+			parts[id] = v
 		}
 	}
-	sort.Strings(out)
+	out := make([]string, len(chosen))
+	for i, n := range chosen {
+		out[i] = names[n].key
+	}
 	return out
 }
 
@@ -161,7 +199,7 @@ func groupRuns(ds string, runs []LoadedRun, groupBy []string) (labels []string, 
 		for j, i := range idx {
 			ss[j], rs[j] = settings[i], runs[i]
 		}
-		split := splitKeys(rs, ss, groupBy)
+		split := splitKeys(ss, groupBy)
 		if len(split) > 0 {
 			notes = append(notes, fmt.Sprintf("%s %s: runs differ in %s besides the seed; split into one row per value (group by them to choose the row keys)", ds, l, strings.Join(split, ", ")))
 		}

@@ -52,7 +52,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.StringFlag{Name: "gallery-emb", Usage: "gallery embeddings (no self-exclusion)"},
 			&cli.StringFlag{Name: "gallery-labels", Usage: "gallery labels"},
 			&cli.StringFlag{Name: "metrics", Usage: "comma-separated metrics (default: all; see `dmlbench list metrics`)"},
-			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks"},
+			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks of R@k (with --metrics, name R@k there)"},
 			&cli.StringFlag{Name: "distance", Value: "euclidean", Usage: "euclidean | cosine | ip"},
 			&cli.BoolFlag{Name: "binarize", Usage: "threshold coordinates at 0 into ±1 codes and rank by Hamming distance (seed 002); all metrics on the codes"},
 			&cli.IntFlag{Name: "clusters", Usage: "k-means K (default: number of distinct labels)"},
@@ -127,6 +127,11 @@ func evalAction(c *cli.Context) error {
 	}
 	if m := c.String("metrics"); m != "" {
 		opt.Metrics = splitList(m)
+		if c.IsSet("k") {
+			if k := ignoredK(opt.Metrics, ks); k > 0 {
+				return usagef("--k %d would be ignored: --k sets the ks of R@k, so name R@k in --metrics (e.g. --metrics R@k,MAP@R --k 1,10) or list R@%d there", k, k)
+			}
+		}
 	}
 	opt.KMeans, err = clusterFunc(c.String("clustering"), c.String("backend"), c.String("compat"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), searcher)
 	if err != nil {
@@ -272,6 +277,24 @@ func fmtMetric(v float64) string {
 		return fmt.Sprint(v)
 	}
 	return strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+// ignoredK returns a k of --k that a --metrics list would not compute (it
+// names neither the R@k family nor R@k itself), or 0.
+func ignoredK(names []string, ks []int) int {
+	asked := map[string]bool{}
+	for _, n := range names {
+		if strings.EqualFold(n, "R@k") {
+			return 0
+		}
+		asked[strings.ToUpper(n)] = true
+	}
+	for _, k := range ks {
+		if !asked["R@"+strconv.Itoa(k)] {
+			return k
+		}
+	}
+	return 0
 }
 
 func parseInts(s string) ([]int, error) {

@@ -225,3 +225,16 @@ func TestEvalUndefinedMean(t *testing.T) {
 		t.Errorf("exit %d, table without two n/a:\n%s", code, out)
 	}
 }
+
+// TestEvalKNeedsRecallFamily: --k with a --metrics list that does not name
+// R@k would be ignored: a usage error instead; with R@k it sets the ks.
+func TestEvalKNeedsRecallFamily(t *testing.T) {
+	_, emb, lab := fixtureFiles(t)
+	if out, _, code := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--metrics", "R@1,MAP@R", "--k", "1,5"); code != 2 || out != "" {
+		t.Errorf("--k with R@1,MAP@R: exit %d, stdout %q", code, out)
+	}
+	out, errs, code := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--metrics", "R@k,MAP@R", "--k", "1,5", "--quiet")
+	if code != 0 || !strings.Contains(out, "R@5") || strings.Contains(out, "R@2") {
+		t.Errorf("exit %d: %s\n%s", code, errs, out)
+	}
+}

@@ -27,9 +27,8 @@ func init() {
 // for metrics.Evaluate's built-in k-means.
 //
 // With algo "kmeans" and a faiss backend, faiss's own k-means runs
-// (clustering.FaissKMeans) with the preset of the convention: roth = niter
-// 20, seed, min points 1, no subsampling (Roth et al. 2020's evaluation
-// code); pml = faiss.Kmeans defaults (max 256 points per centroid). Other
+// (clustering.FaissKMeans) with the convention's preset
+// (clustering.KMeansPreset, the table the built-in k-means reads). Other
 // algorithms come from the clustering registry with K = the requested
 // cluster count; density-based methods' noise points become singleton
 // clusters so NMI and F1 score a partition.
@@ -39,12 +38,13 @@ func clusterFunc(algo, backend, compat string, threads int, eps float64, minSamp
 		if (backend != knn.FaissName && backend != knn.FaissGPUName) || !clustering.FaissCompiled {
 			return nil, nil
 		}
+		o, err := clustering.KMeansPreset(compat)
+		if err != nil {
+			return nil, usagef("--compat: %v", err)
+		}
 		return func(x knn.Matrix, k int, seed int64) ([]int32, error) {
-			o := clustering.DefaultKMeansOptions()
+			o := o
 			o.Seed, o.Threads = seed, threads
-			if compat == "pml" {
-				o.MaxPointsPerCentroid, o.MinPointsPerCentroid = 256, 39
-			}
 			r, err := clustering.FaissKMeans(context.Background(), x, k, o)
 			if err != nil {
 				return nil, err

@@ -43,4 +43,3 @@ func testTimeOptions(c *cli.Context, mode string, seed int64, searcher knn.Searc
 	}
 	return tt, nil
 }
-

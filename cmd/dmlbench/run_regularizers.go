@@ -40,4 +40,3 @@ func regularizerFlags(c *cli.Context, cfg *trainers.Config) error {
 	}
 	return nil
 }
-

@@ -113,7 +113,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 			return nil, inputErr("--clusters %d exceeds the %d items", k, in.Emb.Rows)
 		}
 		seed := opt.Seed
-		if seed == 0 {
+		if seed == 0 && !opt.ExactSeed {
 			seed = 1234 // faiss's default, used by Roth et al. and pytorch-metric-learning
 		}
 		// Clustering always runs on the raw query embeddings, L2, as the peers do.

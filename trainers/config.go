@@ -70,7 +70,7 @@ type Config struct {
 	InHeight   int `json:"-" yaml:"-"`
 	InWidth    int `json:"-" yaml:"-"`
 
-	EvalEvery  int      `json:"eval-every" yaml:"eval-every" usage:"evaluate every N epochs (the last epoch always; 0 = the last only)"`
+	EvalEvery  int      `json:"eval-every" yaml:"eval-every" usage:"evaluate every N ≥ 1 epochs (the last epoch always)"`
 	ValSplit   float64  `json:"val-split,omitempty" yaml:"val-split" usage:"fraction of training classes held out for best-epoch selection"`
 	SelectBy   string   `json:"select-by" yaml:"select-by" usage:"validation metric that picks the best epoch"`
 	Metrics    []string `json:"metrics,omitempty" yaml:"metrics" usage:"comma-separated metrics (empty = all; see dmlbench list metrics)"`
@@ -95,9 +95,9 @@ type Config struct {
 	// trainers/testtime), scored into run.json final_refined. It runs after
 	// training, so it is not hashed: a finished run may be re-scored.
 	TestTime        string `json:"test-time,omitempty" yaml:"test-time" usage:"after training, also score the test split refined by the loss's MPN in batches built per sample: none | knn | reciprocal | cluster (Seidenschwarz et al. 2021 §3; loss mpn-ce) into run.json final_refined"`
-	TestTimeK       int    `json:"test-time-k,omitempty" yaml:"test-time-k" usage:"k of the reciprocal k-NN sets, or the chunk size of knn/cluster batches (0 = 10)"`
+	TestTimeK       int    `json:"test-time-k,omitempty" yaml:"test-time-k" usage:"k of the reciprocal k-NN sets, or the chunk size of knn/cluster batches"`
 	TestTimeKR      int    `json:"test-time-kr,omitempty" yaml:"test-time-kr" usage:"reciprocal batch size k_r (0 = 2k)"`
-	TestTimeN       int    `json:"test-time-n,omitempty" yaml:"test-time-n" usage:"chunks per knn/cluster batch (0 = 8)"`
+	TestTimeN       int    `json:"test-time-n,omitempty" yaml:"test-time-n" usage:"chunks per knn/cluster batch"`
 	TestTimeCluster string `json:"test-time-cluster,omitempty" yaml:"test-time-cluster" usage:"clustering of --test-time cluster (empty = kmeans into N/k clusters; see eval --clustering)"`
 
 	// SaveEmbeddings also writes the final test embeddings and labels as
@@ -113,6 +113,7 @@ func Defaults() Config {
 		Dataset: "omniglot", Sampler: "spc-2", Epochs: 20, BatchSize: 112, LR: 1e-3, WeightDecay: 4e-4, LRGamma: 0.3,
 		Arch: "mlp", Hidden: []int{512}, EmbedDim: model.DefaultEmbedDim, Norm: "layer",
 		EvalEvery: 1, SelectBy: "R@1", Convention: "strict", Distance: "euclidean", Backend: "exact", TestTime: "none",
+		TestTimeK: 10, TestTimeN: 8,
 	}
 }
 
@@ -178,6 +179,12 @@ func (c Config) WithDefaults() Config {
 	if c.TestTime == "" {
 		c.TestTime = d.TestTime
 	}
+	if c.TestTimeK == 0 {
+		c.TestTimeK = d.TestTimeK
+	}
+	if c.TestTimeN == 0 {
+		c.TestTimeN = d.TestTimeN
+	}
 	if c.DAS && c.DASParams == nil {
 		p := regularizers.DefaultDASParams()
 		c.DASParams = &p
@@ -225,8 +232,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("config: eval-every = %d must be ≥ 1", c.EvalEvery)
 	case bad(c.ValSplit) || c.ValSplit < 0 || c.ValSplit >= 1:
 		return fmt.Errorf("config: val-split = %v must be in [0, 1)", c.ValSplit)
-	case c.TestTimeK < 0 || c.TestTimeKR < 0 || c.TestTimeN < 0:
-		return fmt.Errorf("config: test-time-k, test-time-kr and test-time-n must be ≥ 0")
+	case c.TestTimeK < 1 || c.TestTimeN < 1:
+		return fmt.Errorf("config: test-time-k = %d and test-time-n = %d must be ≥ 1", c.TestTimeK, c.TestTimeN)
+	case c.TestTimeKR < 0:
+		return fmt.Errorf("config: test-time-kr = %d must be ≥ 0 (0 = 2k)", c.TestTimeKR)
 	}
 	for _, h := range c.Hidden {
 		if h < 1 {

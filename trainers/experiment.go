@@ -62,7 +62,8 @@ type ExperimentOptions struct {
 // state: a fresh run writes it once the untrained model is evaluated and
 // checkpointed, a resumed run only once it has finished an epoch or the run
 // (so a resume that fails or is killed early leaves the earlier record
-// as it was), and a failure is recorded only over a state this call wrote.
+// as it was), and a failure or interruption is recorded only over a state
+// this call wrote.
 // A panic inside training is recovered into an error (the checkpoint of the
 // last finished epoch stays).
 func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOptions) (run *record.Run, err error) {
@@ -120,7 +121,7 @@ func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOpt
 			}
 			err = fmt.Errorf("internal error: %v (the checkpoint of the last finished epoch is kept)", p)
 			run.Status = "failed"
-			if written || !eo.Resume {
+			if written {
 				err = errors.Join(err, record.WriteAtomic(runPath, run))
 			}
 		}
@@ -132,10 +133,12 @@ func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOpt
 	if run.Status != "interrupted" {
 		run.Status = "failed"
 	}
-	// A fresh run records its failure; a resume only over a state it wrote
-	// itself, so that a resume failing before its first epoch (a bad or
-	// foreign checkpoint, an interruption) leaves the earlier run.json.
-	if written || !eo.Resume {
+	// A failure is recorded only over a state this call wrote itself: a
+	// resume failing before its first epoch (a bad or foreign checkpoint,
+	// an interruption) leaves the earlier run.json, and a fresh run that
+	// fails before its first record (a configuration that does not fit the
+	// data) leaves none.
+	if written {
 		if werr := record.WriteAtomic(runPath, run); werr != nil {
 			return run, errors.Join(terr, werr)
 		}

@@ -61,7 +61,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.StringFlag{Name: "clustering", Value: "kmeans", Usage: "clustering for NMI/F1/AMI: kmeans | ward | spectral | birch | dbscan | optics"},
 			&cli.Float64Flag{Name: "eps", Value: clustering.DefaultParams().Eps, Usage: "DBSCAN/OPTICS radius (Seidenschwarz et al. 2021, Tab. 4)"},
 			&cli.IntFlag{Name: "min-samples", Value: clustering.DefaultParams().MinSamples, Usage: "DBSCAN/OPTICS core-point size"},
-			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (faiss's default)"},
+			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (1234 is faiss's)"},
 			&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads (0 = all cores)"},
 			&cli.StringFlag{Name: "backend", Value: "exact", Usage: "k-NN backend: exact | faiss | faiss-gpu"},
 			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml"},

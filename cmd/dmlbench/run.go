@@ -39,10 +39,15 @@ epochs, and writes DIR/run.json (config, versions, per-epoch loss and metrics, i
 final / best metrics, timings, final test spectrum). With --val-split F, a fraction F of
 the training classes is held out as validation and chooses the best epoch (never the
 test split). A checkpoint (DIR/checkpoint.gob) is written atomically after every epoch;
-after Ctrl-C or a crash, --resume continues and reproduces the uninterrupted run.
+after Ctrl-C or a crash, --resume continues with every setting recorded in DIR/run.json and
+reproduces the uninterrupted run. With --resume, flags may extend the run (--epochs) or
+change how it is scored (--metrics, --compat, --distance, --backend, --eval-every,
+--test-time*, --save-embeddings); a flag that changes a training setting is an error.
+One process at a time writes DIR (a second one is told which pid holds it).
 
-Keys of --config (YAML) are the flag names; flags given on the command line override
-the file. With --resume and no --config, the config is read back from DIR/run.json.
+Keys of --config (YAML) are the flag names (convention for --compat); keys not in the
+file take the defaults shown below, and flags given on the command line override the file.
+A value given as 0 is used as 0 (--epochs 0 only evaluates the untrained model) or refused.
 
 Examples:
    dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --epochs 20 --seed 0 --out runs/margin-s0
@@ -159,6 +164,9 @@ func runAction(c *cli.Context) error {
 		Logf:     func(format string, a ...any) { fmt.Fprintf(c.App.ErrWriter, format+"\n", a...) },
 	})
 	if errors.Is(err, trainers.ErrInterrupted) {
+		if _, serr := os.Stat(filepath.Join(out, trainers.CheckpointFile)); serr != nil {
+			return fmt.Errorf("%w before the first checkpoint; nothing to resume, start the run again", err)
+		}
 		return fmt.Errorf("%w; continue with: %s run --out %s --resume", err, os.Args[0], shellQuote(out))
 	}
 	var ce *trainers.ConfigError

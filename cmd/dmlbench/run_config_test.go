@@ -212,8 +212,8 @@ func TestResumeRestoresEverySetting(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := newApp().RunContext(ctx, []string{"dmlbench", "run", "--quiet", "--dataset", "synthetic", "--loss", "margin", "--out", filepath.Join(t.TempDir(), "i")})
-	if err == nil || !strings.Contains(err.Error(), "continue with: "+os.Args[0]+" run --out ") {
+	err := newApp().RunContext(ctx, []string{"dmlbench", "run", "--quiet", "--out", dir, "--resume", "--epochs", "3"})
+	if err == nil || !strings.Contains(err.Error(), "continue with: "+os.Args[0]+" run --out "+dir+" --resume") {
 		t.Fatalf("interruption hint: %v", err)
 	}
 }

@@ -5,12 +5,17 @@ export GOFLAGS := -buildvcs=false
 GO ?= go
 BIN := bin/dmlbench
 
-.PHONY: all setup build test test-short bench demo lint faiss fuzz clean
+.PHONY: all setup datasets build test test-short bench demo lint faiss fuzz clean
 
 all: build
 
 setup:
 	bash scripts/setup.sh
+
+# Optional data sets packaged by Debian (Fashion-MNIST); the tests that read
+# it skip with a message when it is missing.
+datasets:
+	bash scripts/install-datasets.sh || echo "datasets: Fashion-MNIST not installed (optional; see scripts/install-datasets.sh)" >&2
 
 # The binary gets the faiss backends when scripts/install-faiss.sh has run.
 TAGS := $(shell test -e /usr/local/lib/libfaiss_c.so && echo faiss)
@@ -21,7 +26,7 @@ build:
 demo: setup build
 	bash scripts/demo.sh
 
-test: setup
+test: setup datasets
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags faiss ./knn/... ./clustering/... ./metrics/... ./cmd/...

@@ -217,3 +217,42 @@ func TestResumeRestoresEverySetting(t *testing.T) {
 		t.Fatalf("interruption hint: %v", err)
 	}
 }
+
+// Every eval flag whose help states a default value gives the same result
+// omitted as given explicitly with that value.
+func TestEvalFlagDefaultsApplied(t *testing.T) {
+	emb, labels := writeToyEval(t)
+	base := []string{"eval", "--quiet", "--emb", emb, "--labels", labels, "--format", "json"}
+	result := func(args ...string) map[string]any {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"dmlbench"}, append(append([]string(nil), base...), args...)...), &out, &errb); code != 0 {
+			t.Fatalf("eval %v: exit %d %s", args, code, errb.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+			t.Fatalf("eval %v: %v", args, err)
+		}
+		delete(m, "timings")
+		return m
+	}
+	omitted := result()
+	checked := 0
+	for _, fl := range command(t, "eval").Flags {
+		name := fl.Names()[0]
+		m := helpDefault.FindStringSubmatch(fl.String())
+		// Defaults described in words (DefaultText: "all cores", "2k")
+		// or only in the usage text have no value to pass.
+		dg, ok := fl.(cli.DocGenerationFlag)
+		if m == nil || name == "format" || name == "help" || !ok || dg.GetValue() == "" || reflect.ValueOf(fl).Elem().FieldByName("DefaultText").String() != "" {
+			continue
+		}
+		if got := result("--"+name+"="+strings.Trim(m[1], `"`)); !reflect.DeepEqual(got, omitted) {
+			t.Errorf("--%s %s given differs from omitted:\n%v\n%v", name, m[1], got, omitted)
+		}
+		checked++
+	}
+	if checked < 8 {
+		t.Fatalf("checked only %d flags", checked)
+	}
+}

@@ -247,7 +247,7 @@ func TestEvalFlagDefaultsApplied(t *testing.T) {
 		if m == nil || name == "format" || name == "help" || !ok || dg.GetValue() == "" || reflect.ValueOf(fl).Elem().FieldByName("DefaultText").String() != "" {
 			continue
 		}
-		if got := result("--"+name+"="+strings.Trim(m[1], `"`)); !reflect.DeepEqual(got, omitted) {
+		if got := result("--" + name + "=" + strings.Trim(m[1], `"`)); !reflect.DeepEqual(got, omitted) {
 			t.Errorf("--%s %s given differs from omitted:\n%v\n%v", name, m[1], got, omitted)
 		}
 		checked++

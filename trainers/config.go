@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 
 	"gopkg.in/yaml.v3"
 
@@ -117,73 +118,32 @@ func Defaults() Config {
 	}
 }
 
+// zeroKept are the settings whose zero WithDefaults keeps: there it is a
+// valid value (no training, only the untrained model's evaluation; no
+// weight decay) or there is no sensible default (the data set).
+var zeroKept = map[string]bool{"Epochs": true, "WeightDecay": true, "Dataset": true}
+
 // WithDefaults fills the zero fields of a partial c (a Config literal built
-// in Go) from Defaults, and the settings whose default depends on another
-// setting. Weight decay and epochs keep a zero: there it is a valid value
-// (no decay; no training, only the untrained model's evaluation), so a
-// literal that wants their defaults says so. Hidden: an explicit empty list
-// (hidden: []) keeps a linear head.
+// in Go) with their value in Defaults, except zeroKept (a literal that wants
+// their defaults says so), and the settings whose default depends on
+// another one. Hidden: an explicit empty list (hidden: []) keeps a linear
+// head; only a nil one takes the default.
 func (c Config) WithDefaults() Config {
-	d := Defaults()
-	if c.Sampler == "" {
-		c.Sampler = d.Sampler
-	}
-	if c.BatchSize == 0 {
-		c.BatchSize = d.BatchSize
-	}
-	if c.LR == 0 {
-		c.LR = d.LR
-	}
-	if c.LRGamma == 0 {
-		c.LRGamma = d.LRGamma
-	}
-	if c.Arch == "" {
-		c.Arch = d.Arch
-	}
-	if c.Hidden == nil {
-		c.Hidden = d.Hidden
+	d := reflect.ValueOf(Defaults())
+	v := reflect.ValueOf(&c).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.IsZero() && !zeroKept[v.Type().Field(i).Name] {
+			f.Set(d.Field(i))
+		}
 	}
 	if c.Arch == "cnn" && len(c.Channels) == 0 {
 		c.Channels = append([]int(nil), model.DefaultCNNChannels...)
 	}
-	if c.EmbedDim == 0 {
-		c.EmbedDim = d.EmbedDim
-	}
-	if c.EvalEvery == 0 {
-		c.EvalEvery = d.EvalEvery
-	}
-	if c.Norm == "" {
-		c.Norm = d.Norm
-	}
 	if c.EmbedNorm == "" {
-		c.EmbedNorm = d.EmbedNorm
-		if c.EmbedNorm == "" {
-			c.EmbedNorm = "l2"
-		}
+		c.EmbedNorm = "l2"
 		if info, ok := losses.Lookup(c.Loss); ok && info.Raw {
 			c.EmbedNorm = "none" // the loss is defined on unnormalised embeddings
 		}
-	}
-	if c.SelectBy == "" {
-		c.SelectBy = d.SelectBy
-	}
-	if c.Convention == "" {
-		c.Convention = d.Convention
-	}
-	if c.Distance == "" {
-		c.Distance = d.Distance
-	}
-	if c.Backend == "" {
-		c.Backend = d.Backend
-	}
-	if c.TestTime == "" {
-		c.TestTime = d.TestTime
-	}
-	if c.TestTimeK == 0 {
-		c.TestTimeK = d.TestTimeK
-	}
-	if c.TestTimeN == 0 {
-		c.TestTimeN = d.TestTimeN
 	}
 	if c.DAS && c.DASParams == nil {
 		p := regularizers.DefaultDASParams()

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,5 +173,24 @@ func TestFreshRunKeepsFinishedRun(t *testing.T) {
 	os.Remove(filepath.Join(dir, CheckpointFile))
 	if _, err := RunExperiment(context.Background(), c, dir, ExperimentOptions{}); err == nil || !strings.Contains(err.Error(), "finished run") {
 		t.Fatalf("second fresh run over a finished one: %v", err)
+	}
+}
+
+// A partial literal takes every default except the zero-valid settings;
+// a complete config (Defaults) is a fixed point apart from the derived
+// embed-norm.
+func TestWithDefaultsFromDefaults(t *testing.T) {
+	got := Config{Loss: "margin"}.WithDefaults()
+	want := Defaults()
+	want.Loss, want.Dataset, want.Epochs, want.WeightDecay, want.EmbedNorm = "margin", "", 0, 0, "l2"
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("WithDefaults of a literal:\n%+v\nwant\n%+v", got, want)
+	}
+	d := Defaults()
+	d.Loss = "margin"
+	full := d.WithDefaults()
+	d.EmbedNorm = "l2"
+	if !reflect.DeepEqual(full, d) {
+		t.Fatalf("WithDefaults changed a complete config:\n%+v\n%+v", full, d)
 	}
 }

@@ -49,7 +49,7 @@ type Options struct {
 	// (e.g. to save them for eval, plot tsne or another clustering).
 	FinalEmbeddings func(knn.Matrix) error
 	// Refine, if set, maps the final test embeddings to refined ones with
-	// the trained loss (seed 001 §3: test-time batches through the MPN);
+	// the trained loss (Seidenschwarz et al. 2021 §3: test-time batches through the MPN);
 	// they are scored into run.FinalRefined next to the backbone-only Final.
 	Refine func(ctx context.Context, emb knn.Matrix, loss losses.Loss) (knn.Matrix, error)
 	// Checkpoint is the checkpoint path ("" = none); written atomically

@@ -3,6 +3,7 @@ package trainers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -192,5 +193,24 @@ func TestWithDefaultsFromDefaults(t *testing.T) {
 	d.EmbedNorm = "l2"
 	if !reflect.DeepEqual(full, d) {
 		t.Fatalf("WithDefaults changed a complete config:\n%+v\n%+v", full, d)
+	}
+}
+
+// A run.json config written before the test-time, backend and
+// save-embeddings settings became config keys hashes as it did then
+// (3b8dc6f4c510ee84, from that build's checkpoint), read back over
+// Defaults as --resume reads it, so such runs still resume.
+func TestHashOfEarlierRunUnchanged(t *testing.T) {
+	old := `{"dataset": "synthetic", "loss": "multisimilarity", "sampler": "spc-4", "epochs": 3, "iters-per-epoch": 3, "batch-size": 32, "lr": 0.001, "weight-decay": 0, "lr-gamma": 0.3, "arch": "mlp", "hidden": [16], "embed-dim": 8, "norm": "layer", "embed-norm": "l2", "chunk": 0, "eval-every": 1, "val-split": 0.3, "select-by": "R@1", "convention": "strict", "distance": "euclidean", "seed": 5}`
+	c := Defaults()
+	if err := json.Unmarshal([]byte(old), &c); err != nil {
+		t.Fatal(err)
+	}
+	if h := c.WithDefaults().Hash(); h != "3b8dc6f4c510ee84" {
+		t.Fatalf("hash %s, the earlier build wrote 3b8dc6f4c510ee84", h)
+	}
+	c.SaveEmbeddings, c.TestTime, c.Backend = true, "knn", "faiss"
+	if h := c.WithDefaults().Hash(); h != "3b8dc6f4c510ee84" {
+		t.Fatalf("evaluation-only settings changed the hash: %s", h)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/trainers/losses"
 )
 
 // experimentConfig is a small run on the synthetic data set, built on
@@ -212,5 +213,38 @@ func TestHashOfEarlierRunUnchanged(t *testing.T) {
 	c.SaveEmbeddings, c.TestTime, c.Backend = true, "knn", "faiss"
 	if h := c.WithDefaults().Hash(); h != "3b8dc6f4c510ee84" {
 		t.Fatalf("evaluation-only settings changed the hash: %s", h)
+	}
+}
+
+// panicLoss panics in its first step, as a bug would.
+type panicLoss struct{ testLoss }
+
+func (panicLoss) Name() string { return "enginetest-panic" }
+func (panicLoss) Forward(losses.Batch, []float32) (float64, error) {
+	panic("index out of range [7] with length 3")
+}
+
+func init() {
+	losses.Register(losses.Info{Name: "enginetest-panic", Summary: "test-only loss that panics",
+		Hyper: map[string]float64{}, New: func(losses.Config) (losses.Loss, error) { return panicLoss{}, nil }})
+}
+
+// A panic inside training becomes a one-line error, run.json records the
+// run as failed, and the epoch-0 checkpoint stays for --resume.
+func TestRunExperimentRecoversPanic(t *testing.T) {
+	dir := t.TempDir()
+	c := experimentConfig()
+	c.Loss = "enginetest-panic"
+	var logged string
+	_, err := RunExperiment(context.Background(), c, dir, ExperimentOptions{Logf: func(f string, a ...any) { logged = f }})
+	if err == nil || !strings.Contains(err.Error(), "internal error: index out of range") || strings.Contains(err.Error(), "\n") || logged == "" {
+		t.Fatalf("panic: %v (logged %q)", err, logged)
+	}
+	r, err := record.Read(filepath.Join(dir, RunFile))
+	if err != nil || r.Status != "failed" || r.Initial == nil {
+		t.Fatalf("run.json after a panic: %+v %v", r, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, CheckpointFile)); err != nil {
+		t.Fatal(err)
 	}
 }

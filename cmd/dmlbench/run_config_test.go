@@ -190,6 +190,9 @@ func TestResumeRestoresEverySetting(t *testing.T) {
 	if code != 2 || !strings.Contains(msg, "--lr") {
 		t.Fatalf("conflicting --lr on resume: exit %d %q", code, msg)
 	}
+	if code, msg = runExit("run", "--quiet", "--out", dir, "--resume", "--config", "x.yaml"); code != 2 || !strings.Contains(msg, "--config does not apply") {
+		t.Fatalf("--config with --resume: exit %d %q", code, msg)
+	}
 	if after, _ := os.ReadFile(runPath); !bytes.Equal(before, after) {
 		t.Fatal("a refused resume rewrote run.json")
 	}

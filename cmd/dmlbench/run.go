@@ -139,7 +139,7 @@ func checkResumeFlags(recorded, cfg trainers.Config, out string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return usagef("--resume continues the run recorded in %s, but %s change its training settings; only %s may change on resume",
+		return usagef("--resume continues the run recorded in %s, but %s would change its training settings; only %s may change on resume",
 			filepath.Join(out, trainers.RunFile), strings.Join(bad, ", "), resumable)
 	}
 	return nil

@@ -82,6 +82,9 @@ func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOpt
 		return nil, err
 	}
 	defer lock.Release()
+	if lock.Unsupported != nil && eo.Logf != nil {
+		eo.Logf("warning: %v", lock.Unsupported)
+	}
 
 	runPath := filepath.Join(dir, RunFile)
 	ckPath := filepath.Join(dir, CheckpointFile)

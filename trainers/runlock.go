@@ -16,7 +16,13 @@ import (
 const LockFile = ".lock"
 
 // RunLock is a held run-directory lock; Release gives it back.
-type RunLock struct{ f *os.File }
+type RunLock struct {
+	f *os.File
+	// Unsupported is set, with the reason, when the file system has no
+	// flock (e.g. Lustre mounted without -o flock): the run goes on
+	// unlocked rather than not at all.
+	Unsupported error
+}
 
 // LockRunDir takes the exclusive lock of run directory dir: an flock(2) on
 // dir/.lock, which holds one writer per directory across processes and is
@@ -33,6 +39,9 @@ func LockRunDir(dir string) (*RunLock, error) {
 		b := make([]byte, 32)
 		n, _ := f.ReadAt(b, 0)
 		f.Close()
+		if errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOLCK) {
+			return &RunLock{Unsupported: fmt.Errorf("cannot lock run directory %s (%v): make sure no other process writes it", dir, err)}, nil
+		}
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			pid := strings.TrimSpace(string(b[:n]))
 			if _, perr := strconv.Atoi(pid); perr != nil {

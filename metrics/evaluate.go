@@ -123,7 +123,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 			return nil, err
 		}
 		seed := opt.Seed
-		if seed == 0 {
+		if seed == 0 && !opt.ExactSeed {
 			seed = ko.Seed // faiss's default 1234, used by Roth et al. and pytorch-metric-learning
 		}
 		if seed < math.MinInt32 || seed > math.MaxInt32 {

@@ -9,11 +9,12 @@ import (
 )
 
 // nonSettings are the config keys (compared as normKey) that do not change
-// what an experiment measures: the seed (rows pool over it), where data and
-// outputs live, how the work is spread, and per-run bookkeeping of suite
-// eval records (file paths, warnings), which differ from seed to seed.
+// what an experiment measures: the seed (rows pool over it), where data,
+// outputs and a teacher run (one per seed) live, how the work is spread,
+// and per-run bookkeeping of suite eval records (file paths, warnings),
+// which differ from seed to seed.
 var nonSettings = map[string]bool{
-	"seed": true, "datapath": true, "chunk": true, "threads": true, "out": true, "resume": true,
+	"seed": true, "datapath": true, "teacher": true, "chunk": true, "threads": true, "out": true, "resume": true,
 	"quiet": true, "saveembeddings": true, "metrics": true,
 	"emb": true, "labels": true, "args": true, "extra": true, "warnings": true, "nonfinite": true,
 	"n": true, "dim": true, "classes": true,

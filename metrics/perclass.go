@@ -34,9 +34,11 @@ type ClassResult struct {
 
 // reset zeroes s for the next query (the recall slice is kept).
 func (s *retrievalSums) reset() {
-	r := s.recall
+	r, e, en := s.recall, s.extra, s.extraN
 	clear(r)
-	*s = retrievalSums{recall: r}
+	clear(e)
+	clear(en)
+	*s = retrievalSums{recall: r, extra: e, extraN: en}
 }
 
 // addClasses merges o's per-class sums into s's.
@@ -50,7 +52,8 @@ func (s *retrievalSums) addClasses(o *retrievalSums) {
 	for y, oc := range o.classes {
 		c := s.classes[y]
 		if c == nil {
-			c = &retrievalSums{recall: make([]float64, len(oc.recall))}
+			c = &retrievalSums{recall: make([]float64, len(oc.recall)),
+				extra: make([]float64, len(oc.extra)), extraN: make([]int, len(oc.extraN))}
 			s.classes[y] = c
 		}
 		c.add(oc)

@@ -2,9 +2,7 @@ package metrics
 
 import (
 	"fmt"
-	"math"
 	"sort"
-	"strings"
 )
 
 // Metrics added for pytorch-metric-learning parity (Musgrave et al. 2020's
@@ -27,10 +25,16 @@ const (
 	PMLMAPKey = "mean_average_precision"
 )
 
+// The retrieval plan computes both in its pass over each query
+// (scoreRankMetrics), reading watched ranks beyond the k-NN depth.
 func init() {
 	All = append(All,
-		Info{MRRKey, "mean over queries of 1/rank of the first same-class item in the full ranking (lone queries left out)", "pytorch-metric-learning (Musgrave et al. 2020)"},
-		Info{PMLMAPKey, "pml convention only: mean over queries of (1/h) Σ_{i≤k} P@i·rel_i, h = hits among the first k (k = gallery, or --pml-k)", "pytorch-metric-learning (Musgrave et al. 2020)"},
+		Descriptor{Key: MRRKey, Aliases: []string{"mean_reciprocal_rank"}, Stage: Retrieval, Percent: true, window: windowPlan,
+			Definition: "mean over queries of 1/rank of the first same-class item in the full ranking (lone queries left out)",
+			Source:     "pytorch-metric-learning (Musgrave et al. 2020)"},
+		Descriptor{Key: PMLMAPKey, Stage: Retrieval, Percent: true, window: windowPlan,
+			Definition: "pml convention only: mean over queries of (1/h) Σ_{i≤k} P@i·rel_i, h = hits among the first k (k = gallery, or --pml-k)",
+			Source:     "pytorch-metric-learning (Musgrave et al. 2020)"},
 	)
 }
 
@@ -141,7 +145,7 @@ func conventionMetrics(w want, names []string, conv Convention) error {
 	asked := map[string]bool{}
 	for _, n := range names {
 		if f, _, err := family(n); err == nil {
-			asked[f] = true
+			asked[f.Key] = true
 		}
 	}
 	drop := func(key, why string) error {
@@ -164,18 +168,9 @@ func conventionMetrics(w want, names []string, conv Convention) error {
 	return nil
 }
 
-// rankWarnings reports undefined means and pml's explicit-k truncation.
-func rankWarnings(p *retrievalPlan, vals map[string]float64, pmlK int) []string {
+// rankWarnings reports pml's explicit-k truncation.
+func rankWarnings(p *retrievalPlan, pmlK int) []string {
 	var warn []string
-	var undef []string
-	for _, k := range Keys(vals) {
-		if math.IsNaN(vals[k]) {
-			undef = append(undef, k)
-		}
-	}
-	if len(undef) > 0 {
-		warn = append(warn, fmt.Sprintf("%s undefined (n/a): no query has another item of its class in the gallery, and a mean over no query has no value", strings.Join(undef, ", ")))
-	}
 	if pmlK > 0 {
 		cut := 0
 		for i, y := range p.qLabels {

@@ -25,6 +25,8 @@ type retrievalPlan struct {
 	map1000 bool
 	mrr     bool // MRR asked (rankmetrics.go)
 	pmlMAP  bool // pml's mean_average_precision asked (rankmetrics.go)
+	// perQuery are the requested metrics scored by Descriptor.PerQuery.
+	perQuery []Descriptor
 	// rank1000: the metrics with a long window (mAP@1000, MRR,
 	// mean_average_precision) read the exact ranks of each query's
 	// positives (knn.Watch, up to rankWindow) instead of a search that deep
@@ -55,7 +57,7 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 
 func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classes int, loo, canWatch bool, x planExtras) (*retrievalPlan, error) {
 	p := &retrievalPlan{conv: conv, loo: loo, ks: w.ks, qLabels: qLabels, gLabels: gLabels,
-		mapR: w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"], map1000: w.fam["mAP@1000"],
+		mapR: w.needs(windowR), map1000: w.needs(window1000), perQuery: w.perQuery(),
 		mrr: w.fam[MRRKey], pmlMAP: w.fam[PMLMAPKey], extras: x}
 	gc := counts(gLabels, classes)
 	p.gallery = len(gLabels)
@@ -84,6 +86,16 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 	need := 0
 	for _, k := range p.ks {
 		need = max(need, k)
+	}
+	for _, d := range p.perQuery {
+		switch {
+		case d.Depth == AllNeighbours:
+			need = max(need, p.gallery)
+		case d.Depth > 0:
+			need = max(need, min(d.Depth, p.gallery))
+		default:
+			need = max(need, maxRel)
+		}
 	}
 	if conv == Roth {
 		if p.mapR {
@@ -157,6 +169,9 @@ type retrievalSums struct {
 	padded            int // roth: queries whose window reached faiss's −1 padding
 	mrr, pmlMAP       float64
 	mrrN, pmlMAPN     int
+	// extra, extraN: sums and counts of the plan's perQuery metrics.
+	extra  []float64
+	extraN []int
 	// classes: per-class sums by dense class id (Options.PerClass or
 	// per-class averaging), queries: queries scored into these sums.
 	classes map[int32]*retrievalSums
@@ -172,7 +187,7 @@ func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float6
 	parts := make([]*retrievalSums, (nb.N+chunk-1)/chunk)
 	next := make(chan int, len(parts))
 	for c := range parts {
-		parts[c] = &retrievalSums{recall: make([]float64, len(p.ks))}
+		parts[c] = p.newSums()
 		next <- c
 	}
 	close(next)
@@ -187,7 +202,7 @@ func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float6
 		}()
 	}
 	wg.Wait()
-	s := &retrievalSums{recall: make([]float64, len(p.ks))}
+	s := p.newSums()
 	for _, o := range parts {
 		s.add(o)
 	}
@@ -215,7 +230,15 @@ func (p *retrievalPlan) values(s *retrievalSums) map[string]float64 {
 	if p.pmlMAP {
 		out[PMLMAPKey] = ratio(s.pmlMAP, s.pmlMAPN)
 	}
+	for i, d := range p.perQuery {
+		out[d.Key] = ratio(s.extra[i], s.extraN[i])
+	}
 	return out
+}
+
+func (p *retrievalPlan) newSums() *retrievalSums {
+	return &retrievalSums{recall: make([]float64, len(p.ks)),
+		extra: make([]float64, len(p.perQuery)), extraN: make([]int, len(p.perQuery))}
 }
 
 // scoreRange scores queries [lo, hi) into s.
@@ -224,7 +247,7 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi i
 	lastLabel := p.gLabels[len(p.gLabels)-1]
 	var one *retrievalSums // one query's terms, with per-class sums
 	if p.extras.perClass {
-		one = &retrievalSums{recall: make([]float64, len(p.ks))}
+		one = p.newSums()
 		s.classes = map[int32]*retrievalSums{}
 	}
 	for q := lo; q < hi; q++ {
@@ -264,7 +287,7 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi i
 		s.add(one)
 		c := s.classes[y]
 		if c == nil {
-			c = &retrievalSums{recall: make([]float64, len(p.ks))}
+			c = p.newSums()
 			s.classes[y] = c
 		}
 		c.add(one)
@@ -290,11 +313,15 @@ func (s *retrievalSums) add(o *retrievalSums) {
 	s.mrrN += o.mrrN
 	s.pmlMAP += o.pmlMAP
 	s.pmlMAPN += o.pmlMAPN
+	for i := range s.extra {
+		s.extra[i] += o.extra[i]
+		s.extraN[i] += o.extraN[i]
+	}
 	s.addClasses(o)
 }
 
-// ratio is a mean; over no query it is undefined (NaN), reported as null
-// in JSON and n/a in tables.
+// ratio is the mean a/n; a mean over no query is undefined (NaN: null in
+// JSON, n/a in tables), as in pytorch-metric-learning.
 func ratio(a float64, n int) float64 {
 	if n == 0 {
 		return math.NaN()
@@ -395,6 +422,12 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 		}
 	}
 	p.scoreRankMetrics(s, h, ranks, rq)
+	for i, d := range p.perQuery {
+		if v, ok := d.PerQuery(QueryHits{Hits: h, R: rq, Gallery: p.gallery, Convention: p.conv}); ok {
+			s.extra[i] += v
+			s.extraN[i]++
+		}
+	}
 }
 
 // precisionSum returns Σ_{i≤w} P@i·rel_i over the first w ranks and the

@@ -164,9 +164,9 @@ func TestEvalAverageAndPMLK(t *testing.T) {
 			t.Errorf("%v: exit %d stdout %q stderr %q, want 2 and %q", c.args, code, out, errs, c.want)
 		}
 	}
-	r = evalJSONOut(t, "--emb", emb, "--labels", lab, "--k", "1", "--compat", "pml", "--pml-k", "1", "--metrics", "MAP@R,mean_average_precision")
+	r = evalJSONOut(t, "--emb", emb, "--labels", lab, "--compat", "pml", "--pml-k", "1", "--metrics", "MAP@R,mean_average_precision")
 	metricIs(t, r, "mean_average_precision", 1)
-	r = evalJSONOut(t, "--emb", emb, "--labels", lab, "--k", "1", "--compat", "pml", "--pml-k", "max_bin_count", "--metrics", "MAP@R,mean_average_precision")
+	r = evalJSONOut(t, "--emb", emb, "--labels", lab, "--compat", "pml", "--pml-k", "max_bin_count", "--metrics", "MAP@R,mean_average_precision")
 	metricIs(t, r, "mean_average_precision", 1)
 	metricIs(t, r, "MAP@R", 1)
 }

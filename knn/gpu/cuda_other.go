@@ -1,0 +1,19 @@
+//go:build !(linux && (amd64 || arm64))
+
+package gpu
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// Available reports whether a usable CUDA device is present; on this
+// platform the driver is never loaded.
+func Available() (ok bool, info string) {
+	return false, fmt.Sprintf("%v: the GPU backend supports linux/amd64 and linux/arm64, not %s/%s", errNoDevice, runtime.GOOS, runtime.GOARCH)
+}
+
+func newDevice() (engine, error) {
+	_, why := Available()
+	return nil, fmt.Errorf("gpu: %s", why)
+}

@@ -5,7 +5,7 @@ export GOFLAGS := -buildvcs=false
 GO ?= go
 BIN := bin/dmlbench
 
-.PHONY: all setup datasets build test test-short bench demo lint faiss fuzz clean
+.PHONY: all setup datasets build test test-slurm test-short bench demo lint faiss fuzz clean
 
 all: build
 
@@ -30,6 +30,18 @@ test: setup datasets
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags faiss ./knn/... ./clustering/... ./metrics/... ./cmd/...
+	$(MAKE) --no-print-directory test-slurm
+
+# The suite's Slurm executor against a real one-node Slurm on localhost
+# (scripts/slurm-local.sh: Debian's slurm-wlm and munge; needs root). Skipped,
+# with the reason, when the cluster cannot be started here.
+test-slurm:
+	@if bash scripts/slurm-local.sh start; then \
+		DMLBENCH_SLURM=1 $(GO) test -count=1 -run '^TestSlurmSuiteIntegration$$' -v ./cmd/dmlbench/; \
+		rc=$$?; bash scripts/slurm-local.sh stop; exit $$rc; \
+	else \
+		echo "test-slurm: SKIPPED: scripts/slurm-local.sh could not start a local Slurm cluster (see /var/tmp/dmlbench-slurm)"; \
+	fi
 
 test-short:
 	$(GO) test -short -count=1 ./...

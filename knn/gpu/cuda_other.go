@@ -1,4 +1,4 @@
-//go:build !(linux && (amd64 || arm64))
+//go:build !(linux && (amd64 || arm64)) || nogpu
 
 package gpu
 
@@ -7,9 +7,12 @@ import (
 	"runtime"
 )
 
-// Available reports whether a usable CUDA device is present; on this
-// platform the driver is never loaded.
+// Available reports whether a usable CUDA device is present; in this build
+// the driver is never loaded.
 func Available() (ok bool, info string) {
+	if noGPUTag {
+		return false, fmt.Sprintf("%v: built with -tags nogpu", errNoDevice)
+	}
 	return false, fmt.Sprintf("%v: the GPU backend supports linux/amd64 and linux/arm64, not %s/%s", errNoDevice, runtime.GOOS, runtime.GOARCH)
 }
 

@@ -129,7 +129,7 @@ GLOBAL void dist_filter(const float *Q, const float *X, const float *nq, const f
 }
 
 // merge_topk: one block per query folds the candidates into the sorted
-// top-k: top ∪ cand is bitonic-sorted in S = 2^⌈log2(k+cap)⌉ slots (shared
+// top-k: top ∪ cand is bitonic-sorted in at most S = 2^⌈log2(k+cap)⌉ slots (shared
 // memory when S·8 bytes fit in smem, else the query's slice of scratch),
 // duplicates are dropped after a re-run (a row already in the top-k may be
 // offered again), and the first k keys are kept.
@@ -145,12 +145,14 @@ GLOBAL void merge_topk(u64 *top, u64 *thr, const u64 *cand, u32 *cnt, int *ovf, 
 	u32 m = n < (u32)cap ? n : (u32)cap;
 	u64 *s = smem ? sh : scratch + (long long)i * S;
 	u64 *tp = top + (long long)i * k;
-	for (int j = t; j < S; j += nt)
+	int Sq = 1; // sort only 2^⌈log2(k + m)⌉ ≤ S slots: usually m ≪ cap
+	while (Sq < k + (int)m) Sq <<= 1;
+	for (int j = t; j < Sq; j += nt)
 		s[j] = j < k ? tp[j] : (j < k + (int)m ? cand[(long long)i * cap + (j - k)] : EMPTY);
 	sync();
-	for (int size = 2; size <= S; size <<= 1) {
+	for (int size = 2; size <= Sq; size <<= 1) {
 		for (int stride = size >> 1; stride > 0; stride >>= 1) {
-			for (int j = t; j < S; j += nt) {
+			for (int j = t; j < Sq; j += nt) {
 				int l = j ^ stride;
 				if (l > j) {
 					u64 a = s[j], b = s[l];
@@ -165,7 +167,7 @@ GLOBAL void merge_topk(u64 *top, u64 *thr, const u64 *cand, u32 *cnt, int *ovf, 
 		if (t == 0) {
 			int w = 0;
 			u64 last = EMPTY;
-			for (int j = 0; j < S && w < k; j++) {
+			for (int j = 0; j < Sq && w < k; j++) {
 				u64 v = s[j];
 				if (v == EMPTY) break;
 				if (v != last) tp[w++] = v;

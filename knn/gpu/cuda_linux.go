@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/dmlbench/dmlbench/knn"
 )
 
 // The NVIDIA driver API, loaded at run time from libcuda.so.1 (no cgo, no
@@ -121,7 +123,7 @@ func cudaInit() {
 		return
 	}
 	st.kernels = map[string]uintptr{}
-	for _, k := range []string{"dist_filter", "merge_topk", "watch_keys", "watch_sort", "watch_shrink"} {
+	for _, k := range []string{"dist_filter", "merge_topk", "watch_keys", "watch_sort", "watch_shrink", "assign_argmin"} {
 		var f uintptr
 		if r := cuModuleGetFunction(&f, st.mod, k); r != 0 {
 			st.err = fmt.Errorf("%w: kernel %s missing from the PTX: %s", errNoDevice, k, cuErr(r))
@@ -455,4 +457,40 @@ func (dv *device) free() {
 	}
 	dv.bufs = nil
 	runtime.UnlockOSThread()
+}
+
+// deviceArgmin runs kernel assign_argmin (see NearestCentroids).
+func deviceArgmin(x, c knn.Matrix, cn []float32) (bestv []float32, besti []int32, err error) {
+	e, err := newDevice()
+	if err != nil {
+		return nil, nil, err
+	}
+	dv := e.(*device)
+	defer dv.free()
+	n, kc, d := x.Rows, c.Rows, x.Cols
+	var px, pc, pcn, pv, pi uint64
+	for _, b := range []struct {
+		p     *uint64
+		bytes int
+	}{{&px, 4 * len(x.Data)}, {&pc, 4 * len(c.Data)}, {&pcn, 4 * kc}, {&pv, 4 * n}, {&pi, 4 * n}} {
+		if *b.p, err = dv.alloc(b.bytes, "k-means assignment"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err = htod(px, x.Data); err == nil {
+		if err = htod(pc, c.Data); err == nil {
+			err = htod(pcn, cn)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := launch("assign_argmin", (n+63)/64, 1, 16, 16, 0, px, pc, pcn, n, kc, d, pv, pi); err != nil {
+		return nil, nil, err
+	}
+	bestv, besti = make([]float32, n), make([]int32, n)
+	if err := dtoh(bestv, pv); err != nil {
+		return nil, nil, err
+	}
+	return bestv, besti, dtoh(besti, pi)
 }

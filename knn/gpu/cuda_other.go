@@ -5,6 +5,8 @@ package gpu
 import (
 	"fmt"
 	"runtime"
+
+	"github.com/dmlbench/dmlbench/knn"
 )
 
 // Available reports whether a usable CUDA device is present; in this build
@@ -19,4 +21,9 @@ func Available() (ok bool, info string) {
 func newDevice() (engine, error) {
 	_, why := Available()
 	return nil, fmt.Errorf("gpu: %s", why)
+}
+
+func deviceArgmin(x, c knn.Matrix, cn []float32) ([]float32, []int32, error) {
+	_, why := Available()
+	return nil, nil, fmt.Errorf("gpu: %s", why)
 }

@@ -236,3 +236,70 @@ GLOBAL void watch_shrink(const int *woff, const u64 *wkeys, const u32 *wcnt, int
 	alive[i] = a;
 	wbound[i] = a > 0 ? wkeys[off + a - 1] : 0;
 }
+
+// assign_argmin: nearest centroid of each of n rows among kc centroids, with
+// the arithmetic of clustering.NearestCentroids' FMA kernel: acc = fma chain
+// over d from +0, v = fma(acc, −2, cn[j]), the lexicographically smallest
+// (v, j) wins (NaN never; (+Inf, 0) when nothing is smaller). 64 rows per
+// block, centroids streamed 64 at a time through the distance tile; each
+// thread keeps the best of its 4 columns for its 4 rows, then thread tx = 0
+// reduces the 16 per-row candidates. The host adds the row norm.
+GLOBAL void assign_argmin(const float *X, const float *C, const float *cn, int n, int kc, int d,
+                          float *bestv, int *besti) {
+	SHARED float xs[TD][TQ + 1];
+	SHARED float cs[TD][TX + 1];
+	SHARED float rv[TQ][17];
+	SHARED int ri[TQ][17];
+	int tx = tid_x(), ty = tid_y(), t = ty * 16 + tx;
+	int r0 = ctaid_x() * TQ;
+	float bv[4];
+	int bi[4];
+	for (int i = 0; i < 4; i++) { bv[i] = __builtin_inff(); bi[i] = 0; }
+	for (int c0 = 0; c0 < kc; c0 += TX) {
+		float acc[4][4];
+		for (int i = 0; i < 4; i++)
+			for (int j = 0; j < 4; j++) acc[i][j] = 0.0f;
+		for (int d0 = 0; d0 < d; d0 += TD) {
+			for (int s = t; s < TQ * TD; s += 256) {
+				int r = s / TD, p = s % TD;
+				xs[p][r] = (r0 + r < n && d0 + p < d) ? X[(long long)(r0 + r) * d + d0 + p] : 0.0f;
+				cs[p][r] = (c0 + r < kc && d0 + p < d) ? C[(long long)(c0 + r) * d + d0 + p] : 0.0f;
+			}
+			sync();
+			int pe = d - d0 < TD ? d - d0 : TD;
+			for (int p = 0; p < pe; p++) {
+				float a[4], b[4];
+				for (int i = 0; i < 4; i++) a[i] = xs[p][ty + 16 * i];
+				for (int j = 0; j < 4; j++) b[j] = cs[p][tx + 16 * j];
+				for (int i = 0; i < 4; i++)
+					for (int j = 0; j < 4; j++) acc[i][j] = fma_rn(a[i], b[j], acc[i][j]);
+			}
+			sync();
+		}
+		for (int j = 0; j < 4; j++) {
+			int c = c0 + tx + 16 * j;
+			if (c >= kc) continue;
+			for (int i = 0; i < 4; i++) {
+				float v = fma_rn(acc[i][j], -2.0f, cn[c]);
+				if (v < bv[i] || (v == bv[i] && c < bi[i])) { bv[i] = v; bi[i] = c; }
+			}
+		}
+	}
+	for (int i = 0; i < 4; i++) { rv[ty + 16 * i][tx] = bv[i]; ri[ty + 16 * i][tx] = bi[i]; }
+	sync();
+	if (tx == 0) {
+		for (int i = 0; i < 4; i++) {
+			int r = ty + 16 * i;
+			if (r0 + r >= n) continue;
+			float v = rv[r][0];
+			int id = ri[r][0];
+			for (int l = 1; l < 16; l++) {
+				float w = rv[r][l];
+				int wi = ri[r][l];
+				if (w < v || (w == v && wi < id)) { v = w; id = wi; }
+			}
+			bestv[r0 + r] = v;
+			besti[r0 + r] = id;
+		}
+	}
+}

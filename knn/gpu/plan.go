@@ -12,7 +12,7 @@ import "fmt"
 //	4·D·(M + N) + 4·(M + N)             query and database rows, norms
 //	+ qb·(8·k + 8·C + 16 [+ 8·S])       top-k keys, candidate buffers, counters
 //	                                    [merge scratch when 8·S > 48 KiB]
-//	+ 12·W                              watched rows of the block (Options.Watch)
+//	+ 20·W + 4·qb                       watch lists of the block (Options.Watch)
 //
 // for M queries, N database rows, qb queries per block, capacity C and W
 // watched (query, row) pairs: never an M×N or N×N matrix. Distances live

@@ -38,6 +38,9 @@ var (
 	cuGetErrorString         func(r int32, s **byte) int32
 )
 
+// CUDA_ERROR_NO_DEVICE (CUresult).
+const cudaErrorNoDevice = 100
+
 // Device attributes (CUdevice_attribute).
 const (
 	attrCCMajor = 75
@@ -81,7 +84,10 @@ func cudaInit() {
 		}
 		purego.RegisterLibFunc(s.fn, lib, s.name)
 	}
-	if r := cuInit(0); r != 0 {
+	if r := cuInit(0); r == cudaErrorNoDevice {
+		st.err = fmt.Errorf("%w: CUDA driver found but no device", errNoDevice)
+		return
+	} else if r != 0 {
 		st.err = fmt.Errorf("%w: CUDA driver found but cuInit failed: %s", errNoDevice, cuErr(r))
 		return
 	}

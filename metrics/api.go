@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/record"
 )
 
 // Convention selects whose definition of each metric is reproduced.
@@ -44,11 +45,13 @@ type Input struct {
 
 // Result is the JSON output of `dmlbench eval --format json`.
 type Result struct {
-	Metrics    map[string]float64 `json:"metrics"`
-	Convention Convention         `json:"convention"`
-	N          int                `json:"n"`
-	Dim        int                `json:"dim"`
-	Classes    int                `json:"classes"`
+	// Metrics holds NaN for an undefined value, written as null in JSON
+	// (record.Metrics).
+	Metrics    record.Metrics `json:"metrics"`
+	Convention Convention     `json:"convention"`
+	N          int            `json:"n"`
+	Dim        int            `json:"dim"`
+	Classes    int            `json:"classes"`
 	// LoneQueries counts queries with no other item of their class.
 	LoneQueries int                `json:"lone_queries"`
 	Timings     map[string]float64 `json:"timings"`

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 // SchemaVersion of run.json written by this build.
@@ -57,38 +56,15 @@ type Run struct {
 	FinalRefined Metrics `json:"final_refined,omitempty"`
 }
 
-// WriteAtomic writes v as indented JSON to path via a temporary file and
-// rename, so readers never see a half-written file.
+// WriteAtomic writes v as JSON (MarshalJSON: indented, NaN as null) to
+// path with WriteFile: atomically, through symbolic links, never over a
+// directory or device.
 func WriteAtomic(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := MarshalJSON(v)
 	if err != nil {
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(append(b, '\n'))
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %v", path, firstErr(werr, cerr))
-	}
-	return os.Rename(tmp, path)
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+	return WriteBytes(path, b)
 }
 
 // Read loads a run.json.

@@ -70,7 +70,7 @@ func init() {
 				if err := fixtures.SaveLabelsNPY(filepath.Join(dir, "labels.npy"), s.Labels); err != nil {
 					return err
 				}
-				fmt.Printf("wrote %s/emb.npy (%d×%d) and labels.npy (%d classes)\n", dir, x.Rows, x.Cols, s.NumClasses())
+				fmt.Fprintf(c.App.Writer, "wrote %s/emb.npy (%d×%d) and labels.npy (%d classes)\n", dir, x.Rows, x.Cols, s.NumClasses())
 				return nil
 			},
 		}},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -234,9 +233,7 @@ func jointLabels(a, b string) ([]int32, []int32, error) {
 func writeResult(w io.Writer, res *metrics.Result, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(jsonSafe(res))
+		return record.EncodeJSON(w, res)
 	case "markdown":
 		fmt.Fprintf(w, "| metric | value |\n|---|---:|\n")
 		for _, k := range metrics.Keys(res.Metrics) {
@@ -267,23 +264,6 @@ func fmtMetric(v float64) string {
 		return fmt.Sprint(v)
 	}
 	return strconv.FormatFloat(v, 'f', 4, 64)
-}
-
-// jsonSafe replaces NaN/Inf (not representable in JSON) by null via a copy.
-func jsonSafe(res *metrics.Result) any {
-	m := map[string]any{}
-	for k, v := range res.Metrics {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			m[k] = nil
-		} else {
-			m[k] = v
-		}
-	}
-	type alias metrics.Result
-	return struct {
-		*alias
-		Metrics map[string]any `json:"metrics"`
-	}{(*alias)(res), m}
 }
 
 func parseInts(s string) ([]int, error) {

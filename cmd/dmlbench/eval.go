@@ -203,31 +203,14 @@ func loadPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
 	return x, y, nil
 }
 
-// jointLabels loads two label files and gives equal original labels equal ids.
+// jointLabels loads the query and gallery labels into one id space
+// (fixtures.JointLabels: integers by value, text by text, a mix refused).
 func jointLabels(a, b string) ([]int32, []int32, error) {
-	ida, na, err := fixtures.LoadLabels(a)
+	ids, err := fixtures.JointLabels(a, b)
 	if err != nil {
 		return nil, nil, err
 	}
-	idb, nb, err := fixtures.LoadLabels(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	ids := map[string]int32{}
-	conv := func(dense []int32, names []string) []int32 {
-		out := make([]int32, len(dense))
-		for i, d := range dense {
-			name := names[d]
-			v, ok := ids[name]
-			if !ok {
-				v = int32(len(ids))
-				ids[name] = v
-			}
-			out[i] = v
-		}
-		return out
-	}
-	return conv(ida, na), conv(idb, nb), nil
+	return ids[0], ids[1], nil
 }
 
 func writeResult(w io.Writer, res *metrics.Result, format string) error {

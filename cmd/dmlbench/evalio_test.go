@@ -78,3 +78,27 @@ func TestEvalOutTargets(t *testing.T) {
 		t.Fatalf("symlink replaced or target not written with its mode kept (link mode %v, target %v, %d bytes)", st.Mode(), rst.Mode().Perm(), len(b))
 	}
 }
+
+// "7" in a .npy and "07" in a .txt are one class across query and gallery.
+func TestEvalQueryGalleryMixedSources(t *testing.T) {
+	dir := t.TempDir()
+	x := knn.Matrix{Rows: 4, Cols: 2, Data: []float32{0, 0, 0, 1, 5, 5, 5, 6}}
+	qe, ge := filepath.Join(dir, "q.npy"), filepath.Join(dir, "g.npy")
+	ql, gl := filepath.Join(dir, "ql.npy"), filepath.Join(dir, "gl.txt")
+	for _, p := range []string{qe, ge} {
+		if err := fixtures.SaveNPY(p, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fixtures.SaveLabelsNPY(ql, []int32{7, 7, 3, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gl, []byte("\xef\xbb\xbf07\n07\n03\n3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, "eval", "--query-emb", qe, "--query-labels", ql, "--gallery-emb", ge, "--gallery-labels", gl,
+		"--k", "1", "--metrics", "R@1", "--format", "json", "-q")
+	if code != 0 || !strings.Contains(out, `"R@1": 1`) {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+}

@@ -95,6 +95,12 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) dropped from k-NN metrics (pml convention)", sums.lone))
 			case Strict:
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000", sums.lone))
+			case Roth:
+				if loo {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k, mAP@C and mAP@1000 and are left out of MAP@R, R-Precision (roth convention)", sums.lone))
+				} else {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%d queries whose class has no gallery item score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000 (roth convention)", sums.lone))
+				}
 			}
 		}
 		if conv == Roth && sums.padded > 0 {

@@ -78,13 +78,12 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		if opt.Progress != nil {
 			kopt.Progress = func(done, total int) { opt.Progress("knn", done, total) }
 		}
-		nb, err := s.Search(ctx, q, g, plan.depth, kopt)
+		vals, sums, err := plan.search(ctx, s, q, g, kopt, threads)
 		if err != nil {
 			return nil, fmt.Errorf("k-NN search (%s, depth %d): %w", s.Name(), plan.depth, err)
 		}
 		res.Timings["knn"] = time.Since(t0).Seconds()
 		t1 := time.Now()
-		vals, sums := plan.score(nb, threads)
 		for k, v := range vals {
 			res.Metrics[k] = v
 		}

@@ -50,7 +50,7 @@ type Run struct {
 	// BestVal holds the validation metrics of BestEpoch.
 	BestVal Metrics `json:"best_val,omitempty"`
 	// FinalRefined holds the test metrics of the final embeddings after
-	// test-time refinement (`dmlbench run --test-time`, seed 001 §3: every
+	// test-time refinement (`dmlbench run --test-time`, Seidenschwarz et al. 2021 §3: every
 	// sample's embedding replaced by its MPN output in a batch built around
 	// it); Final stays the backbone-only score.
 	FinalRefined Metrics `json:"final_refined,omitempty"`

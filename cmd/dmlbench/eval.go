@@ -52,7 +52,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.StringFlag{Name: "query-labels", Usage: "query labels"},
 			&cli.StringFlag{Name: "gallery-emb", Usage: "gallery embeddings (no self-exclusion)"},
 			&cli.StringFlag{Name: "gallery-labels", Usage: "gallery labels"},
-			&cli.StringFlag{Name: "metrics", Usage: "comma-separated metrics (default: all; see `dmlbench list metrics`)"},
+			&cli.StringFlag{Name: "metrics", DefaultText: "all", Usage: "comma-separated `NAMES` of metrics (see dmlbench list metrics)"},
 			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks of R@k (with --metrics, name R@k there)"},
 			&cli.StringFlag{Name: "distance", Value: "euclidean", Usage: "euclidean | cosine | ip"},
 			&cli.BoolFlag{Name: "binarize", Usage: "threshold coordinates at 0 into ±1 codes and rank by Hamming distance (seed 002); all metrics on the codes"},

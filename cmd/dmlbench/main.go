@@ -28,7 +28,22 @@ type usageError struct{ error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+// defaultFlagStringer is urfave/cli's own flag line.
+var defaultFlagStringer = cli.FlagStringer
+
+// flagString writes every flag as it is typed in the examples: a
+// one-letter name such as k is shown as --k (urfave/cli would show -k;
+// both parse).
+func flagString(f cli.Flag) string {
+	s := defaultFlagStringer(f)
+	if strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") {
+		s = "-" + s
+	}
+	return s
+}
+
 func newApp() *cli.App {
+	cli.FlagStringer = flagString
 	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
 	for _, c := range commands {
 		setUsageHandlers(c, c.Name)

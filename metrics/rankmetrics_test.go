@@ -202,3 +202,52 @@ func TestRankMetricsDepthGuard(t *testing.T) {
 		t.Errorf("watched: depth %d, %v", p.depth, err)
 	}
 }
+
+// The chunked search (a small neighbour budget) gives the same MRR,
+// mean_average_precision and per-class values as one search, bit for bit,
+// with query rows too.
+func TestRankMetricsChunkedSearch(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	n := 900
+	x := make([]float32, n*2)
+	for i := range x {
+		x[i] = float32(rng.Intn(9))
+	}
+	labels := make([]int32, n)
+	for i := range labels {
+		labels[i] = int32(rng.Intn(6)) // large classes: MAP@R is deep
+	}
+	emb := knn.Matrix{Rows: n, Cols: 2, Data: x}
+	run := func(rows []int, k int) *Result {
+		return eval(t, Input{Emb: emb, Labels: labels, QueryRows: rows},
+			Options{Metrics: []string{"R@1", "MAP@R", MRRKey, PMLMAPKey, "mAP@1000"}, Convention: PML, PMLK: k, PerClass: true, Average: PerClass})
+	}
+	for _, rows := range [][]int{nil, {3, 800, 17, 450, 2}} {
+		for _, k := range []int{0, 50} {
+			whole := run(rows, k)
+			saved := neighbourBudget
+			neighbourBudget = 5000
+			chunked := run(rows, k)
+			neighbourBudget = saved
+			for key, v := range whole.Metrics {
+				if chunked.Metrics[key] != v {
+					t.Errorf("rows %v k %d: %s %v chunked, %v whole", rows, k, key, chunked.Metrics[key], v)
+				}
+			}
+			if len(chunked.PerClass) != len(whole.PerClass) {
+				t.Fatalf("rows %v k %d: %d classes chunked, %d whole", rows, k, len(chunked.PerClass), len(whole.PerClass))
+			}
+			for i, c := range whole.PerClass {
+				cc := chunked.PerClass[i]
+				if cc.Queries != c.Queries {
+					t.Errorf("rows %v k %d class %s: %d queries chunked, %d whole", rows, k, c.Class, cc.Queries, c.Queries)
+				}
+				for key, v := range c.Metrics {
+					if cc.Metrics[key] != v {
+						t.Errorf("rows %v k %d class %s: %s %v chunked, %v whole", rows, k, c.Class, key, cc.Metrics[key], v)
+					}
+				}
+			}
+		}
+	}
+}

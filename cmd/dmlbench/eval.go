@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -40,9 +39,10 @@ Examples:
    dmlbench eval --emb E.npy --labels L.npy --clustering dbscan --eps 0.9 --metrics NMI,F1
    dmlbench eval --emb E.npy --labels L.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means
    dmlbench eval --emb E2048.npy --labels L.npy --binarize   # seed 002: binary codes ranked by Hamming distance
-   dmlbench eval --emb test.pt:embeddings --labels test.pt:labels --protocol cub   # torch.save file, R@1,2,4,8
+   dmlbench eval --emb test.pt:embeddings --labels test.pt:labels --k 1,2   # a torch.save dict of tensors
+   dmlbench eval --emb E.npy --labels L.npy --protocol cub   # R@1,2,4,8 (warns when E.npy is not CUB's 5 924 test images)
    dmlbench eval --emb E.npy --labels L.npy --compat pml --average per-class --per-class --format json
-   dmlbench eval --emb R.npy --labels RL.npy --query-rows Q_IDX.npy --compat pml   # queries are rows of the reference
+   dmlbench eval --emb E.npy --labels L.npy --query-rows Q_IDX.npy --compat pml   # queries are rows of E.npy
 
 Every output names the queries and the gallery each one searches. A mean over no query (every
 query lone) is undefined: n/a in tables, null in JSON. pytorch-metric-learning parity: --compat pml
@@ -60,7 +60,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.StringFlag{Name: "query-labels", Usage: "query labels"},
 			&cli.StringFlag{Name: "gallery-emb", Usage: "gallery embeddings (no self-exclusion)"},
 			&cli.StringFlag{Name: "gallery-labels", Usage: "gallery labels"},
-			&cli.StringFlag{Name: "metrics", Usage: "comma-separated metrics (default: all; see `dmlbench list metrics`)"},
+			&cli.StringFlag{Name: "metrics", DefaultText: "all", Usage: "comma-separated `NAMES` of metrics (see dmlbench list metrics)"},
 			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks of R@k (with --metrics, name R@k there)"},
 			&cli.StringFlag{Name: "distance", Value: "euclidean", Usage: "euclidean | cosine | ip"},
 			&cli.BoolFlag{Name: "binarize", Usage: "threshold coordinates at 0 into ±1 codes and rank by Hamming distance (seed 002); all metrics on the codes"},
@@ -242,39 +242,20 @@ func loadPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
 	return x, y, nil
 }
 
-// jointLabels loads two label files and gives equal original labels equal ids.
+// jointLabels loads the query and gallery labels into one id space
+// (fixtures.JointLabels: integers by value, text by text, a mix refused).
 func jointLabels(a, b string) ([]int32, []int32, error) {
-	ida, na, err := fixtures.LoadLabels(a)
+	ids, err := fixtures.JointLabels(a, b)
 	if err != nil {
 		return nil, nil, err
 	}
-	idb, nb, err := fixtures.LoadLabels(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	ids := map[string]int32{}
-	conv := func(dense []int32, names []string) []int32 {
-		out := make([]int32, len(dense))
-		for i, d := range dense {
-			name := names[d]
-			v, ok := ids[name]
-			if !ok {
-				v = int32(len(ids))
-				ids[name] = v
-			}
-			out[i] = v
-		}
-		return out
-	}
-	return conv(ida, na), conv(idb, nb), nil
+	return ids[0], ids[1], nil
 }
 
 func writeResult(w io.Writer, res *metrics.Result, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return record.EncodeJSON(w, res)
 	case "markdown":
 		fmt.Fprintf(w, "| metric | value |\n|---|---:|\n")
 		for _, k := range metrics.Keys(res.Metrics) {

@@ -83,10 +83,10 @@ func (t *topk) offer(key uint64, k int, scratch []uint64) bool {
 // kernel contract) and prepares one watchState per query. r.nq, r.nx and
 // r.bpack must be set.
 func (r *exactRun) initWatch(w *Watch) {
-	n, d := r.q.Rows, r.d
+	n, d, nr := r.q.Rows, r.d, r.nr
 	r.watch = make([]watchState, n)
 	r.out.Ranks = make([][]int32, n)
-	var noCol [nr]float32
+	var noCol [nrMax]float32
 	for i := range noCol {
 		noCol[i] = negInf
 	}
@@ -95,7 +95,7 @@ func (r *exactRun) initWatch(w *Watch) {
 		apack := alignedFloats(mr * d)
 		bpack := alignedFloats(nr * d)
 		gather := Matrix{Rows: nr, Cols: d, Data: make([]float32, nr*d)}
-		var nx [nr]float32
+		var nx [nrMax]float32
 		ep := new(kernEpi)
 		ep.scale, ep.lo = r.scale, r.lo
 		ep.thr = fill8(negInf)

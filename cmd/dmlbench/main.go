@@ -52,6 +52,10 @@ func main() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) }
 // run executes the CLI and returns the process exit code: 0 success,
 // 1 error (one line on stderr), 2 usage error.
 func run(args []string, stdout, stderr io.Writer) int {
+	if err := checkKernels(stderr); err != nil {
+		fmt.Fprintln(stderr, "dmlbench:", err)
+		return 2
+	}
 	app := newApp()
 	app.Writer, app.ErrWriter = stdout, stderr
 	err := app.Run(args)

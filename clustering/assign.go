@@ -69,6 +69,7 @@ var kernelSets = map[kernelsel.Level]func(){kernelsel.Portable: usePortableKerne
 func usePortableKernels() {
 	argminTile, argminPanels = argminTileGeneric, argminPanelsGeneric
 	boundsTile, boundsRows = boundsTileGeneric, boundsRowsGeneric
+	groupArgmin = groupArgminGeneric
 	kernelName = "portable 4x16"
 }
 
@@ -82,7 +83,7 @@ func useKernels(l kernelsel.Level) bool {
 	return ok
 }
 
-// KernelName names the nearest-centroid kernel in use: "avx512 asm 4x64",
+// KernelName names the nearest-centroid kernel in use: "avx512 asm 4x16x2",
 // "avx2-fma asm 4x16" or "portable 4x16" (the CPU's best, or the one
 // DMLBENCH_KERNEL forces; see internal/kernelsel).
 func KernelName() string { return kernelName }

@@ -21,10 +21,16 @@ func bounds4x16AVX2(r, c, cn *float32, ids *int32, best *float32, bidx *int32, d
 func boundsRows4x16AVX2(x0, x1, x2, x3, c, cn *float32, ids *int32, best *float32, bidx *int32, d int)
 
 //go:noescape
-func argmin4x16x4AVX512(r, c, cn *float32, j0 int, best *float32, bidx *int32, d int)
+func argmin4x16x2AVX512(r, c, cn *float32, j0 int, best *float32, bidx *int32, d int)
 
 //go:noescape
-func bounds4x16x4AVX512(r, c, cn *float32, ids *int32, best *float32, bidx *int32, d int)
+func bounds4x16AVX512(r, c, cn *float32, ids *int32, best *float32, bidx *int32, d int)
+
+//go:noescape
+func boundsRows4x16AVX512(x0, x1, x2, x3, c, cn *float32, ids *int32, best *float32, bidx *int32, d int)
+
+//go:noescape
+func groupArgmin4x16AVX512(best *float32, bidx *int32, out *float32, oid *int32)
 
 func init() {
 	if kernelsel.Supported(kernelsel.AVX2) {
@@ -39,13 +45,18 @@ func init() {
 func useAVX2Kernels() {
 	argminTile, argminPanels = argminTileAVX2, argminPanelsGeneric
 	boundsTile, boundsRows = boundsTileAVX2, boundsRowsAVX2
+	groupArgmin = groupArgminGeneric
 	kernelName = "avx2-fma asm 4x16"
 }
 
+// useAVX512Kernels installs the AVX-512 kernels. They sum even and odd
+// dimensions in two chains (see internal/asmgen), so all of them, the
+// one-panel argmin included, must come from this level.
 func useAVX512Kernels() {
-	useAVX2Kernels()
-	argminPanels = argminPanelsAVX512
-	kernelName = "avx512 asm 4x64"
+	argminTile, argminPanels = argminTileAVX512, argminPanelsAVX512
+	boundsTile, boundsRows = boundsTileAVX512, boundsRowsAVX512
+	groupArgmin = groupArgminAVX512
+	kernelName = "avx512 asm 4x16x2"
 }
 
 // checkTile panics unless the buffers hold one tile's operands: the
@@ -72,32 +83,67 @@ func boundsTileAVX2(r, c, cn []float32, ids []int32, best []float32, bidx []int3
 }
 
 func boundsRowsAVX2(x0, x1, x2, x3, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
+	checkRows(x0, x1, x2, x3, c, cn, ids, best, bidx, d)
+	boundsRows4x16AVX2(&x0[0], &x1[0], &x2[0], &x3[0], &c[0], &cn[0], &ids[0], &best[0], &bidx[0], d)
+}
+
+func checkRows(x0, x1, x2, x3, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
 	if d <= 0 || len(x0) < d || len(x1) < d || len(x2) < d || len(x3) < d || len(c) < d*tileCols || len(cn) < tileCols ||
 		len(best) < tileRows*tileCols || len(bidx) < tileRows*tileCols || len(ids) < tileCols {
 		panic("clustering: assignment kernel called with short buffers")
 	}
-	boundsRows4x16AVX2(&x0[0], &x1[0], &x2[0], &x3[0], &c[0], &cn[0], &ids[0], &best[0], &bidx[0], d)
 }
 
-// argminPanelsAVX512 runs panels [p0, p1) four at a time through the
-// AVX-512 kernel and the rest through the AVX2 one (the same FMA sequence
-// per pair, so the same values).
+func boundsTileAVX512(r, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
+	checkTile(r, c, cn, best, bidx, d)
+	if len(ids) < tileCols {
+		panic("clustering: assignment kernel called with short ids")
+	}
+	bounds4x16AVX512(&r[0], &c[0], &cn[0], &ids[0], &best[0], &bidx[0], d)
+}
+
+func boundsRowsAVX512(x0, x1, x2, x3, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
+	checkRows(x0, x1, x2, x3, c, cn, ids, best, bidx, d)
+	boundsRows4x16AVX512(&x0[0], &x1[0], &x2[0], &x3[0], &c[0], &cn[0], &ids[0], &best[0], &bidx[0], d)
+}
+
+// argminTileAVX512 is one panel through the bounds kernel with ids
+// j0..j0+15: lexicographic (v, id) with increasing ids is the strict-<
+// rule of argminTile.
+func argminTileAVX512(r, c, cn []float32, j0 int32, best []float32, bidx []int32, d int) {
+	var ids [tileCols]int32
+	for l := range ids {
+		ids[l] = j0 + int32(l)
+	}
+	boundsTileAVX512(r, c, cn, ids[:], best, bidx, d)
+}
+
+// argminPanelsAVX512 runs panels [p0, p1) two at a time through the
+// two-panel kernel and a last odd one through argminTileAVX512 (the same
+// accumulation, so the same values).
 func argminPanelsAVX512(rt []float32, p *centroidPack, p0, p1 int, best []float32, bidx []int32) {
 	d := p.d
 	pi := p0
-	if pi+4 <= p1 {
+	if pi+2 <= p1 {
 		checkTile(rt, p.panels[pi*d*tileCols:], p.norms[pi*tileCols:], best, bidx, d)
 		if len(p.panels) < p1*d*tileCols || len(p.norms) < p1*tileCols {
 			panic("clustering: assignment kernel called with short buffers")
 		}
 		base := unsafe.Pointer(&p.panels[0])
 		nb := unsafe.Pointer(&p.norms[0])
-		for ; pi+4 <= p1; pi += 4 {
-			argmin4x16x4AVX512(&rt[0], (*float32)(unsafe.Add(base, 4*pi*d*tileCols)),
+		for ; pi+2 <= p1; pi += 2 {
+			argmin4x16x2AVX512(&rt[0], (*float32)(unsafe.Add(base, 4*pi*d*tileCols)),
 				(*float32)(unsafe.Add(nb, 4*pi*tileCols)), pi*tileCols, &best[0], &bidx[0], d)
 		}
 	}
-	for ; pi < p1; pi++ {
-		argminTileAVX2(rt, p.panels[pi*d*tileCols:], p.norms[pi*tileCols:(pi+1)*tileCols], int32(pi*tileCols), best, bidx, d)
+	if pi < p1 {
+		argminTileAVX512(rt, p.panels[pi*d*tileCols:], p.norms[pi*tileCols:(pi+1)*tileCols], int32(pi*tileCols), best, bidx, d)
 	}
+}
+
+func groupArgminAVX512(best []float32, bidx []int32, out *[tileRows]float32, oid *[tileRows]int32) {
+	if len(best) < tileRows*tileCols || len(bidx) < tileRows*tileCols {
+		panic("clustering: groupArgmin called with short buffers")
+	}
+	groupArgmin4x16AVX512(&best[0], &bidx[0], &out[0], &oid[0])
 }

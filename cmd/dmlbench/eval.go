@@ -72,8 +72,9 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.IntFlag{Name: "test-time-kr", Usage: "with --refine: reciprocal batch size k_r (default 2k)"},
 			&cli.IntFlag{Name: "test-time-n", Usage: "with --refine: chunks per knn/cluster batch (default 8)"},
 			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the evaluation to `FILE` (go tool pprof)"},
 		},
-		Action: evalAction,
+		Action: withCPUProfile(evalAction),
 	})
 }
 

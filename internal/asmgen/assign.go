@@ -1,5 +1,7 @@
 package main
 
+import "strings"
+
 // Nearest-centroid kernels of clustering (contract: argminTileGeneric,
 // boundsTileGeneric and boundsRowsGeneric in clustering/assign.go). A tile is
 // 4 data rows × 16 centroids (one panel); the accumulators s[i][h] hold rows
@@ -17,16 +19,17 @@ then per row and lane the running best (v, id) is updated: strict v < best
 (argmin: ids increase with the panel) or lexicographic (v, id) (bounds:
 panels of a permuted centroid order). NaN never replaces a best.
 
-The AVX-512 kernels take np panels at once (consecutive in memory, d×16
-floats each) with one ZMM accumulator per (row, panel), so the FMA latency is
-hidden by 4·np independent chains; the per-(row, centroid) accumulation is
-the same sequence of FMAs as the AVX2 kernels', hence the same bits.`)
+The AVX-512 kernels keep two chains per (row, centroid), even and odd
+dimensions, added at the end (see genAVX512): their values agree with each
+other bit for bit, not with the AVX2 kernels'.`)
 	a.data("assignIota", 16)
 	genArgminAVX2(a, false)
 	genArgminAVX2(a, true)
 	genBoundsRowsAVX2(a)
-	genArgminAVX512(a, false, 4)
-	genArgminAVX512(a, true, 4)
+	genAVX512(a, "argmin4x16x2AVX512", 2, false, false)
+	genAVX512(a, "bounds4x16AVX512", 1, false, true)
+	genAVX512(a, "boundsRows4x16AVX512", 1, true, true)
+	genGroupArgminAVX512(a)
 }
 
 // data emits a read-only table of the int32s 0..n-1.
@@ -164,93 +167,138 @@ func genAVX2Epilogue(a *asm, bounds bool) {
 	a.p("RET")
 }
 
-// genArgminAVX512 writes argmin4x16xNAVX512 / bounds4x16xNAVX512: the AVX2
-// kernel over np consecutive panels at once, one ZMM accumulator per (row,
-// panel): Z(np·i + q) for row i and panel q. The best/bidx update applies the
-// panels in increasing q, as np successive single-panel calls would.
+// genAVX512 writes the AVX-512 kernels: argmin4x16x2AVX512 (two panels per
+// call), bounds4x16AVX512 and boundsRows4x16AVX512 (one panel). Per (row,
+// panel) two ZMM chains accumulate the even and the odd dimensions
+// (s = s_even + s_odd at the end), so 8 (one panel) or 16 (two) independent
+// FMA chains hide the FMA latency. The three share this order, so their
+// values agree bit for bit (KMeans recombines them); they differ from the
+// AVX2 kernels' by rounding, and a process uses one level throughout.
 //
-// Arguments: r, c, cn, j0 / ids (np·16 ids), best, bidx, d; c and cn point at
-// the first panel (panels are d×16 floats apart, norms 16 apart).
-func genArgminAVX512(a *asm, bounds bool, np int) {
-	name, fourth := sprintf("argmin4x16x%dAVX512", np), "j0 int"
-	if bounds {
-		name, fourth = sprintf("bounds4x16x%dAVX512", np), "ids *int32"
-	}
+// Registers: Z0..Z15 accumulators, chain (row i, panel q, parity e) →
+// Z(8q + 2i + e); Z16..Z19 centroid values (panel q, parity e → Z(16+2q+e));
+// Z20..Z27 row values; Z28..Z31 epilogue. SI tile rows (or SI, R12, R13, R14
+// the four rows), DI panel 0, BX panel stride, DX norms, R9 j0 or ids, R10
+// best, R11 bidx, CX dimensions left.
+func genAVX512(a *asm, name string, np int, rows, bounds bool) {
 	a.blank()
-	a.p("// func %s(r, c, cn *float32, %s, best *float32, bidx *int32, d int)", name, fourth)
-	a.p("TEXT ·%s(SB), NOSPLIT, $0-56", name)
-	a.p("MOVQ r+0(FP), SI")
-	a.p("MOVQ c+8(FP), DI")
-	a.p("MOVQ cn+16(FP), DX")
-	if bounds {
-		a.p("MOVQ ids+24(FP), R9")
+	frame := 56
+	if rows {
+		frame = 80
+		a.p("// func %s(x0, x1, x2, x3, c, cn *float32, ids *int32, best *float32, bidx *int32, d int)", name)
+	} else if bounds {
+		a.p("// func %s(r, c, cn *float32, ids *int32, best *float32, bidx *int32, d int)", name)
 	} else {
-		a.p("MOVQ j0+24(FP), R9")
+		a.p("// func %s(r, c, cn *float32, j0 int, best *float32, bidx *int32, d int)", name)
 	}
-	a.p("MOVQ best+32(FP), R10")
-	a.p("MOVQ bidx+40(FP), R11")
-	a.p("MOVQ d+48(FP), CX")
-	// BX = panel stride in bytes (d·64); R12 = 3·BX for panel 3.
+	a.p("TEXT ·%s(SB), NOSPLIT, $0-%d", name, frame)
+	if rows {
+		a.p("MOVQ x0+0(FP), SI")
+		a.p("MOVQ x1+8(FP), R12")
+		a.p("MOVQ x2+16(FP), R13")
+		a.p("MOVQ x3+24(FP), R14")
+		a.p("MOVQ c+32(FP), DI")
+		a.p("MOVQ cn+40(FP), DX")
+		a.p("MOVQ ids+48(FP), R9")
+		a.p("MOVQ best+56(FP), R10")
+		a.p("MOVQ bidx+64(FP), R11")
+		a.p("MOVQ d+72(FP), CX")
+	} else {
+		a.p("MOVQ r+0(FP), SI")
+		a.p("MOVQ c+8(FP), DI")
+		a.p("MOVQ cn+16(FP), DX")
+		if bounds {
+			a.p("MOVQ ids+24(FP), R9")
+		} else {
+			a.p("MOVQ j0+24(FP), R9")
+		}
+		a.p("MOVQ best+32(FP), R10")
+		a.p("MOVQ bidx+40(FP), R11")
+		a.p("MOVQ d+48(FP), CX")
+	}
 	a.p("MOVQ CX, BX")
-	a.p("SHLQ $6, BX")
-	a.p("LEAQ (BX)(BX*2), R12")
-	acc := func(i, q int) int { return np*i + q }
-	for i := 0; i < 4*np; i++ {
-		a.p("VXORPS Z%d, Z%d, Z%d", i, i, i)
-	}
-	a.p("TESTQ CX, CX")
-	a.p("JLE %sepi", name)
-	a.p("%sloop:", name)
-	panelAddr := func(q int) string {
-		switch q {
-		case 0:
-			return "(DI)"
-		case 1:
-			return "(DI)(BX*1)"
-		case 2:
-			return "(DI)(BX*2)"
-		case 3:
-			return "(DI)(R12*1)"
-		}
-		panic("np > 4")
-	}
+	a.p("SHLQ $6, BX") // panel stride d·16·4 bytes
+	acc := func(i, q, e int) int { return 8*q + 2*i + e }
 	for q := 0; q < np; q++ {
-		a.p("VMOVUPS %s, Z%d", panelAddr(q), 16+q)
-	}
-	for i := 0; i < 4; i++ {
-		x := 24 + i
-		a.p("VBROADCASTSS %d(SI), Z%d", 32*i, x)
-		for q := 0; q < np; q++ {
-			a.p("VFMADD231PS Z%d, Z%d, Z%d", 16+q, x, acc(i, q))
+		for i := 0; i < 8; i++ {
+			a.p("VXORPS Z%d, Z%d, Z%d", 8*q+i, 8*q+i, 8*q+i)
 		}
 	}
-	a.p("ADDQ $128, SI")
-	a.p("ADDQ $64, DI")
-	a.p("DECQ CX")
-	a.p("JNZ %sloop", name)
+	rowRegs := []string{"SI", "R12", "R13", "R14"}
+	panel := func(q int, off int) string {
+		if q == 0 {
+			return sprintf("%d(DI)", off)
+		}
+		return sprintf("%d(DI)(BX*1)", off)
+	}
+	// step emits the FMAs of one dimension into parity e; off is the byte
+	// offset of that dimension from the current pointers.
+	step := func(e, off int) {
+		for q := 0; q < np; q++ {
+			a.p("VMOVUPS %s, Z%d", panel(q, 64*off), 16+2*q+e)
+		}
+		for i := 0; i < 4; i++ {
+			x := 20 + 4*e + i
+			if rows {
+				a.p("VBROADCASTSS %d(%s), Z%d", 4*off, rowRegs[i], x)
+			} else {
+				a.p("VBROADCASTSS %d(SI), Z%d", 128*off+32*i, x)
+			}
+			for q := 0; q < np; q++ {
+				a.p("VFMADD231PS Z%d, Z%d, Z%d", 16+2*q+e, x, acc(i, q, e))
+			}
+		}
+	}
+	advance := func(steps int) {
+		if rows {
+			for _, r := range rowRegs {
+				a.p("ADDQ $%d, %s", 4*steps, r)
+			}
+		} else {
+			a.p("ADDQ $%d, SI", 128*steps)
+		}
+		a.p("ADDQ $%d, DI", 64*steps)
+	}
+	a.p("CMPQ CX, $2")
+	a.p("JLT %stail", name)
+	a.p("%sloop:", name)
+	step(0, 0)
+	step(1, 1)
+	advance(2)
+	a.p("SUBQ $2, CX")
+	a.p("CMPQ CX, $2")
+	a.p("JGE %sloop", name)
+	a.p("%stail:", name)
+	a.p("TESTQ CX, CX")
+	a.p("JZ %sepi", name)
+	step(0, 0)
 	a.p("%sepi:", name)
+	// s = s_even + s_odd
+	for q := 0; q < np; q++ {
+		for i := 0; i < 4; i++ {
+			a.p("VADDPS Z%d, Z%d, Z%d", acc(i, q, 1), acc(i, q, 0), acc(i, q, 0))
+		}
+	}
 	a.p("MOVL $0xc0000000, AX")
 	a.p("VPBROADCASTD AX, Z28") // −2
 	if !bounds {
 		a.p("VPBROADCASTD R9, Z29")
 		a.p("VPADDD assignIota<>+0(SB), Z29, Z29") // ids of panel 0
 		a.p("MOVL $16, AX")
-		a.p("VPBROADCASTD AX, Z30") // id step per panel
+		a.p("VPBROADCASTD AX, Z30")
+		a.p("VPADDD Z30, Z29, Z30") // ids of panel 1
 	}
 	for i := 0; i < 4; i++ {
 		a.p("// row %d", i)
 		a.p("VMOVUPS %d(R10), Z24", 64*i)
 		a.p("VMOVDQU32 %d(R11), Z25", 64*i)
 		for q := 0; q < np; q++ {
-			k := acc(i, q)
+			k := acc(i, q, 0)
 			a.p("VFMADD213PS %d(DX), Z28, Z%d", 64*q, k)
-			id := "Z26"
+			id := sprintf("Z%d", 29+q)
 			if bounds {
+				id = "Z26"
 				a.p("VMOVDQU32 %d(R9), Z26", 64*q)
-			} else if q == 0 {
-				id = "Z29"
-			} else {
-				a.p("VPADDD Z30, %s, Z26", map[bool]string{true: "Z29", false: "Z26"}[q == 1])
 			}
 			a.p("VCMPPS $1, Z24, Z%d, K1", k) // v < best
 			if bounds {
@@ -264,6 +312,48 @@ func genArgminAVX512(a *asm, bounds bool, np int) {
 		}
 		a.p("VMOVUPS Z24, %d(R10)", 64*i)
 		a.p("VMOVDQU32 Z25, %d(R11)", 64*i)
+	}
+	a.p("VZEROUPPER")
+	a.p("RET")
+}
+
+// genGroupArgminAVX512 writes groupArgmin4x16AVX512(best *float32, bidx
+// *int32, out *float32, oid *int32): per row of a [4][16] block the
+// lexicographically smallest (value, id), by a tree of lane swaps (halves,
+// quarters, pairs, neighbours) with lexicographic selects. The minimum of a
+// total order does not depend on the reduction order, so it equals the
+// generic left-to-right scan (best never holds NaN).
+func genGroupArgminAVX512(a *asm) {
+	name := "groupArgmin4x16AVX512"
+	a.blank()
+	a.p("// func %s(best *float32, bidx *int32, out *float32, oid *int32)", name)
+	a.p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+	a.p("MOVQ best+0(FP), SI")
+	a.p("MOVQ bidx+8(FP), DI")
+	a.p("MOVQ out+16(FP), R8")
+	a.p("MOVQ oid+24(FP), R9")
+	for r := 0; r < 4; r++ {
+		a.p("// row %d", r)
+		a.p("VMOVUPS %d(SI), Z0", 64*r)
+		a.p("VMOVDQU32 %d(DI), Z1", 64*r)
+		for _, sw := range []string{"VSHUFF32X4 $0x4E", "VSHUFF32X4 $0xB1", "VPERMILPS $0x4E", "VPERMILPS $0xB1"} {
+			if strings.HasPrefix(sw, "VSHUFF32X4") {
+				a.p("%s, Z0, Z0, Z2", sw)
+				a.p("%s, Z1, Z1, Z3", sw)
+			} else {
+				a.p("%s, Z0, Z2", sw)
+				a.p("%s, Z1, Z3", sw)
+			}
+			a.p("VCMPPS $1, Z0, Z2, K1") // other < this
+			a.p("VCMPPS $0, Z0, Z2, K2") // other == this
+			a.p("VPCMPGTD Z3, Z1, K3")   // this id > other id
+			a.p("KANDW K2, K3, K2")
+			a.p("KORW K1, K2, K1")
+			a.p("VMOVUPS Z2, K1, Z0")
+			a.p("VMOVDQU32 Z3, K1, Z1")
+		}
+		a.p("VMOVSS X0, %d(R8)", 4*r)
+		a.p("VMOVD X1, %d(R9)", 4*r)
 	}
 	a.p("VZEROUPPER")
 	a.p("RET")

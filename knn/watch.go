@@ -1,6 +1,9 @@
 package knn
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // watchState ranks one query's watched rows during the scan (Options.Watch).
 //
@@ -34,14 +37,17 @@ func (w *watchState) reset(maxRank int) {
 // count takes a candidate key below keys[alive−1] (not the query itself)
 // and reports whether the bound shrank.
 func (w *watchState) count(key uint64) bool {
-	lo, hi := 0, w.alive
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if w.keys[m] < key {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	// Branch-free lower bound (the comparisons are unpredictable: the
+	// borrow of a subtraction per halving instead of a mispredicted branch;
+	// the compiler keeps a plain if as a branch inside a loop):
+	// lo = the first b < alive with keys[b] >= key (key < keys[alive−1]).
+	keys := w.keys[:w.alive]
+	lo := 0
+	for n := len(keys); n > 1; {
+		half := n >> 1
+		_, lt := bits.Sub64(keys[lo+half-1], key, 0) // 1 when keys[…] < key
+		lo += half & -int(lt)
+		n -= half
 	}
 	if w.keys[lo] == key { // a watched row itself: ranked by its position
 		return false

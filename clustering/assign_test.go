@@ -148,15 +148,38 @@ func BenchmarkNearestCentroids(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
 	x := randMatrix(rng, 8192, 128)
 	c := randMatrix(rng, 2048, 128)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, _, err := NearestCentroids(context.Background(), x, c, 0); err != nil {
-			b.Fatal(err)
+	defer useKernels(kernelsel.Chosen())
+	for _, l := range []kernelsel.Level{kernelsel.AVX512, kernelsel.AVX2, kernelsel.Portable} {
+		b.Run(l.String(), func(b *testing.B) {
+			if !useKernels(l) {
+				b.Skipf("this CPU or build lacks the %s kernels", l)
+			}
+			var got []int32
+			var gd []float32
+			for b.Loop() {
+				var err error
+				if got, gd, err = NearestCentroids(context.Background(), x, c, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			flop := 2 * 8192.0 * 2048 * 128 * float64(b.N)
+			b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "Gflop/s")
+			checkNearestRows(b, x, c, got, gd, 16)
+		})
+	}
+}
+
+// checkNearestRows compares the first rows' assignments with the float64
+// reference (a different centroid only at a float32 near-tie).
+func checkNearestRows(b *testing.B, x, c knn.Matrix, got []int32, gd []float32, rows int) {
+	b.Helper()
+	sub := knn.Matrix{Rows: rows, Cols: x.Cols, Data: x.Data[:rows*x.Cols]}
+	want, wd := naiveNearest(sub, c)
+	for i := range want {
+		if math.Abs(sqdist(x.Row(i), c.Row(int(got[i])))-wd[i]) > 1e-4*(1+wd[i]) || math.Abs(float64(gd[i])-wd[i]) > 1e-4*(1+wd[i]) {
+			b.Fatalf("row %d: centroid %d at %v, float64 reference %d at %v", i, got[i], gd[i], want[i], wd[i])
 		}
 	}
-	flop := 2 * 8192.0 * 2048 * 128 * float64(b.N)
-	b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "Gflop/s")
-	b.Logf("kernel %s", KernelName())
 }
 
 // BenchmarkNearestCentroidsSOP is one k-means assignment pass at Stanford
@@ -169,10 +192,58 @@ func BenchmarkNearestCentroidsSOP(b *testing.B) {
 	x := randMatrix(rng, 60502, 128)
 	c := randMatrix(rng, 11316, 128)
 	b.ResetTimer()
+	var got []int32
+	var gd []float32
 	for i := 0; i < b.N; i++ {
-		if _, _, err := NearestCentroids(context.Background(), x, c, 0); err != nil {
+		var err error
+		if got, gd, err = NearestCentroids(context.Background(), x, c, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(2*60502.0*11316*128*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gflop/s")
+	checkNearestRows(b, x, c, got, gd, 4)
+}
+
+// BenchmarkBoundsTile times the pruned pass's micro-kernel alone on one
+// L1-resident tile and panel, D = 128, at every kernel level (the value of
+// one pair is checked against a float64 dot product).
+func BenchmarkBoundsTile(b *testing.B) {
+	const d = 128
+	rng := rand.New(rand.NewSource(5))
+	x := randMatrix(rng, tileRows, d)
+	c := randMatrix(rng, tileCols, d)
+	r := make([]float32, tileRows*lanes*d+packPad)
+	for i := 0; i < tileRows; i++ {
+		expandRowGeneric(r[i*lanes:], x.Row(i))
+	}
+	p := packCentroids(c.Data, tileCols, d)
+	ids := make([]int32, tileCols)
+	for j := range ids {
+		ids[j] = int32(j)
+	}
+	var want float64
+	for t := 0; t < d; t++ {
+		want += float64(x.Data[t]) * float64(c.Data[t])
+	}
+	want = float64(p.norms[0]) - 2*want
+	defer useKernels(kernelsel.Chosen())
+	for _, l := range []kernelsel.Level{kernelsel.AVX512, kernelsel.AVX2, kernelsel.Portable} {
+		b.Run(l.String(), func(b *testing.B) {
+			if !useKernels(l) {
+				b.Skipf("this CPU or build lacks the %s kernels", l)
+			}
+			best := make([]float32, tileRows*tileCols)
+			bidx := make([]int32, tileRows*tileCols)
+			for b.Loop() {
+				for i := range best {
+					best[i] = float32(math.Inf(1))
+				}
+				boundsTile(r, p.panels, p.norms, ids, best, bidx, d)
+			}
+			b.ReportMetric(2*tileRows*tileCols*d/(b.Elapsed().Seconds()/float64(b.N))/1e9, "Gflop/s")
+			if math.Abs(float64(best[0])-want) > 1e-3*(1+math.Abs(want)) || bidx[0] != 0 {
+				b.Fatalf("best[0] = %v (id %d), want %v (id 0)", best[0], bidx[0], want)
+			}
+		})
+	}
 }

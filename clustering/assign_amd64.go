@@ -32,6 +32,9 @@ func boundsRows4x16AVX512(x0, x1, x2, x3, c, cn *float32, ids *int32, best *floa
 //go:noescape
 func groupArgmin4x16AVX512(best *float32, bidx *int32, out *float32, oid *int32)
 
+//go:noescape
+func groupArgmin4x16AVX2(best *float32, bidx *int32, out *float32, oid *int32)
+
 func init() {
 	if kernelsel.Supported(kernelsel.AVX2) {
 		kernelSets[kernelsel.AVX2] = useAVX2Kernels
@@ -45,7 +48,7 @@ func init() {
 func useAVX2Kernels() {
 	argminTile, argminPanels = argminTileAVX2, argminPanelsGeneric
 	boundsTile, boundsRows = boundsTileAVX2, boundsRowsAVX2
-	groupArgmin = groupArgminGeneric
+	groupArgmin = groupArgminAVX2
 	kernelName = "avx2-fma asm 4x16"
 }
 
@@ -146,4 +149,11 @@ func groupArgminAVX512(best []float32, bidx []int32, out *[tileRows]float32, oid
 		panic("clustering: groupArgmin called with short buffers")
 	}
 	groupArgmin4x16AVX512(&best[0], &bidx[0], &out[0], &oid[0])
+}
+
+func groupArgminAVX2(best []float32, bidx []int32, out *[tileRows]float32, oid *[tileRows]int32) {
+	if len(best) < tileRows*tileCols || len(bidx) < tileRows*tileCols {
+		panic("clustering: groupArgmin called with short buffers")
+	}
+	groupArgmin4x16AVX2(&best[0], &bidx[0], &out[0], &oid[0])
 }

@@ -185,6 +185,10 @@ func TestKMeansYinyangSkipsWork(t *testing.T) {
 // TestYinyangHelpers checks the vector helpers against their portable
 // versions (lexicographic lane reduction with ties, bound masks, decay).
 func TestYinyangHelpers(t *testing.T) {
+	forEachLevel(t, testYinyangHelpers)
+}
+
+func testYinyangHelpers(t *testing.T) {
 	rng := rand.New(rand.NewSource(25))
 	best := make([]float32, tileRows*tileCols)
 	bidx := make([]int32, tileRows*tileCols)

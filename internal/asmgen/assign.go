@@ -30,6 +30,7 @@ other bit for bit, not with the AVX2 kernels'.`)
 	genAVX512(a, "bounds4x16AVX512", 1, false, true)
 	genAVX512(a, "boundsRows4x16AVX512", 1, true, true)
 	genGroupArgminAVX512(a)
+	genGroupArgminAVX2(a)
 }
 
 // data emits a read-only table of the int32s 0..n-1.
@@ -354,6 +355,50 @@ func genGroupArgminAVX512(a *asm) {
 		}
 		a.p("VMOVSS X0, %d(R8)", 4*r)
 		a.p("VMOVD X1, %d(R9)", 4*r)
+	}
+	a.p("VZEROUPPER")
+	a.p("RET")
+}
+
+// genGroupArgminAVX2 writes groupArgmin4x16AVX2, the AVX2 form of
+// groupArgmin4x16AVX512: per row the two 8-lane halves are combined, then
+// 128-bit halves, pairs and neighbours are swapped and combined.
+func genGroupArgminAVX2(a *asm) {
+	name := "groupArgmin4x16AVX2"
+	a.blank()
+	a.p("// func %s(best *float32, bidx *int32, out *float32, oid *int32)", name)
+	a.p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+	a.p("MOVQ best+0(FP), SI")
+	a.p("MOVQ bidx+8(FP), DI")
+	a.p("MOVQ out+16(FP), R8")
+	a.p("MOVQ oid+24(FP), R9")
+	// combine: Y0/Y2 (this value/id) with Y4/Y5 (other value/id).
+	combine := func() {
+		a.p("VCMPPS $1, Y0, Y4, Y6") // other < this
+		a.p("VCMPPS $0, Y0, Y4, Y7") // other == this
+		a.p("VPCMPGTD Y5, Y2, Y8")   // this id > other id
+		a.p("VANDPS Y8, Y7, Y7")
+		a.p("VORPS Y7, Y6, Y6")
+		a.p("VBLENDVPS Y6, Y4, Y0, Y0")
+		a.p("VBLENDVPS Y6, Y5, Y2, Y2")
+	}
+	for r := 0; r < 4; r++ {
+		a.p("// row %d", r)
+		a.p("VMOVUPS %d(SI), Y0", 64*r)
+		a.p("VMOVDQU %d(DI), Y2", 64*r)
+		a.p("VMOVUPS %d(SI), Y4", 64*r+32)
+		a.p("VMOVDQU %d(DI), Y5", 64*r+32)
+		combine()
+		a.p("VPERM2F128 $0x01, Y0, Y0, Y4")
+		a.p("VPERM2F128 $0x01, Y2, Y2, Y5")
+		combine()
+		for _, imm := range []string{"$0x4E", "$0xB1"} {
+			a.p("VPERMILPS %s, Y0, Y4", imm)
+			a.p("VPERMILPS %s, Y2, Y5", imm)
+			combine()
+		}
+		a.p("VMOVSS X0, %d(R8)", 4*r)
+		a.p("VMOVD X2, %d(R9)", 4*r)
 	}
 	a.p("VZEROUPPER")
 	a.p("RET")

@@ -112,23 +112,31 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		if k > in.Emb.Rows {
 			return nil, inputErr("--clusters %d exceeds the %d items", k, in.Emb.Rows)
 		}
+		// The convention's k-means settings (niter, seed, points per
+		// centroid) come from clustering's preset table, which the faiss
+		// k-means reads too.
+		ko, err := clustering.KMeansPreset(string(conv))
+		if err != nil {
+			return nil, err
+		}
 		seed := opt.Seed
-		if seed == 0 {
-			seed = 1234 // faiss's default, used by Roth et al. and pytorch-metric-learning
+		if seed == 0 && !opt.ExactSeed {
+			seed = ko.Seed // faiss's default 1234, used by Roth et al. and pytorch-metric-learning
+		}
+		if seed < math.MinInt32 || seed > math.MaxInt32 {
+			// faiss's seed is a C int; the pure-Go k-means would keep only
+			// its low 32 bits and silently disagree with faiss.
+			return nil, inputErr("k-means seed %d does not fit faiss's 32-bit seed", seed)
 		}
 		// Clustering always runs on the raw query embeddings, L2, as the peers do.
 		var assign []int32
 		if opt.KMeans != nil {
 			assign, err = opt.KMeans(in.Emb, k, seed)
 		} else {
-			ko := clustering.DefaultKMeansOptions()
-			// The built-in k-means assigns with its own pruned exact kernel
-			// (clustering.KMeans); faiss backends bring faiss's k-means via
-			// opt.KMeans instead of a k = 1 search per iteration.
+			// The built-in k-means (clustering.KMeans: faiss's algorithm and
+			// random streams, assigned with its own pruned exact kernel);
+			// faiss backends bring faiss's k-means via opt.KMeans instead.
 			ko.Seed, ko.Threads = seed, threads
-			if conv == PML {
-				ko.MaxPointsPerCentroid = 256 // faiss.Kmeans default subsampling
-			}
 			var r *clustering.KMeansResult
 			r, err = clustering.KMeans(ctx, in.Emb, k, ko)
 			if r != nil {

@@ -12,10 +12,12 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/trainers"
 )
 
 func init() {
@@ -55,12 +57,12 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks"},
 			&cli.StringFlag{Name: "distance", Value: "euclidean", Usage: "euclidean | cosine | ip"},
 			&cli.BoolFlag{Name: "binarize", Usage: "threshold coordinates at 0 into ±1 codes and rank by Hamming distance (seed 002); all metrics on the codes"},
-			&cli.IntFlag{Name: "clusters", Usage: "k-means K (default: number of distinct labels)"},
+			&cli.IntFlag{Name: "clusters", DefaultText: "number of distinct labels", Usage: "k-means K"},
 			&cli.StringFlag{Name: "clustering", Value: "kmeans", Usage: "clustering for NMI/F1/AMI: kmeans | ward | spectral | birch | dbscan | optics"},
-			&cli.Float64Flag{Name: "eps", Usage: "DBSCAN/OPTICS radius (default 0.9, seed 001 Tab. 4)"},
-			&cli.IntFlag{Name: "min-samples", Usage: "DBSCAN/OPTICS core-point size (default 5)"},
-			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (faiss's default)"},
-			&cli.IntFlag{Name: "threads", Usage: "worker threads (default: all cores)"},
+			&cli.Float64Flag{Name: "eps", Value: clustering.DefaultParams().Eps, Usage: "DBSCAN/OPTICS radius (Seidenschwarz et al. 2021, Tab. 4)"},
+			&cli.IntFlag{Name: "min-samples", Value: clustering.DefaultParams().MinSamples, Usage: "DBSCAN/OPTICS core-point size"},
+			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (1234 is faiss's)"},
+			&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads (0 = all cores)"},
 			&cli.StringFlag{Name: "backend", Value: "exact", Usage: "k-NN backend: exact | faiss | faiss-gpu"},
 			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown"},
@@ -68,9 +70,9 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no warnings"},
 			&cli.StringFlag{Name: "refine", Usage: "refine the embeddings with the message-passing network of the finished mpn-ce run `DIR` before scoring (seed 001 §3; the embeddings must come from that run's backbone, e.g. DIR/test_emb.npy)"},
 			&cli.StringFlag{Name: "test-time", Value: "reciprocal", Usage: "with --refine: the batch built around each sample: reciprocal | knn | cluster"},
-			&cli.IntFlag{Name: "test-time-k", Usage: "with --refine: k of the reciprocal k-NN sets, or the chunk size of knn/cluster batches (default 10)"},
-			&cli.IntFlag{Name: "test-time-kr", Usage: "with --refine: reciprocal batch size k_r (default 2k)"},
-			&cli.IntFlag{Name: "test-time-n", Usage: "with --refine: chunks per knn/cluster batch (default 8)"},
+			&cli.IntFlag{Name: "test-time-k", Value: trainers.Defaults().TestTimeK, Usage: "with --refine: k of the reciprocal k-NN sets, or the chunk size of knn/cluster batches"},
+			&cli.IntFlag{Name: "test-time-kr", DefaultText: "2k", Usage: "with --refine: reciprocal batch size k_r"},
+			&cli.IntFlag{Name: "test-time-n", Value: trainers.Defaults().TestTimeN, Usage: "with --refine: chunks per knn/cluster batch"},
 			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the evaluation to `FILE` (go tool pprof)"},
 		},
@@ -81,6 +83,9 @@ codes too, so every metric describes the binary embedding. --distance does not a
 func evalAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("eval takes no positional arguments (got %q); use --emb and --labels", c.Args().First())
+	}
+	if err := checkEvalNumbers(c); err != nil {
+		return err
 	}
 	ks, err := parseInts(c.String("k"))
 	if err != nil {
@@ -121,6 +126,7 @@ func evalAction(c *cli.Context) error {
 		Distance:   c.String("distance"),
 		Clusters:   c.Int("clusters"),
 		Seed:       c.Int64("seed"),
+		ExactSeed:  true, // --seed 0 is seed 0; the flag's own default is 1234
 		Threads:    c.Int("threads"),
 		Convention: metrics.Convention(c.String("compat")),
 		Searcher:   searcher,

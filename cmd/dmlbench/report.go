@@ -104,6 +104,7 @@ func reportAction(c *cli.Context) error {
 	if len(loaded.Skipped) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d unfinished run(s) skipped: %s", len(loaded.Skipped), strings.Join(loaded.Skipped, ", ")))
 	}
+	rep.Notes = append(rep.Notes, suiteMissingNotes(paths)...)
 	out := c.String("out")
 	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}
 	switch color {

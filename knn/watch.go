@@ -26,8 +26,8 @@ import (
 // class among many rows), the scan, which meets candidates in database
 // order, counts several times maxRank candidates before the bound comes
 // down (about 3 500 per query on 20 000 rows for maxRank 1 000). initWatch therefore estimates from a sample of database rows a
-// key spec that about 1.5·maxRank rows (with a margin of four standard
-// deviations) lie below, and the scan starts as if the watched rows with
+// key spec that somewhat more than maxRank rows lie below (a margin of four
+// standard deviations), and the scan starts as if the watched rows with
 // keys ≥ spec had been dropped already. Meanwhile every candidate below spec
 // is tallied (below; the kernel threshold stays ≥ spec until then). Once
 // below reaches maxRank the guess is proven (a dropped watched row has
@@ -183,15 +183,17 @@ func (r *exactRun) initWatch(w *Watch) {
 // that tests can force unproven caps.
 var (
 	watchSpecSample = 2048 // database rows sampled
-	watchSpecFactor = 1.5  // the cap aims at rank factor·maxRank
+	watchSpecFactor = 1.0  // the cap aims at rank factor·maxRank (+ margin)
 	watchSpecSigmas = 4.0  // plus this many standard deviations of the count
 	watchRecounts   atomic.Int64
 )
 
 // initSpec sets each query's speculative cap: among the keys of S evenly
 // spaced database rows, the s-th smallest with s = λ + 4√λ + 4 where
-// λ = 1.5·S·maxRank/N is the expected count below rank 1.5·maxRank; only
-// when N ≥ 4·maxRank (otherwise most rows count anyway).
+// λ = S·maxRank/N is the expected count of sample rows below rank maxRank
+// (so the cap lies beyond rank maxRank unless the sample is four standard
+// deviations off, and about rank 1.4·maxRank for S = 2048); only when
+// N ≥ 4·maxRank (otherwise most rows count anyway).
 func (r *exactRun) initSpec() {
 	n, d, nr, nd := r.q.Rows, r.d, r.nr, r.db.Rows
 	S := min(watchSpecSample, nd)

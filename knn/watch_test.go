@@ -153,7 +153,7 @@ func TestWatchSpeculativeCap(t *testing.T) {
 		sample         int
 		factor, sigmas float64
 		recount        bool
-	}{{"proven", 2048, 1.5, 4, false}, {"recounted", 256, 0.3, 0, true}} {
+	}{{"proven", 2048, 1.0, 4, false}, {"recounted", 256, 0.3, 0, true}} {
 		watchSpecSample, watchSpecFactor, watchSpecSigmas = tc.sample, tc.factor, tc.sigmas
 		for _, metric := range []Metric{L2, IP} {
 			opt := Options{Metric: metric, Exclude: ExcludeSelf, Watch: w}

@@ -183,6 +183,7 @@ func (r *exactRun) initWatch(w *Watch) {
 // that tests can force unproven caps.
 var (
 	watchSpecSample = 2048 // database rows sampled
+	watchSpecStage1 = 256  // of which the first stage scores these
 	watchSpecFactor = 1.0  // the cap aims at rank factor·maxRank (+ margin)
 	watchSpecSigmas = 4.0  // plus this many standard deviations of the count
 	watchRecounts   atomic.Int64
@@ -215,15 +216,25 @@ func (r *exactRun) initSpec() {
 	if !want {
 		return
 	}
-	// Pack the sample rows (evenly spaced) as database panels.
+	// Pack the sample rows (evenly spaced) as database panels, in an order
+	// whose first S1 rows are themselves evenly spaced: the first stage
+	// scores only those and skips queries whose farthest live watched row
+	// is estimated within 2·maxRank (little to gain; well-clustered data).
 	np := (S + nr - 1) / nr
+	S1 := min(S, max(nr, watchSpecStage1/nr*nr))
+	np1 := (S1 + nr - 1) / nr
 	gather := Matrix{Rows: np * nr, Cols: d, Data: make([]float32, np*nr*d)}
 	sid := make([]int, S)
 	snx := make([]float32, np*nr)
-	for t := range sid {
-		sid[t] = int(int64(t) * int64(nd) / int64(S))
-		copy(gather.Row(t), r.db.Row(sid[t]))
-		snx[t] = r.nx[sid[t]]
+	stride := (S + S1 - 1) / S1
+	t := 0
+	for phase := 0; phase < stride; phase++ {
+		for u := phase; u < S; u += stride {
+			sid[t] = int(int64(u) * int64(nd) / int64(S))
+			copy(gather.Row(t), r.db.Row(sid[t]))
+			snx[t] = r.nx[sid[t]]
+			t++
+		}
 	}
 	spack := alignedFloats(np * nr * d)
 	for p := 0; p < np; p++ {
@@ -253,22 +264,48 @@ func (r *exactRun) initSpec() {
 			for i := range keys {
 				keys[i] = keys[i][:0]
 			}
-			for p := 0; p < np; p++ {
-				ep.nx = &snx[p*nr]
-				r.kern(ptrAt(apack, 0), ptrAt(spack, p*nr*d), d, ep)
-				for rr := 0; rr < mr; rr++ {
-					for j := 0; j < nr && p*nr+j < S; j++ {
-						keys[rr] = append(keys[rr], keyOf(ep.c[rr*nr+j], sid[p*nr+j]))
+			score := func(p0, p1 int) {
+				for p := p0; p < p1; p++ {
+					ep.nx = &snx[p*nr]
+					r.kern(ptrAt(apack, 0), ptrAt(spack, p*nr*d), d, ep)
+					for rr := 0; rr < mr; rr++ {
+						for j := 0; j < nr && p*nr+j < S; j++ {
+							keys[rr] = append(keys[rr], keyOf(ep.c[rr*nr+j], sid[p*nr+j]))
+						}
 					}
 				}
 			}
+			score(0, np1)
+			var need [mr]bool
+			any := false
 			for rr := 0; rr < mr && i0+rr < n; rr++ {
 				w := &r.watch[i0+rr]
-				if len(w.keys) == 0 {
+				alive := min(len(w.keys), r.maxRank)
+				if alive == 0 {
 					continue
 				}
-				w.spec = radixSelect(keys[rr], sel, scratch)
-				w.hasSpec = true
+				far := w.keys[alive-1]
+				c1 := 0
+				for _, k := range keys[rr][:S1] {
+					if k < far {
+						c1++
+					}
+				}
+				// estimated rank of far: c1·nd/S1; worth a cap beyond 2·maxRank
+				if int64(c1)*int64(nd) > 2*int64(r.maxRank)*int64(S1) {
+					need[rr], any = true, true
+				}
+			}
+			if !any {
+				continue
+			}
+			score(np1, np)
+			for rr := 0; rr < mr && i0+rr < n; rr++ {
+				if need[rr] {
+					w := &r.watch[i0+rr]
+					w.spec = radixSelect(keys[rr], sel, scratch)
+					w.hasSpec = true
+				}
 			}
 		}
 	})

@@ -62,5 +62,12 @@ lint: check-generate
 faiss:
 	bash scripts/install-faiss.sh
 
+# The input readers' fuzz targets, FUZZTIME each (go test runs one -fuzz at a time).
+FUZZTIME ?= 60s
+fuzz:
+	for f in FuzzLoadEmbeddings FuzzLoadNPZ FuzzTextLabels; do \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./fixtures/ || exit 1; \
+	done
+
 clean:
 	rm -rf bin

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"reflect"
@@ -79,7 +81,7 @@ type Config struct {
 	Distance   string   `json:"distance" yaml:"distance" usage:"evaluation distance: euclidean | cosine | ip"`
 	// Backend is the k-NN backend of the evaluations; with faiss, k-means
 	// for NMI/F1 is faiss's too (the convention's preset).
-	Backend string `json:"backend,omitempty" yaml:"backend" usage:"k-NN backend for evaluation: exact | faiss | faiss-gpu"`
+	Backend string `json:"backend,omitempty" yaml:"backend" usage:"k-NN backend for evaluation (see dmlbench list backends)"`
 
 	Seed int64 `json:"seed" yaml:"seed" usage:"seed of initialisation, batches, mining"`
 
@@ -269,6 +271,9 @@ func LoadConfigFile(path string) (Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Config{}, fmt.Errorf("read config %s: the file is empty (want YAML with the flag names as keys)", path)
+		}
 		return Config{}, fmt.Errorf("read config %s: %w", path, err)
 	}
 	return c, nil

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
@@ -26,6 +25,13 @@ per metric: mean ± sample standard deviation (n−1) over the runs (seeds), n s
 best mean per column in bold. Fraction metrics (R@k, NMI, F1, mAP…) are shown in
 percent unless --raw.
 
+A row pools only runs that differ in the seed: when the runs of one --group-by value
+differ in another setting (a run.json "method" key or a top-level "config" key such as
+arch or epochs), the row is split by those settings and they are named in its label
+("margin/distance [arch=cnn epochs=3]"), with a note. --group-by accepts those keys too;
+an unknown key is an error listing the valid ones. A metric a run lacks or records as
+null is left out of that cell's mean, shown as (n = 2/3).
+
 --baseline NAME adds a Δ column per metric with the difference to that row, a † where
 Welch's two-sided t-test gives p < --alpha, and the p-value. --ci 0.95 adds percentile-
 bootstrap confidence intervals (--bootstrap resamples, seeded by --seed) of each mean
@@ -39,13 +45,13 @@ The run.json schema is documented in docs/run-json.md.
 Examples:
    dmlbench report runs/omniglot
    dmlbench report runs/ --format markdown --group-by loss,miner --metrics R@1,R@2,NMI
-   dmlbench report runs/ --baseline margin/distance --ci 0.95 --format terminal
+   dmlbench report runs/ --group-by loss,miner --baseline margin/distance --ci 0.95 --format terminal
    dmlbench report runs/ --format latex --standalone --out table.tex
-   dmlbench report runs/cub --reference roth2020 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
+   dmlbench report runs/cub --reference roth2020 --reference-dataset cub200 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
    dmlbench report runs/ --reference roth2020 --reference-dataset cub200 --format csv`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
-			&cli.StringFlag{Name: "group-by", Usage: "run.json method keys forming a row, e.g. loss,miner (default: all keys)"},
+			&cli.StringFlag{Name: "group-by", Usage: "run.json method or config keys forming a row, e.g. loss,miner (default: the method keys that differ)"},
 			&cli.StringFlag{Name: "metrics", Value: strings.Join(reports.DefaultMetrics, ","), Usage: "comma-separated metric columns"},
 			&cli.StringFlag{Name: "source", Value: "final", Usage: "which metrics of a run: final | best (best epoch) | initial (the untrained model)"},
 			&cli.BoolFlag{Name: "raw", Usage: "show fraction metrics as fractions instead of percent"},
@@ -171,7 +177,7 @@ func reportSplit(s, sep string) []string {
 
 // reportIsTTY reports whether w is a terminal.
 func reportIsTTY(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr }) // *os.File, or main's checkedWriter around one
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -181,26 +187,7 @@ func reportWriteOutput(stdout io.Writer, path string, b []byte) error {
 		_, err := stdout.Write(b)
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := io.Copy(f, bytes.NewReader(b))
-	if werr == nil {
-		werr = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return os.Rename(tmp, path)
+	return record.WriteBytes(path, b)
 }
 
 // reportLoad loads finished runs for the plot commands.

@@ -162,6 +162,10 @@ func main() {
 // (a full disk, a closed pipe) is an error even when the command itself
 // ignored it.
 func run(args []string, stdout, stderr io.Writer) int {
+	if err := checkKernels(stderr); err != nil {
+		fmt.Fprintln(stderr, "dmlbench:", err)
+		return 2
+	}
 	app := newApp()
 	out := &checkedWriter{w: stdout}
 	app.Writer, app.ErrWriter = out, stderr

@@ -12,6 +12,6 @@
 // spectrum, EmbeddingSpectrum; a t-SNE map coloured by class, TSNEMap) read
 // the .npy/.npz embeddings and labels (package fixtures).
 // Formats: Markdown (GitHub), LaTeX (booktabs), terminal (tablewriter v1)
-// and CSV. Sub-package suite runs grids of experiments that produce the
-// run.json files.
+// and CSV. Package trainers/suite runs the grids of experiments that
+// produce the run.json files.
 package reports

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/reports/suite"
 	"github.com/dmlbench/dmlbench/trainers"
+	"github.com/dmlbench/dmlbench/trainers/suite"
 )
 
 func init() {
@@ -71,7 +71,7 @@ Suite file (paths relative to the file):
      seed: [0, 1, 2]
    eval:
      - {name: imagenet, dataset: cub200, emb: cub.npy, labels: cub_labels.npy}
-See docs/examples/ and 'go doc github.com/dmlbench/dmlbench/reports/suite'.
+See docs/examples/ and 'go doc github.com/dmlbench/dmlbench/trainers/suite'.
 
 Examples:
    dmlbench suite docs/examples/omniglot-suite.yaml

@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/reports/suite"
 	"github.com/dmlbench/dmlbench/trainers"
+	"github.com/dmlbench/dmlbench/trainers/suite"
 )
 
 // suiteCell runs one cell (`suite FILE --cell N`, what a Slurm array task

@@ -72,6 +72,7 @@ grid:
   loss: [margin, triplet, contrastive]
   miner: distance
   sampler: spc-2
+  batch-size: [32]  # toy-lines trains on 60 rows
   seed: [0, 1]
 slurm:
   cpus-per-task: 1

@@ -46,7 +46,12 @@ type Input struct {
 
 // Result is the JSON output of `dmlbench eval --format json`.
 type Result struct {
-	Metrics    map[string]float64 `json:"metrics"`
+	// Metrics holds exactly the metrics asked for (all of them when none
+	// were named); NaN marks a mean over no query (null in JSON).
+	Metrics map[string]float64 `json:"metrics"`
+	// Extra holds values computed along the way that were not asked for
+	// (e.g. R-Precision and mAP@C, which come with MAP@R).
+	Extra      map[string]float64 `json:"extra,omitempty"`
 	Convention Convention         `json:"convention"`
 	N          int                `json:"n"`
 	Dim        int                `json:"dim"`

@@ -79,7 +79,7 @@ type Config struct {
 	Distance   string   `json:"distance" yaml:"distance" usage:"evaluation distance: euclidean | cosine | ip"`
 	// Backend is the k-NN backend of the evaluations; with faiss, k-means
 	// for NMI/F1 is faiss's too (the convention's preset).
-	Backend string `json:"backend,omitempty" yaml:"backend" usage:"k-NN backend for evaluation: exact | faiss | faiss-gpu"`
+	Backend string `json:"backend,omitempty" yaml:"backend" usage:"k-NN backend for evaluation (see dmlbench list backends)"`
 
 	Seed int64 `json:"seed" yaml:"seed" usage:"seed of initialisation, batches, mining"`
 

@@ -43,7 +43,7 @@ func newEvaluator(cfg Config, searcher knn.Searcher) EvalFunc {
 // points per centroid), both from clustering.KMeansPreset — and otherwise nil, metrics.Evaluate's built-in
 // k-means. threads 0 = all cores.
 func FaissKMeans(backend, convention string, threads int) (metrics.KMeansFunc, error) {
-	if (backend != "faiss" && backend != "faiss-gpu") || !clustering.FaissCompiled {
+	if (backend != knn.FaissName && backend != knn.FaissGPUName) || !clustering.FaissCompiled {
 		return nil, nil
 	}
 	preset, err := clustering.KMeansPreset(convention)

@@ -41,8 +41,8 @@ func clusterFunc(algo, backend, compat string, threads int, eps float64, minSamp
 		}
 		return f, nil
 	}
-	if _, ok := clustering.Algorithms[algo]; !ok {
-		return nil, usagef("--clustering: unknown algorithm %q (have: %s)", algo, strings.Join(clustering.Names(), ", "))
+	if _, err := clustering.Algorithms.Get(algo); err != nil {
+		return nil, usagef("--clustering: %v", err)
 	}
 	return func(x knn.Matrix, k int, seed int64) ([]int32, error) {
 		p := clustering.DefaultParams()

@@ -79,12 +79,8 @@ slurm:
   time: "00:05:00"
   max_parallel: 2
 `), 0o644)
-	spec, err := suite.Load(h.suiteFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.out = spec.OutDir("")
-	h.jobs, err = spec.Jobs(h.out)
+	var err error
+	_, h.out, h.jobs, err = suite.LoadCells(h.suiteFile, "")
 	if err != nil || len(h.jobs) != 6 {
 		t.Fatalf("%d jobs, %v", len(h.jobs), err)
 	}

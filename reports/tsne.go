@@ -66,13 +66,7 @@ func sampleTSNE(ids []int32, k, maxPts int, rng *rand.Rand) (rows []int, classes
 	}
 	sort.Slice(classes, func(a, b int) bool { return classes[a] < classes[b] })
 	if k > 0 && k < len(classes) {
-		perm := rng.Perm(len(classes))[:k]
-		sort.Ints(perm)
-		picked := make([]int32, k)
-		for i, p := range perm {
-			picked[i] = classes[p]
-		}
-		classes = picked
+		classes = pickInOrder(classes, k, rng)
 	}
 	keep := map[int32]bool{}
 	for _, l := range classes {
@@ -84,15 +78,21 @@ func sampleTSNE(ids []int32, k, maxPts int, rng *rand.Rand) (rows []int, classes
 		}
 	}
 	if maxPts > 0 && maxPts < len(rows) {
-		perm := rng.Perm(len(rows))[:maxPts]
-		sort.Ints(perm)
-		picked := make([]int, maxPts)
-		for i, p := range perm {
-			picked[i] = rows[p]
-		}
-		rows = picked
+		rows = pickInOrder(rows, maxPts, rng)
 	}
 	return rows, classes
+}
+
+// pickInOrder returns k entries of s drawn at random without replacement
+// (k < len(s)), in their order in s.
+func pickInOrder[T any](s []T, k int, rng *rand.Rand) []T {
+	perm := rng.Perm(len(s))[:k]
+	sort.Ints(perm)
+	picked := make([]T, k)
+	for i, p := range perm {
+		picked[i] = s[p]
+	}
+	return picked
 }
 
 // tsnePlot draws one scatter per class: colours evenly spaced in hue

@@ -185,6 +185,14 @@ func plotDone(c *cli.Context, path string) error {
 	return nil
 }
 
+// plotSave draws series with opt into the figure file and says so.
+func plotSave(c *cli.Context, series []reports.Series, opt reports.PlotOptions) error {
+	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
+		return err
+	}
+	return plotDone(c, plotPath(c))
+}
+
 func plotSpectrumAction(c *cli.Context) error {
 	paths, err := reportArgs(c)
 	if err != nil {
@@ -233,10 +241,7 @@ func plotSpectrumAction(c *cli.Context) error {
 	}
 	opt.YLabel = reports.SpectrumYLabel(mode)
 	opt.LogY = true
-	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
-		return err
-	}
-	return plotDone(c, plotPath(c))
+	return plotSave(c, series, opt)
 }
 
 // plotEmbeddingSpectrum is the curve of the i-th --emb file e, labelled
@@ -291,10 +296,7 @@ func plotRhoAction(c *cli.Context) error {
 		return err
 	}
 	opt.Points, opt.PointLabels = true, true
-	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
-		return err
-	}
-	return plotDone(c, plotPath(c))
+	return plotSave(c, series, opt)
 }
 
 func plotRecallAction(c *cli.Context) error {
@@ -315,10 +317,7 @@ func plotRecallAction(c *cli.Context) error {
 		return err
 	}
 	opt.LogX = true
-	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
-		return err
-	}
-	return plotDone(c, plotPath(c))
+	return plotSave(c, series, opt)
 }
 
 func plotCurvesAction(c *cli.Context) error {
@@ -354,8 +353,5 @@ func plotSweepAction(c *cli.Context) error {
 		return err
 	}
 	opt.LogX = c.Bool("log-x")
-	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
-		return err
-	}
-	return plotDone(c, plotPath(c))
+	return plotSave(c, series, opt)
 }

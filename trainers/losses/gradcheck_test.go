@@ -154,13 +154,22 @@ func gradCheckStep(t *testing.T, l Loss, b Batch, seed int64, h float32) {
 	}
 }
 
+// gradCase is one TestGradients case: the loss, its configuration (Dim and
+// Seed are set by the test; NumClasses, when needed, by the case) and the
+// finite-difference step (0: gradCheck's 1e-3).
+type gradCase struct {
+	name string
+	cfg  Config
+	h    float32
+}
+
+// moreGradCases are the gradient cases of losses whose tests live in their
+// own file (docs/extending.md): that file's init appends to it.
+var moreGradCases []gradCase
+
 func TestGradients(t *testing.T) {
 	const B, D, C = 8, 5, 3
-	cases := []struct {
-		name string
-		cfg  Config
-		h    float32 // 0: gradCheck's step 1e-3
-	}{
+	cases := []gradCase{
 		{"contrastive", Config{}, 0},
 		{"contrastive", Config{Hyper: map[string]float64{"margin": 1.5, "pos_margin": 0.1}}, 0},
 		{"triplet", Config{}, 0},
@@ -204,6 +213,7 @@ func TestGradients(t *testing.T) {
 		{"smoothap", Config{}, 1e-5},
 		{"smoothap", Config{Hyper: map[string]float64{"tau": 0.2}}, 0},
 	}
+	cases = append(cases, moreGradCases...)
 	for ci, tc := range cases {
 		t.Run(fmt.Sprintf("%s/%d", tc.name, ci), func(t *testing.T) {
 			tc.cfg.Dim = D

@@ -52,6 +52,21 @@ func setProxies(rows ...[2]float32) func(Loss) {
 	}
 }
 
+// refCase is one TestReferenceValues case: the loss named name, configured
+// by cfg and set up (parameters written) by setup, on refBatch with the
+// triplets refTriplets, must give want, worked out by hand.
+type refCase struct {
+	what  string
+	name  string
+	cfg   Config
+	setup func(Loss)
+	want  float64
+}
+
+// moreRefCases are the reference values of losses whose tests live in their
+// own file (docs/extending.md): that file's init appends to it.
+var moreRefCases []refCase
+
 func TestReferenceValues(t *testing.T) {
 	const s3 = 0.8660254037844386  // √3/2
 	const d12 = 0.5176380902050415 // 2 sin 15°
@@ -83,13 +98,7 @@ func TestReferenceValues(t *testing.T) {
 		ce(st(0, -1), st(0, 1)) + ce(st(1, 0), st(-1, 0))) / 4
 	softTripleWant += 0.2 / 4 * 2 * math.Sqrt(2+1e-5) // τ/(C·K·(K−1)) · Σ √(2 + ε − 0)
 
-	cases := []struct {
-		what  string
-		name  string
-		cfg   Config
-		setup func(Loss)
-		want  float64
-	}{
+	cases := []refCase{
 		// [d_ap − d_an + 0.2]₊: (0,1,2) 1 − √2 + .2 < 0; (1,0,2) 1 − .5176381 + .2 = .6823619;
 		// (2,3,1) √2 − .5176381 + .2 = 1.0965755; (3,2,0) √2 − 2 + .2 < 0. Mean over 4.
 		{"triplet mean", "triplet", Config{}, nil, (0.6823619097949585 + 1.0965754721680537) / 4},
@@ -165,6 +174,7 @@ func TestReferenceValues(t *testing.T) {
 		{"rankedlist", "rankedlist", Config{}, nil,
 			(0.4 + 2*(1.2-d12) + 2*(sq2-0.8)) / 4},
 	}
+	cases = append(cases, moreRefCases...)
 	for _, tc := range cases {
 		got := refValue(t, tc.name, tc.cfg, tc.setup)
 		if math.Abs(got-tc.want) > 1e-5*math.Max(1, math.Abs(tc.want)) {

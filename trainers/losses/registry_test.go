@@ -9,7 +9,8 @@ import (
 )
 
 // sphereLosses are the losses that work on unit embeddings (Info.Sphere);
-// every other registered loss must not claim it.
+// every other registered loss must not claim it. A loss whose tests live in
+// its own file adds itself from that file's init (docs/extending.md).
 var sphereLosses = map[string]bool{
 	"arcface": true, "contrastive": true, "margin": true, "multisimilarity": true, "normsoftmax": true,
 	"proxynca": true, "triplet": true,

@@ -170,6 +170,16 @@ func trainRecall(t *testing.T, name string, lr float64, steps int) (before, afte
 	return before, after
 }
 
+// trainCase is one TestLossesTrain case: a loss and its learning rate.
+type trainCase struct {
+	name string
+	lr   float64
+}
+
+// moreTrainCases are the training cases of losses whose tests live in their
+// own file (docs/extending.md): that file's init appends to it.
+var moreTrainCases []trainCase
+
 // TestLossesTrain trains each loss for 250 plain gradient steps on the
 // synthetic open-set task above (batches of 8 classes × 4) and requires
 // held-out R@1 to rise by at least 0.3 over the untrained embedding
@@ -177,10 +187,7 @@ func trainRecall(t *testing.T, name string, lr float64, steps int) (before, afte
 // largest that trains stably, the raw-embedding losses diverge at 0.3).
 // Every registered loss that trains without a teacher has a case.
 func TestLossesTrain(t *testing.T) {
-	cases := []struct {
-		name string
-		lr   float64
-	}{
+	cases := []trainCase{
 		{"contrastive", 0.1},
 		{"triplet", 0.1},
 		{"margin", 0.1},
@@ -203,6 +210,7 @@ func TestLossesTrain(t *testing.T) {
 		{"recallk", 0.1},
 		{"smoothap", 0.1},
 	}
+	cases = append(cases, moreTrainCases...)
 	const steps = 250 // ≈ 0.1–0.7 s per loss here
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

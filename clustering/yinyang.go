@@ -499,13 +499,7 @@ func (ya *yinyangAssigner) drifts(cent []float32, first bool) (pdrift []float64,
 			if j == math.MaxInt32 {
 				continue
 			}
-			a, b := cent[int(j)*d:int(j+1)*d], ya.prev[int(j)*d:int(j+1)*d]
-			var s float64
-			for t := range a {
-				e := float64(a[t]) - float64(b[t])
-				s += e * e
-			}
-			m = max(m, s)
+			m = max(m, knn.SquaredL2(cent[int(j)*d:int(j+1)*d], ya.prev[int(j)*d:int(j+1)*d]))
 		}
 		pdrift[p] = math.Sqrt(m) * (1 + 1.0/(1<<30))
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+
+	"github.com/dmlbench/dmlbench/knn"
 )
 
 func init() {
@@ -93,7 +95,7 @@ func (s *Coreset) anchors(pool []int, n int, rng *rand.Rand) []int {
 		out = append(out, a)
 		ra := s.emb.Row(a)
 		for i, p := range pool {
-			near[i] = math.Min(near[i], sqDist(ra, s.emb.Row(p)))
+			near[i] = math.Min(near[i], knn.SquaredL2(ra, s.emb.Row(p)))
 		}
 		if len(out) == n {
 			break

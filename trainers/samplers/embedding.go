@@ -142,22 +142,13 @@ func subsample(N, n int, rng *rand.Rand) []int {
 	return idx
 }
 
-func sqDist(a, b []float32) float64 {
-	var s float64
-	for t := range a {
-		d := float64(a[t]) - float64(b[t])
-		s += d * d
-	}
-	return s
-}
-
 // pairDists returns the Euclidean distances of all pairs i<j of rows idx.
 func pairDists(emb knn.Matrix, idx []int) []float64 {
 	out := make([]float64, 0, len(idx)*(len(idx)-1)/2)
 	for a := range idx {
 		ra := emb.Row(idx[a])
 		for b := a + 1; b < len(idx); b++ {
-			out = append(out, math.Sqrt(sqDist(ra, emb.Row(idx[b]))))
+			out = append(out, math.Sqrt(knn.SquaredL2(ra, emb.Row(idx[b]))))
 		}
 	}
 	return out

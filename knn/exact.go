@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/dmlbench/dmlbench/internal/knnkey"
 )
 
 // Exact is the default pure-Go exact searcher: a blocked float32 distance
@@ -400,7 +402,7 @@ func (r *exactRun) runTiles(ctx context.Context, tile int) error {
 								if r.excl && id == qi {
 									continue
 								}
-								if st.offer(keyOf(ep.c[rr*nr+j], id), r.keff, scratch) {
+								if st.offer(knnkey.Of(ep.c[rr*nr+j], id), r.keff, scratch) {
 									thr[li] = st.thrF()
 								}
 							}
@@ -617,7 +619,7 @@ func (s *symRun) doTile(I, J int, apack []float32, ep *kernEpi, scratch []uint64
 					if r.excl && id == qi {
 						continue
 					}
-					if st.offer(keyOf(ep.c[rr*nr+j], id), r.keff, scratch) {
+					if st.offer(knnkey.Of(ep.c[rr*nr+j], id), r.keff, scratch) {
 						thr[qi] = st.thrF()
 					}
 				}
@@ -638,7 +640,7 @@ func (s *symRun) doTile(I, J int, apack []float32, ep *kernEpi, scratch []uint64
 						break
 					}
 					dv := ep.c[rr*nr+j]
-					if dv <= thr[qj] && st.offer(keyOf(dv, qi), r.keff, scratch) {
+					if dv <= thr[qj] && st.offer(knnkey.Of(dv, qi), r.keff, scratch) {
 						thr[qj] = st.thrF()
 					}
 				}

@@ -116,6 +116,9 @@ func New(c Config) (Model, error) {
 	if err := Check(c); err != nil {
 		return nil, err
 	}
+	if err := checkBLAS(); err != nil {
+		return nil, err
+	}
 	return registry[c.Arch].New(c)
 }
 

@@ -1,0 +1,122 @@
+package blas32
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+)
+
+// microKernel computes the mr×nr tile acc = Σ_p A[p]·B[p] of a packed A
+// micro-panel (kc steps of mr values) and a packed B micro-panel (kc steps
+// of nr values), p ascending, and updates c[r·ldc+j] += α·acc[r][j] with a
+// rounded multiply and then a rounded add (no fused α update, so that a
+// tile written through a zeroed buffer rounds the same way).
+type microKernel func(a, b, c *float32, kc, ldc int, alpha float32)
+
+// kernel is one micro-kernel with its register-block shape.
+type kernel struct {
+	name   string
+	mr, nr int
+	fn     microKernel
+}
+
+// kernels lists the micro-kernels this build and CPU can run, fastest
+// first; the portable one is always last. kernel_amd64.go prepends the
+// assembly kernels the CPU supports.
+var kernels = []*kernel{{name: "portable", mr: 4, nr: 4, fn: kernPortable}}
+
+// active is the kernel Sgemm uses.
+var active atomic.Pointer[kernel]
+
+// envErr is the problem with DMLBENCH_GEMM, if any.
+var envErr error
+
+// EnvVar names the environment variable that forces a kernel.
+const EnvVar = "DMLBENCH_GEMM"
+
+func init() {
+	active.Store(kernels[0])
+	v := strings.TrimSpace(os.Getenv(EnvVar))
+	if v == "" || v == "auto" {
+		return
+	}
+	if err := SetKernel(v); err != nil {
+		envErr = fmt.Errorf("%s=%s: %w", EnvVar, v, err)
+	}
+}
+
+// EnvError reports an unknown or unsupported DMLBENCH_GEMM value (nil when
+// it is unset, "auto" or a kernel this CPU runs). While it is non-nil Sgemm
+// uses the automatic choice; callers should refuse to run.
+func EnvError() error { return envErr }
+
+// Kernels names the kernels this build and CPU can run, fastest first.
+func Kernels() []string {
+	names := make([]string, len(kernels))
+	for i, k := range kernels {
+		names[i] = k.name
+	}
+	return names
+}
+
+// Kernel names the kernel Sgemm uses ("avx512", "avx2" or "portable").
+func Kernel() string { return active.Load().name }
+
+// SetKernel makes Sgemm use the named kernel ("auto" = the fastest); it
+// fails for a kernel the CPU or build cannot run.
+func SetKernel(name string) error {
+	if name == "auto" {
+		active.Store(kernels[0])
+		return nil
+	}
+	for _, k := range kernels {
+		if k.name == name {
+			active.Store(k)
+			return nil
+		}
+	}
+	known := "avx512, avx2, portable"
+	return fmt.Errorf("GEMM kernel %q is not available on this CPU/build (have %s; known: %s, auto)", name, strings.Join(Kernels(), ", "), known)
+}
+
+// kernPortable is the Go 4×4 micro-kernel: 16 scalar accumulators.
+func kernPortable(a, b, c *float32, kc, ldc int, alpha float32) {
+	pa := unsafeSlice(a, 4*kc)
+	pb := unsafeSlice(b, 4*kc)
+	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 float32
+	for p := 0; p < kc; p++ {
+		av := pa[4*p : 4*p+4 : 4*p+4]
+		bv := pb[4*p : 4*p+4 : 4*p+4]
+		a0, a1, a2, a3 := av[0], av[1], av[2], av[3]
+		b0, b1, b2, b3 := bv[0], bv[1], bv[2], bv[3]
+		c00 += a0 * b0
+		c01 += a0 * b1
+		c02 += a0 * b2
+		c03 += a0 * b3
+		c10 += a1 * b0
+		c11 += a1 * b1
+		c12 += a1 * b2
+		c13 += a1 * b3
+		c20 += a2 * b0
+		c21 += a2 * b1
+		c22 += a2 * b2
+		c23 += a2 * b3
+		c30 += a3 * b0
+		c31 += a3 * b1
+		c32 += a3 * b2
+		c33 += a3 * b3
+	}
+	cs := unsafeSlice(c, 3*ldc+4)
+	upd := func(r []float32, x0, x1, x2, x3 float32) {
+		r = r[:4:4]
+		r[0] += float32(alpha * x0)
+		r[1] += float32(alpha * x1)
+		r[2] += float32(alpha * x2)
+		r[3] += float32(alpha * x3)
+	}
+	upd(cs[0:], c00, c01, c02, c03)
+	upd(cs[ldc:], c10, c11, c12, c13)
+	upd(cs[2*ldc:], c20, c21, c22, c23)
+	upd(cs[3*ldc:], c30, c31, c32, c33)
+}

@@ -13,7 +13,7 @@ type Implementation struct{ gonum.Implementation }
 // Sgemm computes C = α·op(A)·op(B) + β·C for row-major matrices, where
 // op(X) is X or Xᵀ, op(A) is m×k and op(B) is k×n (blas.Float32). β = 0
 // sets C to zero first (NaNs in C do not propagate), as the reference
-// BLAS does. Arguments that gonum would reject are handed to gonum, which
+// BLAS does (the kernels then store instead of read-modify-write). Arguments that gonum would reject are handed to gonum, which
 // panics with its usual message.
 func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if !gemmArgsOK(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
@@ -23,9 +23,10 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 	if m == 0 || n == 0 {
 		return
 	}
-	switch beta {
-	case 1:
-	case 0:
+	overwrite := beta == 0 && alpha != 0 && k > 0 // the kernels store, C is not read
+	switch {
+	case beta == 1 || overwrite:
+	case beta == 0:
 		for i := 0; i < m; i++ {
 			clear(c[i*ldc : i*ldc+n])
 		}
@@ -42,7 +43,7 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 	}
 	opA := operand{data: a, ld: lda, trans: tA != blas.NoTrans}
 	opB := operand{data: b, ld: ldb, trans: tB != blas.NoTrans}
-	gemm(active.Load(), m, n, k, alpha, opA, opB, c, ldc)
+	gemm(active.Load(), m, n, k, alpha, opA, opB, c, ldc, overwrite)
 }
 
 // gemmArgsOK mirrors the argument checks of the reference Sgemm: valid

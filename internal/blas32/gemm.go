@@ -69,12 +69,13 @@ func grow(s []float32, n int) []float32 {
 	return s[:n]
 }
 
-// gemm computes C += α·op(A)·op(B) for an m×n C (β already applied),
+// gemm computes C = α·op(A)·op(B) + C for an m×n C (β already applied;
+// with overwrite, C = α·op(A)·op(B) and C is not read: β = 0),
 // splitting C into row or column stripes over goroutines for large shapes.
-func gemm(kern *kernel, m, n, k int, alpha float32, a, b operand, c []float32, ldc int) {
+func gemm(kern *kernel, m, n, k int, alpha float32, a, b operand, c []float32, ldc int, overwrite bool) {
 	t := numThreads()
 	if t <= 1 || m*n*k < parallelMin {
-		gemmSerial(kern, m, n, k, alpha, a, b, c, ldc)
+		gemmSerial(kern, m, n, k, alpha, a, b, c, ldc, overwrite)
 		return
 	}
 	// Split the dimension whose packing would otherwise be repeated least:
@@ -92,22 +93,22 @@ func gemm(kern *kernel, m, n, k int, alpha float32, a, b operand, c []float32, l
 		go func(lo, hi int) {
 			defer wg.Done()
 			if dim == m {
-				gemmSerial(kern, hi-lo, n, k, alpha, a.sub(lo, 0), b, c[lo*ldc:], ldc)
+				gemmSerial(kern, hi-lo, n, k, alpha, a.sub(lo, 0), b, c[lo*ldc:], ldc, overwrite)
 			} else {
-				gemmSerial(kern, m, hi-lo, k, alpha, a, b.sub(0, lo), c[lo:], ldc)
+				gemmSerial(kern, m, hi-lo, k, alpha, a, b.sub(0, lo), c[lo:], ldc, overwrite)
 			}
 		}(lo, hi)
 	}
 	if dim == m {
-		gemmSerial(kern, min(per, m), n, k, alpha, a, b, c, ldc)
+		gemmSerial(kern, min(per, m), n, k, alpha, a, b, c, ldc, overwrite)
 	} else {
-		gemmSerial(kern, m, min(per, n), k, alpha, a, b, c, ldc)
+		gemmSerial(kern, m, min(per, n), k, alpha, a, b, c, ldc, overwrite)
 	}
 	wg.Wait()
 }
 
 // gemmSerial is the blocked loop nest on one goroutine.
-func gemmSerial(kern *kernel, m, n, k int, alpha float32, a, b operand, c []float32, ldc int) {
+func gemmSerial(kern *kernel, m, n, k int, alpha float32, a, b operand, c []float32, ldc int, overwrite bool) {
 	ws := workspaces.Get().(*workspace)
 	defer workspaces.Put(ws)
 	mr, nr := kern.mr, kern.nr
@@ -117,6 +118,10 @@ func gemmSerial(kern *kernel, m, n, k int, alpha float32, a, b operand, c []floa
 		nbPad := (nb + nr - 1) / nr * nr
 		for pc := 0; pc < k; pc += blockK {
 			kb := min(blockK, k-pc)
+			add := 1
+			if overwrite && pc == 0 {
+				add = 0 // the first k block stores α·acc (β = 0)
+			}
 			ws.b = grow(ws.b, nbPad*kb)
 			packB(ws.b, b, pc, jc, kb, nb, nr)
 			for ic := 0; ic < m; ic += blockM {
@@ -133,17 +138,20 @@ func gemmSerial(kern *kernel, m, n, k int, alpha float32, a, b operand, c []floa
 						ci := (ic+ir)*ldc + jc + jr
 						if mv == mr && nv == nr {
 							_ = c[ci+(mr-1)*ldc+nr-1] // the kernel writes up to here
-							kern.fn(pa, pb, &c[ci], kb, ldc, alpha)
+							kern.fn(pa, pb, &c[ci], kb, ldc, add, alpha)
 							continue
 						}
-						// Edge tile: through a zeroed buffer (0 + α·acc is
-						// exact, so C rounds as in a full tile).
+						// Edge tile: through a buffer (α·acc, rounded as in a
+						// full tile), then stored or added.
 						tile := ws.tile
-						clear(tile)
-						kern.fn(pa, pb, &tile[0], kb, nr, alpha)
+						kern.fn(pa, pb, &tile[0], kb, nr, 0, alpha)
 						for r := 0; r < mv; r++ {
 							row := c[ci+r*ldc : ci+r*ldc+nv]
 							tr := tile[r*nr : r*nr+nv]
+							if add == 0 {
+								copy(row, tr)
+								continue
+							}
 							for j := range row {
 								row[j] += tr[j]
 							}

@@ -28,9 +28,9 @@ func kernel(name, reg string, w, mr int, bcst bool) string {
 	vb := 4 * w // vector bytes
 	acc := func(i int) string { return fmt.Sprintf("%s%d", reg, i) }
 	b0, b1, t0, t1 := acc(2*mr), acc(2*mr+1), acc(2*mr+2), acc(2*mr+3)
-	fmt.Fprintf(&s, "// func %s(a, b, c *float32, kc, ldc int, alpha float32)\n", name)
-	fmt.Fprintf(&s, "//\n// %d×%d tile: acc[r][j] = sum_p a[p*%d+r]*b[p*%d+j]; c[r*ldc+j] += alpha*acc[r][j].\n", mr, nr, mr, nr)
-	fmt.Fprintf(&s, "TEXT ·%s(SB), NOSPLIT, $0-44\n", name)
+	fmt.Fprintf(&s, "// func %s(a, b, c *float32, kc, ldc, add int, alpha float32)\n", name)
+	fmt.Fprintf(&s, "//\n// %d×%d tile: acc[r][j] = sum_p a[p*%d+r]*b[p*%d+j]; c[r*ldc+j] = alpha*acc[r][j] (+ c[r*ldc+j] if add != 0).\n", mr, nr, mr, nr)
+	fmt.Fprintf(&s, "TEXT ·%s(SB), NOSPLIT, $0-52\n", name)
 	p("MOVQ a+0(FP), AX")
 	p("MOVQ b+8(FP), BX")
 	p("MOVQ c+16(FP), DX")
@@ -68,7 +68,22 @@ func kernel(name, reg string, w, mr int, bcst bool) string {
 	p("DECQ CX")
 	p("JNZ loop")
 	s.WriteString("update:\n")
-	p("VBROADCASTSS alpha+40(FP), %s", t0)
+	p("VBROADCASTSS alpha+48(FP), %s", t0)
+	p("MOVQ add+40(FP), R10")
+	p("TESTQ R10, R10")
+	p("JNZ accumulate")
+	for r := 0; r < mr; r++ {
+		p("VMULPS %s, %s, %s", t0, acc(2*r), b0)
+		p("VMOVUPS %s, (DX)", b0)
+		p("VMULPS %s, %s, %s", t0, acc(2*r+1), b1)
+		p("VMOVUPS %s, %d(DX)", b1, vb)
+		if r < mr-1 {
+			p("ADDQ R9, DX")
+		}
+	}
+	p("VZEROUPPER")
+	p("RET")
+	s.WriteString("accumulate:\n")
 	for r := 0; r < mr; r++ {
 		p("VMULPS %s, %s, %s", t0, acc(2*r), b0)
 		p("VADDPS (DX), %s, %s", b0, b0)

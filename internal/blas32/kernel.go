@@ -9,10 +9,11 @@ import (
 
 // microKernel computes the mr×nr tile acc = Σ_p A[p]·B[p] of a packed A
 // micro-panel (kc steps of mr values) and a packed B micro-panel (kc steps
-// of nr values), p ascending, and updates c[r·ldc+j] += α·acc[r][j] with a
-// rounded multiply and then a rounded add (no fused α update, so that a
-// tile written through a zeroed buffer rounds the same way).
-type microKernel func(a, b, c *float32, kc, ldc int, alpha float32)
+// of nr values), p ascending, and stores c[r·ldc+j] = α·acc[r][j], or, when
+// add ≠ 0, updates c[r·ldc+j] += α·acc[r][j] with a rounded multiply and
+// then a rounded add (no fused α update, so that a tile written through a
+// buffer rounds the same way).
+type microKernel func(a, b, c *float32, kc, ldc, add int, alpha float32)
 
 // kernel is one micro-kernel with its register-block shape.
 type kernel struct {
@@ -81,7 +82,7 @@ func SetKernel(name string) error {
 }
 
 // kernPortable is the Go 4×4 micro-kernel: 16 scalar accumulators.
-func kernPortable(a, b, c *float32, kc, ldc int, alpha float32) {
+func kernPortable(a, b, c *float32, kc, ldc, add int, alpha float32) {
 	pa := unsafeSlice(a, 4*kc)
 	pb := unsafeSlice(b, 4*kc)
 	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 float32
@@ -110,6 +111,10 @@ func kernPortable(a, b, c *float32, kc, ldc int, alpha float32) {
 	cs := unsafeSlice(c, 3*ldc+4)
 	upd := func(r []float32, x0, x1, x2, x3 float32) {
 		r = r[:4:4]
+		if add == 0 {
+			r[0], r[1], r[2], r[3] = alpha*x0, alpha*x1, alpha*x2, alpha*x3
+			return
+		}
 		r[0] += float32(alpha * x0)
 		r[1] += float32(alpha * x1)
 		r[2] += float32(alpha * x2)

@@ -8,13 +8,13 @@ import "golang.org/x/sys/cpu"
 // 24 ZMM accumulators, broadcast-from-memory VFMADD231PS.
 //
 //go:noescape
-func gemmAVX512(a, b, c *float32, kc, ldc int, alpha float32)
+func gemmAVX512(a, b, c *float32, kc, ldc, add int, alpha float32)
 
 // gemmAVX2 is the 6×16 AVX2+FMA micro-kernel (kernel_avx2_amd64.s): 12
 // YMM accumulators, VBROADCASTSS + VFMADD231PS.
 //
 //go:noescape
-func gemmAVX2(a, b, c *float32, kc, ldc int, alpha float32)
+func gemmAVX2(a, b, c *float32, kc, ldc, add int, alpha float32)
 
 func init() {
 	var fast []*kernel

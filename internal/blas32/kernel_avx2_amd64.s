@@ -4,10 +4,10 @@
 
 #include "textflag.h"
 
-// func gemmAVX2(a, b, c *float32, kc, ldc int, alpha float32)
+// func gemmAVX2(a, b, c *float32, kc, ldc, add int, alpha float32)
 //
-// 6×16 tile: acc[r][j] = sum_p a[p*6+r]*b[p*16+j]; c[r*ldc+j] += alpha*acc[r][j].
-TEXT ·gemmAVX2(SB), NOSPLIT, $0-44
+// 6×16 tile: acc[r][j] = sum_p a[p*6+r]*b[p*16+j]; c[r*ldc+j] = alpha*acc[r][j] (+ c[r*ldc+j] if add != 0).
+TEXT ·gemmAVX2(SB), NOSPLIT, $0-52
 	MOVQ a+0(FP), AX
 	MOVQ b+8(FP), BX
 	MOVQ c+16(FP), DX
@@ -54,7 +54,42 @@ loop:
 	DECQ CX
 	JNZ loop
 update:
-	VBROADCASTSS alpha+40(FP), Y14
+	VBROADCASTSS alpha+48(FP), Y14
+	MOVQ add+40(FP), R10
+	TESTQ R10, R10
+	JNZ accumulate
+	VMULPS Y14, Y0, Y12
+	VMOVUPS Y12, (DX)
+	VMULPS Y14, Y1, Y13
+	VMOVUPS Y13, 32(DX)
+	ADDQ R9, DX
+	VMULPS Y14, Y2, Y12
+	VMOVUPS Y12, (DX)
+	VMULPS Y14, Y3, Y13
+	VMOVUPS Y13, 32(DX)
+	ADDQ R9, DX
+	VMULPS Y14, Y4, Y12
+	VMOVUPS Y12, (DX)
+	VMULPS Y14, Y5, Y13
+	VMOVUPS Y13, 32(DX)
+	ADDQ R9, DX
+	VMULPS Y14, Y6, Y12
+	VMOVUPS Y12, (DX)
+	VMULPS Y14, Y7, Y13
+	VMOVUPS Y13, 32(DX)
+	ADDQ R9, DX
+	VMULPS Y14, Y8, Y12
+	VMOVUPS Y12, (DX)
+	VMULPS Y14, Y9, Y13
+	VMOVUPS Y13, 32(DX)
+	ADDQ R9, DX
+	VMULPS Y14, Y10, Y12
+	VMOVUPS Y12, (DX)
+	VMULPS Y14, Y11, Y13
+	VMOVUPS Y13, 32(DX)
+	VZEROUPPER
+	RET
+accumulate:
 	VMULPS Y14, Y0, Y12
 	VADDPS (DX), Y12, Y12
 	VMOVUPS Y12, (DX)

@@ -4,10 +4,10 @@
 
 #include "textflag.h"
 
-// func gemmAVX512(a, b, c *float32, kc, ldc int, alpha float32)
+// func gemmAVX512(a, b, c *float32, kc, ldc, add int, alpha float32)
 //
-// 12×32 tile: acc[r][j] = sum_p a[p*12+r]*b[p*32+j]; c[r*ldc+j] += alpha*acc[r][j].
-TEXT ·gemmAVX512(SB), NOSPLIT, $0-44
+// 12×32 tile: acc[r][j] = sum_p a[p*12+r]*b[p*32+j]; c[r*ldc+j] = alpha*acc[r][j] (+ c[r*ldc+j] if add != 0).
+TEXT ·gemmAVX512(SB), NOSPLIT, $0-52
 	MOVQ a+0(FP), AX
 	MOVQ b+8(FP), BX
 	MOVQ c+16(FP), DX
@@ -72,7 +72,72 @@ loop:
 	DECQ CX
 	JNZ loop
 update:
-	VBROADCASTSS alpha+40(FP), Z26
+	VBROADCASTSS alpha+48(FP), Z26
+	MOVQ add+40(FP), R10
+	TESTQ R10, R10
+	JNZ accumulate
+	VMULPS Z26, Z0, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z1, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z2, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z3, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z4, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z5, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z6, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z7, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z8, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z9, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z10, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z11, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z12, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z13, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z14, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z15, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z16, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z17, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z18, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z19, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z20, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z21, Z25
+	VMOVUPS Z25, 64(DX)
+	ADDQ R9, DX
+	VMULPS Z26, Z22, Z24
+	VMOVUPS Z24, (DX)
+	VMULPS Z26, Z23, Z25
+	VMOVUPS Z25, 64(DX)
+	VZEROUPPER
+	RET
+accumulate:
 	VMULPS Z26, Z0, Z24
 	VADDPS (DX), Z24, Z24
 	VMOVUPS Z24, (DX)

@@ -5,31 +5,20 @@ import (
 	"math/rand"
 	"testing"
 
-	"gonum.org/v1/gonum/blas/gonum"
-	G "gorgonia.org/gorgonia"
-
 	"github.com/dmlbench/dmlbench/internal/blas32"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
-// forBLAS runs f as one sub-benchmark per GEMM under Gorgonia: each of the
-// project's kernels this CPU runs (internal/blas32) and gonum's pure-Go
-// BLAS, so that one process gives same-session ratios.
+// forBLAS runs f as one sub-benchmark per GEMM kernel of internal/blas32
+// this CPU runs under Gorgonia (avx512, avx2, gonum's Sgemm, portable), so
+// that one process gives same-session ratios.
 func forBLAS(b *testing.B, f func(b *testing.B)) {
 	prev := blas32.Kernel()
-	defer func() {
-		blas32.SetKernel(prev)
-		G.Use(blas32.Implementation{})
-	}()
-	for _, name := range append(blas32.Kernels(), "gonum") {
+	defer blas32.SetKernel(prev)
+	for _, name := range blas32.Kernels() {
 		b.Run(name, func(b *testing.B) {
-			if name == "gonum" {
-				G.Use(gonum.Implementation{})
-			} else {
-				G.Use(blas32.Implementation{})
-				if err := blas32.SetKernel(name); err != nil {
-					b.Fatal(err)
-				}
+			if err := blas32.SetKernel(name); err != nil {
+				b.Fatal(err)
 			}
 			f(b)
 		})

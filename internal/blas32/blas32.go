@@ -20,7 +20,12 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	kern := active.Load()
 	if m == 0 || n == 0 {
+		return
+	}
+	if kern.fn == nil {
+		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	overwrite := beta == 0 && alpha != 0 && k > 0 // the kernels store, C is not read
@@ -43,7 +48,7 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 	}
 	opA := operand{data: a, ld: lda, trans: tA != blas.NoTrans}
 	opB := operand{data: b, ld: ldb, trans: tB != blas.NoTrans}
-	gemm(active.Load(), m, n, k, alpha, opA, opB, c, ldc, overwrite)
+	gemm(kern, m, n, k, alpha, opA, opB, c, ldc, overwrite)
 }
 
 // gemmArgsOK mirrors the argument checks of the reference Sgemm: valid

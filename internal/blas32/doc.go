@@ -2,9 +2,11 @@
 // (Goto & van de Geijn 2008: pack a kc×nc panel of op(B) and an mc×kc
 // block of op(A) into micro-panels, then run a register-blocked mr×nr
 // micro-kernel over them) with assembly micro-kernels for AVX-512 (12×32)
-// and AVX2+FMA (6×16), chosen at run time with golang.org/x/sys/cpu, and a
-// portable Go kernel (4×4) everywhere else. Every other BLAS routine is
-// gonum's (Implementation embeds gonum's blas/gonum Implementation).
+// and AVX2+FMA (6×16), chosen at run time with golang.org/x/sys/cpu. On a
+// CPU without AVX2 the automatic choice is gonum's Sgemm, which beats the
+// portable Go 4×4 kernel (kept to be forced and tested). Every other BLAS
+// routine is gonum's (Implementation embeds gonum's blas/gonum
+// Implementation).
 //
 // Gorgonia's float32 training path (trainers/model: MLP and CNN, forward
 // and backward) only calls Sgemm, in the NoTrans/NoTrans, NoTrans/Trans
@@ -17,10 +19,11 @@
 // The order depends only on the kernel (its FMA use) and kc, not on the
 // tile position of the element, the split of C over goroutines or the
 // thread count: results are bit-for-bit reproducible for a given kernel on
-// any number of threads. Different kernels (avx512, avx2, portable) agree
-// to rounding (about 1e-6 relative), not bit for bit.
+// any number of threads. Different kernels (avx512, avx2, portable, gonum)
+// agree to rounding (about 1e-6 relative), not bit for bit: a training run
+// repeats bit for bit on machines that pick the same kernel.
 //
 // The kernel can be forced with the environment variable DMLBENCH_GEMM
-// (avx512, avx2 or portable; empty or "auto" picks the fastest the CPU
-// has); an unknown or unsupported name is reported by EnvError.
+// (avx512, avx2, gonum or portable; empty or "auto" picks the fastest the
+// CPU has); an unknown or unsupported name is reported by EnvError.
 package blas32

@@ -78,7 +78,7 @@ func (m *MLP) build(rng *rand.Rand) (err error) {
 				return err
 			}
 		}
-		if h, err = G.Rectify(z); err != nil {
+		if h, err = relu(z); err != nil {
 			return err
 		}
 		in = width
@@ -92,7 +92,8 @@ func linear(h, w, b *G.Node) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return G.BroadcastAdd(hw, b, nil, []byte{0})
+	s := hw.Shape()
+	return G.ApplyOp(biasAddOp{rows: s[0], cols: s[1]}, hw, b)
 }
 
 // layerNorm normalises each row of z (B×H): (z−μ)/√(σ²+ε)·γ + β.

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/cpu"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -181,6 +184,28 @@ func TestSetKernel(t *testing.T) {
 	}
 	if err := SetKernel("auto"); err != nil || Kernel() != Kernels()[0] {
 		t.Fatalf("auto: %v (%s)", err, Kernel())
+	}
+}
+
+// startKernel is the kernel Sgemm used when the tests started.
+var startKernel string
+
+func TestMain(m *testing.M) {
+	startKernel = Kernel()
+	os.Exit(m.Run())
+}
+
+// TestDefaultKernelIsFastest: without DMLBENCH_GEMM a plain build uses
+// the fastest kernel the CPU runs (the assembly one on AVX2/AVX-512).
+func TestDefaultKernelIsFastest(t *testing.T) {
+	if os.Getenv(EnvVar) != "" {
+		t.Skip(EnvVar, " is set")
+	}
+	if startKernel != Kernels()[0] {
+		t.Fatalf("default kernel %s, want %s (have %v)", startKernel, Kernels()[0], Kernels())
+	}
+	if runtime.GOARCH == "amd64" && cpu.X86.HasAVX2 && cpu.X86.HasFMA && !strings.HasPrefix(startKernel, "avx") {
+		t.Fatalf("AVX2 CPU but default kernel %s", startKernel)
 	}
 }
 

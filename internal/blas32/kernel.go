@@ -23,11 +23,12 @@ type kernel struct {
 }
 
 // kernels lists the micro-kernels this build and CPU can run, fastest
-// first. kernel_amd64.go prepends the assembly kernels the CPU supports;
-// without one, gonum's Sgemm (fn nil: its SSE/pure-Go loops run 2–3× faster
-// than the portable 4×4 Go kernel) is the automatic choice, and the
-// portable kernel is there to be forced and tested.
-var kernels = []*kernel{{name: "gonum"}, {name: "portable", mr: 4, nr: 4, fn: kernPortable}}
+// first: the assembly kernels the CPU supports (asmKernels, per
+// architecture), then gonum's Sgemm (fn nil: its SSE/pure-Go loops run 2–3×
+// faster than the portable 4×4 Go kernel, so it is the automatic choice
+// without AVX2), then the portable kernel, there to be forced and tested.
+// A variable initialiser, so that it is complete before init reads it.
+var kernels = append(asmKernels(), &kernel{name: "gonum"}, &kernel{name: "portable", mr: 4, nr: 4, fn: kernPortable})
 
 // active is the kernel Sgemm uses.
 var active atomic.Pointer[kernel]

@@ -16,7 +16,8 @@ func gemmAVX512(a, b, c *float32, kc, ldc, add int, alpha float32)
 //go:noescape
 func gemmAVX2(a, b, c *float32, kc, ldc, add int, alpha float32)
 
-func init() {
+// asmKernels returns the assembly kernels this CPU runs, fastest first.
+func asmKernels() []*kernel {
 	var fast []*kernel
 	// cpu.X86.HasAVX512F is only set when the OS saves the ZMM state.
 	if cpu.X86.HasAVX512F {
@@ -25,5 +26,5 @@ func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		fast = append(fast, &kernel{name: "avx2", mr: 6, nr: 16, fn: gemmAVX2})
 	}
-	kernels = append(fast, kernels...)
+	return fast
 }

@@ -7,12 +7,18 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/blas32"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/trainers/model"
 )
 
 // forBLAS runs f as one sub-benchmark per GEMM kernel of internal/blas32
 // this CPU runs under Gorgonia (avx512, avx2, gonum's Sgemm, portable), so
-// that one process gives same-session ratios.
+// that one process gives same-session ratios; with -tags openblas, one
+// sub-benchmark "openblas".
 func forBLAS(b *testing.B, f func(b *testing.B)) {
+	if model.BLASName == "openblas" { // -tags openblas: Gorgonia is on OpenBLAS
+		b.Run("openblas", f)
+		return
+	}
 	prev := blas32.Kernel()
 	defer blas32.SetKernel(prev)
 	for _, name := range blas32.Kernels() {

@@ -86,9 +86,10 @@ func f32(v G.Value, n int, what string) ([]float32, error) {
 	return d[:n], nil
 }
 
-// newOut returns prealloc (a tensor of shape s) or a new one.
+// newOut returns prealloc if it is a float32 tensor of shape s, else a
+// new one (Gorgonia may offer a register of another shape).
 func newOut(prealloc G.Value, s tensor.Shape) G.Value {
-	if prealloc != nil {
+	if t, ok := prealloc.(tensor.Tensor); ok && t.Dtype() == tensor.Float32 && t.Shape().Eq(s) {
 		return prealloc
 	}
 	return tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(s...))

@@ -325,28 +325,52 @@ func argmax(z []float32, p0, p1, p2, p3, c int) (int, float32) {
 	return arg, m
 }
 
-// forward writes the pooled pixels of maps b0..b1−1.
+// forward writes the pooled pixels of maps b0..b1−1: per channel the
+// window maximum (the value argmax picks), plus the bias, through ReLU.
 func (op poolOp) forward(z, bias, o []float32, b0, b1 int) {
 	C, ho, wo := op.g.C, op.ho(), op.wo()
+	bias = bias[:C]
 	for b := b0; b < b1; b++ {
 		for oy := 0; oy < ho; oy++ {
 			for ox := 0; ox < wo; ox++ {
 				p0, p1, p2, p3 := op.window(b, oy, ox)
-				base, step := op.outAt(b, 0, oy, ox), 1
+				r0, r1, r2, r3 := z[p0:p0+C], z[p1:p1+C], z[p2:p2+C], z[p3:p3+C]
 				if op.chw {
-					step = ho * wo
-				}
-				for c := 0; c < C; c++ {
-					_, m := argmax(z, p0, p1, p2, p3, c)
-					v := m + bias[c]
-					if v <= 0 { // ReLU (NaN passes through)
-						v = 0
+					base, step := op.outAt(b, 0, oy, ox), ho*wo
+					for c := range r0 {
+						o[base+c*step] = poolValue(r0[c], r1[c], r2[c], r3[c], bias[c])
 					}
-					o[base+c*step] = v
+					continue
+				}
+				base := op.outAt(b, 0, oy, ox)
+				oc := o[base : base+C]
+				for c := range oc {
+					oc[c] = poolValue(r0[c], r1[c], r2[c], r3[c], bias[c])
 				}
 			}
 		}
 	}
+}
+
+// poolValue is ReLU(max(v0, v1, v2, v3) + b), the maximum taken as argmax
+// does (first, strict >), ReLU as x·[x ≥ 0] would give for the pooled
+// value except that it returns +0 (NaN passes through).
+func poolValue(v0, v1, v2, v3, b float32) float32 {
+	m := v0
+	if v1 > m {
+		m = v1
+	}
+	if v2 > m {
+		m = v2
+	}
+	if v3 > m {
+		m = v3
+	}
+	v := m + b
+	if v <= 0 {
+		return 0
+	}
+	return v
 }
 
 // backward adds the gradient of maps b0..b1−1 into dz (zeroed): each pooled

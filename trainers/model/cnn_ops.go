@@ -352,25 +352,13 @@ func (op poolOp) forward(z, bias, o []float32, b0, b1 int) {
 	}
 }
 
-// poolValue is ReLU(max(v0, v1, v2, v3) + b), the maximum taken as argmax
-// does (first, strict >), ReLU as x·[x ≥ 0] would give for the pooled
-// value except that it returns +0 (NaN passes through).
+// poolValue is ReLU(max(v0, v1, v2, v3) + b) with Go's branch-free max
+// (random data makes a compare-and-branch chain mispredict about once per
+// compare). It equals the maximum argmax picks except for signed zeros
+// (−0 vs +0, numerically equal) and NaN, which max propagates from any
+// window position.
 func poolValue(v0, v1, v2, v3, b float32) float32 {
-	m := v0
-	if v1 > m {
-		m = v1
-	}
-	if v2 > m {
-		m = v2
-	}
-	if v3 > m {
-		m = v3
-	}
-	v := m + b
-	if v <= 0 {
-		return 0
-	}
-	return v
+	return max(max(max(v0, v1), max(v2, v3))+b, 0)
 }
 
 // backward adds the gradient of maps b0..b1−1 into dz (zeroed): each pooled

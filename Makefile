@@ -5,12 +5,17 @@ export GOFLAGS := -buildvcs=false
 GO ?= go
 BIN := bin/dmlbench
 
-.PHONY: all setup build test test-short bench demo lint faiss fuzz clean
+.PHONY: all setup datasets build test test-slurm test-short bench demo lint faiss fuzz clean
 
 all: build
 
 setup:
 	bash scripts/setup.sh
+
+# Optional data sets packaged by Debian (Fashion-MNIST); the tests that read
+# it skip with a message when it is missing.
+datasets:
+	bash scripts/install-datasets.sh || echo "datasets: Fashion-MNIST not installed (optional; see scripts/install-datasets.sh)" >&2
 
 # The binary gets the faiss backends when scripts/install-faiss.sh has run.
 TAGS := $(shell test -e /usr/local/lib/libfaiss_c.so && echo faiss)
@@ -21,10 +26,22 @@ build:
 demo: setup build
 	bash scripts/demo.sh
 
-test: setup
+test: setup datasets
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags faiss ./knn/... ./clustering/... ./metrics/... ./cmd/...
+	$(MAKE) --no-print-directory test-slurm
+
+# The suite's Slurm executor against a real one-node Slurm on localhost
+# (scripts/slurm-local.sh: Debian's slurm-wlm and munge; needs root). Skipped,
+# with the reason, when the cluster cannot be started here.
+test-slurm:
+	@if bash scripts/slurm-local.sh start; then \
+		DMLBENCH_SLURM=1 $(GO) test -count=1 -run '^TestSlurmSuiteIntegration$$' -v ./cmd/dmlbench/; \
+		rc=$$?; bash scripts/slurm-local.sh stop; exit $$rc; \
+	else \
+		echo "test-slurm: SKIPPED: scripts/slurm-local.sh could not start a local Slurm cluster (see /var/tmp/dmlbench-slurm)"; \
+	fi
 
 test-short:
 	$(GO) test -short -count=1 ./...

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
-	"strings"
 
 	"github.com/dmlbench/dmlbench/knn"
+
+	"github.com/dmlbench/dmlbench/internal/registry"
 )
 
 // Noise is the label density-based methods (DBSCAN, OPTICS) give to points
@@ -83,31 +83,27 @@ func DefaultParams() Params {
 	}
 }
 
-// Algorithms maps registry names to constructors.
-var Algorithms = map[string]func(Params) (Clusterer, error){
-	"kmeans":   func(p Params) (Clusterer, error) { return newKMeansClusterer(p) },
-	"ward":     func(p Params) (Clusterer, error) { return NewWard(p) },
-	"spectral": func(p Params) (Clusterer, error) { return NewSpectral(p) },
-	"birch":    func(p Params) (Clusterer, error) { return NewBirch(p) },
-	"dbscan":   func(p Params) (Clusterer, error) { return NewDBSCAN(p) },
-	"optics":   func(p Params) (Clusterer, error) { return NewOPTICS(p) },
+// Algorithms holds the clustering algorithms by name, compared
+// case-insensitively (internal/registry).
+var Algorithms = registry.NewFold[func(Params) (Clusterer, error)]("clustering algorithm")
+
+func init() {
+	Algorithms.Register("kmeans", func(p Params) (Clusterer, error) { return newKMeansClusterer(p) })
+	Algorithms.Register("ward", func(p Params) (Clusterer, error) { return NewWard(p) })
+	Algorithms.Register("spectral", func(p Params) (Clusterer, error) { return NewSpectral(p) })
+	Algorithms.Register("birch", func(p Params) (Clusterer, error) { return NewBirch(p) })
+	Algorithms.Register("dbscan", func(p Params) (Clusterer, error) { return NewDBSCAN(p) })
+	Algorithms.Register("optics", func(p Params) (Clusterer, error) { return NewOPTICS(p) })
 }
 
 // Names lists the registered algorithms, sorted.
-func Names() []string {
-	var n []string
-	for k := range Algorithms {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
-}
+func Names() []string { return Algorithms.Names() }
 
 // New returns the algorithm registered under name.
 func New(name string, p Params) (Clusterer, error) {
-	f, ok := Algorithms[strings.ToLower(name)]
-	if !ok {
-		return nil, fmt.Errorf("%w: unknown clustering algorithm %q (have: %s)", ErrBadInput, name, strings.Join(Names(), ", "))
+	f, err := Algorithms.Get(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	return f(p)
 }

@@ -1,11 +1,25 @@
 // Package clustering groups embeddings for the clustering metrics (NMI, F1,
 // AMI) and for test-time clustering experiments (seed 001 Tab. 4).
 //
-// KMeans is Lloyd's algorithm with faiss's Clustering conventions (random
-// initialisation from the data, optional subsampling to
-// MaxPointsPerCentroid·K points, empty-cluster splitting, final assignment of
-// every row) so that numbers match the literature's faiss-based evaluation
-// code statistically; see KMeans for the exact steps and their sources.
+// KMeans is faiss 1.7.3's k-means (Clustering::train) reproduced step by
+// step in pure Go, random streams included: faiss's RandomGenerator
+// (C++ std::mt19937, rng.go) drives the subsample (the first K·Max rows of
+// rand_perm(n, seed)), the initial centroids (the first K of
+// rand_perm(nt, seed + 1)) and the empty-cluster splits
+// (split_clusters with its own RandomGenerator(1234)); centroids and the
+// training objective are accumulated in float32 in faiss's order. The
+// same seed therefore gives faiss's clusters, not just clusters of the
+// same quality: pinned by a golden test against python3-faiss 1.7.3
+// (testdata/faiss_kmeans_gen.py) and, with -tags faiss, by NMI/F1 parity
+// with FaissKMeans. See KMeans for the steps and the one known divergence
+// (exact duplicate rows after a split).
+//
+// KMeansPreset holds each evaluation convention's settings, read by both
+// KMeans's and FaissKMeans's callers: strict and roth = Roth et al. 2020's
+// faiss.Clustering call (20 iterations, seed 1234, min 1 point per
+// centroid, no subsampling); pml = pytorch-metric-learning v2.8.1's
+// faiss.Kmeans(niter=20) (seed 1234, min 39, max 256 points per centroid,
+// i.e. training on a subsample of 256·K rows when there are more).
 //
 // Assignments run through NearestCentroids, an exact blocked k = 1 search
 // whose micro-kernel keeps a 4-row × 16-centroid block of squared distances

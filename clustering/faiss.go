@@ -16,9 +16,10 @@ import (
 const FaissCompiled = true
 
 // FaissKMeans clusters the rows of x into k groups with faiss's own k-means
-// (faiss::Clustering, through knn/faissc), for results that match the
-// literature's faiss-based evaluation code run for run rather than only
-// statistically (KMeans re-implements the algorithm in Go with Go's RNG).
+// (faiss::Clustering, through knn/faissc). KMeans reproduces it in pure Go,
+// random streams included (identical on the golden cases; see KMeans for
+// the one exception, exact duplicate rows after a split); this one is
+// faiss itself, for `eval --backend faiss`.
 //
 // The faiss Clustering is created with faiss_Clustering_new_with_params and
 // explicit parameters: niter = opt.NIter, seed = opt.Seed, nredo = 1,
@@ -26,15 +27,9 @@ const FaissCompiled = true
 // opt.MaxPointsPerCentroid (0: no subsampling, passed as 2³¹−1). It trains
 // with an IndexFlatL2 for the assignment step; then every row is assigned
 // to its nearest final centroid with an IndexFlatL2 over the centroids and
-// k = 1 (ties → lower centroid index), as seed 000's evaluation code does.
-// Presets:
-//
-//   - --compat roth (Roth et al. 2020, seed 000, evaluation code):
-//     NIter 20, Seed 1234, MinPointsPerCentroid 1, no subsampling
-//     (DefaultKMeansOptions).
-//   - --compat pml (pytorch-metric-learning, faiss.Kmeans defaults):
-//     MaxPointsPerCentroid 256 (train on a seeded subsample of 256·k rows
-//     when n is larger), MinPointsPerCentroid 39.
+// k = 1 (ties → lower centroid index), as Roth et al. 2020's evaluation
+// code does. The settings of each convention come from KMeansPreset, the
+// table KMeans's callers read too.
 //
 // faiss's min_points_per_centroid only makes it print a warning to stderr
 // when n < k·min; FaissKMeans records that warning in Warnings instead (the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand"
 
 	"github.com/dmlbench/dmlbench/knn"
 )
@@ -21,36 +20,62 @@ var ErrBadInput = errors.New("clustering: bad input")
 // (Clustering.cpp, split_clusters: EPS = 1/1024).
 const splitEPS = 1.0 / 1024
 
+// initSeedStride is faiss's seed offset between redos
+// (Clustering.cpp: rand_perm(perm, nx, seed + 1 + redo·15486557)); KMeans
+// runs one redo, so the initial permutation is seeded with seed + 1.
+const initSeedStride = 15486557
+
 // KMeans clusters the rows of x into k groups with Lloyd's algorithm,
-// following faiss 1.7.3 Clustering::train (Clustering.cpp) step by step:
+// reproducing faiss 1.7.3's Clustering::train (Clustering.cpp, one redo)
+// step by step, random streams included (rng.go):
 //
 //  1. Subsampling: if opt.MaxPointsPerCentroid > 0 and n > k·Max, the
-//     training set is the first k·Max entries of rng.Perm(n) (faiss
-//     subsample_training_set). Otherwise, if n < k·opt.MinPointsPerCentroid,
-//     a warning is recorded (faiss prints one) and all points are used.
-//  2. If the training set has exactly k points they are the centroids and no
-//     iteration runs (faiss's nx == k corner case).
-//  3. Initialisation: centroid j = training point perm[j], perm = rng.Perm(nt).
-//  4. opt.NIter iterations of: assign every training point to its nearest
-//     centroid (squared L2, ties → lowest index); recompute each centroid as
-//     the mean of its points (float64 accumulation); split empty clusters.
+//     training set is rows perm[0 … k·Max−1] of perm =
+//     rand_perm(n, seed) (faiss subsample_training_set), in that order.
+//     Otherwise, if n < k·opt.MinPointsPerCentroid, faiss's warning
+//     ("clustering n points to k centroids: please provide at least …") is
+//     recorded in Warnings and all rows are used.
+//  2. If the training set has exactly k rows, the centroids are the first
+//     k rows of x (faiss copies its input, not the sample) and no
+//     iteration runs.
+//  3. Initialisation: centroid j = training row perm[j], j < k, with
+//     perm = rand_perm(nt, seed + 1 + 0·15486557).
+//  4. opt.NIter iterations of: assign every training row to its nearest
+//     centroid (squared L2, ties → lowest index); the objective (History)
+//     is the float32 sum of the nt squared distances in row order, as
+//     faiss's `float obj`; each centroid becomes the float32 sum of its
+//     rows, added in row order, times the float32 reciprocal of its
+//     float32 count (faiss compute_centroids); then empty clusters are
+//     split (below).
 //  5. Final assignment of ALL n rows to the final centroids (what the
-//     evaluation code of seed 000 / METRICS.md does with IndexFlatL2), and
-//     Objective = Σ_i ‖x_i − c_{a_i}‖² accumulated in float64.
+//     evaluation code of Roth et al. 2020 and pytorch-metric-learning does
+//     with an IndexFlatL2 search, k = 1), and Objective =
+//     Σ_i ‖x_i − c_{a_i}‖² accumulated in float64.
 //
-// Empty-cluster split (faiss split_clusters): for each empty cluster ci, a
-// donor cj is drawn with probability (h_cj − 1)/Σ(h − 1) over clusters with
-// h_cj > 1 (h = current point count; faiss approximates the same law with a
-// cyclic rejection scan), c_ci ← c_cj, then both are perturbed
+// rand_perm(n, s) is faiss's Fisher–Yates over RandomGenerator(s) (C++
+// std::mt19937 seeded with s mod 2³², rand_int(m) = mt() mod m); only the
+// low 32 bits of opt.Seed matter, as in faiss.
+//
+// Empty-cluster split (faiss split_clusters), run after every update with a
+// fresh RandomGenerator(1234): for each empty cluster ci in index order, a
+// donor cj is found by scanning cj = 0, 1, …, cyclically modulo k, drawing
+// r = rand_float() at each step and stopping at the first cj with
+// r < p_cj = (h_cj − 1)/(nt − k) in float32 (h = float32 point counts, as
+// updated by earlier splits); c_ci ← c_cj, then both are perturbed
 // symmetrically: even dimensions c_ci·(1+ε), c_cj·(1−ε), odd dimensions the
-// other way round, ε = 1/1024; the count is halved: h_ci = h_cj/2,
-// h_cj −= h_ci. A split centroid whose components are all zero therefore
-// stays equal to its donor, as in faiss.
+// other way round, ε = 1/1024; and h_ci = h_cj/2, h_cj −= h_ci. A split
+// centroid whose components are all zero therefore stays equal to its
+// donor, as in faiss.
 //
-// All randomness comes from rand.New(rand.NewSource(opt.Seed)) drawn in this
-// order: subsample permutation (only when subsampling), init permutation,
-// then one Float64 per split. faiss's mt19937 streams are not reproduced, so
-// runs match faiss statistically, not bit for bit.
+// What can still differ from faiss: faiss assigns with BLAS
+// (‖x‖² + ‖c‖² − 2x·c) where KMeans sums (x − c)² exactly in float32, so a
+// row whose two nearest centroids are within rounding of each other may
+// go to the other one. On the golden cases (testdata/faiss_kmeans_golden.json,
+// from faiss 1.7.3: well-separated, noisy, subsampled, with splits) every
+// initial row, split and final assignment is faiss's. Exact duplicate rows
+// are the exception: a row equal to a split donor is exactly equidistant
+// from the two perturbed twins, KMeans gives it to the lower index, and
+// faiss to whichever its BLAS rounding favours.
 //
 // Assignment uses opt.Searcher (k = 1, L2) when set. Otherwise it is the
 // exact blocked kernel of NearestCentroids pruned by Yinyang k-means
@@ -76,8 +101,8 @@ const splitEPS = 1.0 / 1024
 // pruning leaves a fraction of it (on Stanford-Online-Products-shaped data,
 // n = 60 500, K = 12 100, D = 128: ≈ 14 % over the 21 passes — the first
 // two are full, the third to fifth 17–37 %, later ones under 6 % and none
-// once converged), plus O(n·G) per pass for the bounds and O(NIter·nt·D)
-// for the updates; memory O((n + k)·D + n·G).
+// once converged), plus O(n·G) per pass for the bounds, O(NIter·nt·D) for
+// the updates and O(n) for the permutations; memory O((n + k)·D + n·G).
 //
 // Errors (wrapping ErrBadInput): n == 0, D == 0, data length ≠ n·D, k <= 0,
 // k > n, NIter < 0, MaxPointsPerCentroid < 0, non-finite values.
@@ -86,21 +111,14 @@ func KMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMean
 	if err := checkKMeansInput(x, k, opt); err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewSource(opt.Seed))
 	res := &KMeansResult{}
 
 	train := x
 	subsampled := false
 	if opt.MaxPointsPerCentroid > 0 && n > k*opt.MaxPointsPerCentroid {
 		subsampled = true
-		nt := k * opt.MaxPointsPerCentroid
-		perm := rng.Perm(n)
-		data := make([]float32, nt*d)
-		for i := 0; i < nt; i++ {
-			copy(data[i*d:(i+1)*d], x.Row(perm[i]))
-		}
-		train = knn.Matrix{Rows: nt, Cols: d, Data: data}
-		res.Warnings = append(res.Warnings, fmt.Sprintf("sampling %d points out of %d for k-means training (max %d per centroid)", nt, n, opt.MaxPointsPerCentroid))
+		train = subsample(x, k*opt.MaxPointsPerCentroid, opt.Seed)
+		res.Warnings = append(res.Warnings, fmt.Sprintf("sampling %d points out of %d for k-means training (max %d per centroid)", train.Rows, n, opt.MaxPointsPerCentroid))
 	} else if opt.MinPointsPerCentroid > 0 && n < k*opt.MinPointsPerCentroid {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("clustering %d points to %d centroids: please provide at least %d training points", n, k, k*opt.MinPointsPerCentroid))
 	}
@@ -112,52 +130,27 @@ func KMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMean
 	assign := make([]int32, nt)
 	dist := make([]float32, nt)
 	if nt == k {
-		copy(cent, train.Data)
+		copy(cent, x.Data[:k*d])
 	} else {
-		perm := rng.Perm(nt)
-		for j := 0; j < k; j++ {
-			copy(cent[j*d:(j+1)*d], train.Row(perm[j]))
-		}
-		sums := make([]float64, k*d)
-		counts := make([]float64, k)
+		initCentroids(cent, train, k, opt.Seed)
+		counts := make([]float32, k)
 		for it := 0; it < opt.NIter; it++ {
 			if err := la.assign(ctx, train, cent, k, assign, dist); err != nil {
 				return nil, err
 			}
-			var obj float64
+			var obj float32
 			for _, v := range dist {
-				obj += float64(v)
+				obj += v
 			}
-			res.History = append(res.History, obj)
-			// Centroid update in float64.
-			clear(sums)
-			clear(counts)
-			for i, a := range assign {
-				counts[a]++
-				s := sums[int(a)*d : int(a+1)*d]
-				for t, v := range train.Row(i) {
-					s[t] += float64(v)
-				}
-			}
-			for j := 0; j < k; j++ {
-				c := cent[j*d : (j+1)*d]
-				if counts[j] == 0 {
-					clear(c)
-					continue
-				}
-				inv := 1 / counts[j]
-				for t := range c {
-					c[t] = float32(sums[j*d+t] * inv)
-				}
-			}
-			res.Splits += splitEmpty(cent, counts, d, rng)
+			res.History = append(res.History, float64(obj))
+			updateCentroids(cent, counts, train, assign)
+			res.Splits += splitEmpty(cent, counts, d, nt)
 			res.Iterations++
 		}
 	}
 
 	res.Centroids = knn.Matrix{Rows: k, Cols: d, Data: cent}
 	if subsampled {
-		// The training rows were a sample: a fresh (full) pass over all rows.
 		// The training rows were a sample: their bounds do not apply, and a
 		// single pass needs none (full pass).
 		fresh := &yinyangAssigner{opt: opt, noPrune: true}
@@ -185,34 +178,91 @@ func KMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMean
 	return res, nil
 }
 
-// splitEmpty implements faiss's empty-cluster split (see KMeans) and returns
-// the number of clusters split.
-func splitEmpty(cent []float32, counts []float64, d int, rng *rand.Rand) int {
+// subsample returns rows perm[0 … m−1] of x, perm = rand_perm(n, seed)
+// (faiss subsample_training_set).
+func subsample(x knn.Matrix, m int, seed int64) knn.Matrix {
+	d := x.Cols
+	perm := faissRandPerm(x.Rows, seed)
+	data := make([]float32, m*d)
+	for i := 0; i < m; i++ {
+		copy(data[i*d:(i+1)*d], x.Row(int(perm[i])))
+	}
+	return knn.Matrix{Rows: m, Cols: d, Data: data}
+}
+
+// initCentroids sets centroid j to training row perm[j], j < k, with
+// perm = rand_perm(nt, seed + 1) (faiss's first redo).
+func initCentroids(cent []float32, train knn.Matrix, k int, seed int64) {
+	d := train.Cols
+	for j, p := range initPerm(train.Rows, k, seed) {
+		copy(cent[j*d:(j+1)*d], train.Row(int(p)))
+	}
+}
+
+// initPerm returns the training-row indices of the k initial centroids:
+// the first k of rand_perm(nt, seed + 1 + redo·15486557) with redo = 0.
+func initPerm(nt, k int, seed int64) []int32 {
+	return faissRandPerm(nt, seed+1+0*initSeedStride)[:k]
+}
+
+// updateCentroids is faiss's compute_centroids without weights: each
+// centroid becomes the float32 sum of its rows in row order times
+// float32(1/count); counts (float32, as faiss's hassign) receives the
+// cluster sizes. Empty clusters are left at zero for splitEmpty.
+func updateCentroids(cent, counts []float32, train knn.Matrix, assign []int32) {
+	d := train.Cols
+	clear(cent)
+	clear(counts)
+	for i, a := range assign {
+		counts[a]++
+		c := cent[int(a)*d : int(a+1)*d]
+		for t, v := range train.Row(i) {
+			c[t] += v
+		}
+	}
+	for j, h := range counts {
+		if h == 0 {
+			continue
+		}
+		norm := 1 / h
+		c := cent[j*d : (j+1)*d]
+		for t := range c {
+			c[t] *= norm
+		}
+	}
+}
+
+// splitEmpty is faiss's split_clusters (see KMeans) for a training set of
+// nt rows; it returns the number of clusters split.
+func splitEmpty(cent, counts []float32, d, nt int) int {
+	k := len(counts)
 	nsplit := 0
+	var rng faissRNG // created at the first empty cluster, as faiss's
 	for ci := range counts {
 		if counts[ci] != 0 {
 			continue
 		}
-		var total float64
+		if rng.mt == nil {
+			rng = newFaissRNG(1234)
+		}
+		// Some cluster has h > 1 while nt > k (the counts sum to nt), so
+		// the scan ends; stop anyway if none does rather than loop.
+		donor := false
 		for _, h := range counts {
 			if h > 1 {
-				total += h - 1
+				donor = true
+				break
 			}
 		}
-		if total <= 0 {
-			// No cluster has two points: cannot happen while n > k, keep
-			// the (zero) centroid rather than loop.
+		if !donor {
 			continue
 		}
-		r := rng.Float64() * total
-		cj := -1
-		for j, h := range counts {
-			if h > 1 {
-				cj = j
-				r -= h - 1
-				if r < 0 {
-					break
-				}
+		denom := float64(float32(nt - k))
+		cj := 0
+		for ; ; cj = (cj + 1) % k {
+			p := float32((float64(counts[cj]) - 1) / denom)
+			if rng.float32() < p {
+				break
 			}
 		}
 		ccopy := cent[ci*d : (ci+1)*d]
@@ -220,11 +270,11 @@ func splitEmpty(cent []float32, counts []float64, d int, rng *rand.Rand) int {
 		copy(ccopy, cdon)
 		for t := 0; t < d; t++ {
 			if t%2 == 0 {
-				ccopy[t] *= 1 + splitEPS
-				cdon[t] *= 1 - splitEPS
+				ccopy[t] = float32(float64(ccopy[t]) * (1 + splitEPS))
+				cdon[t] = float32(float64(cdon[t]) * (1 - splitEPS))
 			} else {
-				ccopy[t] *= 1 - splitEPS
-				cdon[t] *= 1 + splitEPS
+				ccopy[t] = float32(float64(ccopy[t]) * (1 - splitEPS))
+				cdon[t] = float32(float64(cdon[t]) * (1 + splitEPS))
 			}
 		}
 		counts[ci] = counts[cj] / 2

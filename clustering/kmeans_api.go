@@ -5,7 +5,7 @@ import "github.com/dmlbench/dmlbench/knn"
 // KMeansOptions follow faiss's Clustering parameters.
 type KMeansOptions struct {
 	NIter int   // Lloyd iterations (faiss default 20)
-	Seed  int64 // seed of the random initialisation from the data
+	Seed  int64 // faiss's seed: subsample = rand_perm(n, Seed), init = rand_perm(nt, Seed+1); low 32 bits used
 	// MinPointsPerCentroid / MaxPointsPerCentroid as in faiss: below min a
 	// warning-level condition, above max·K points the training set is
 	// subsampled (0 = no subsampling).
@@ -16,9 +16,10 @@ type KMeansOptions struct {
 	Searcher knn.Searcher
 }
 
-// DefaultKMeansOptions are faiss's defaults with no subsampling.
+// DefaultKMeansOptions are the strict convention's preset (KMeansPreset):
+// 20 iterations, seed 1234, no subsampling, as Roth et al. 2020 call faiss.
 func DefaultKMeansOptions() KMeansOptions {
-	return KMeansOptions{NIter: 20, Seed: 1234, MinPointsPerCentroid: 1}
+	return kmeansPresets["strict"]
 }
 
 // KMeansResult is the outcome of one k-means run.

@@ -14,17 +14,16 @@ import (
 
 // naiveKMeans is an independent, obviously-correct transcription of the
 // algorithm documented on KMeans (float64 distances, O(n·k·D) loops), using
-// the same random stream so the trajectories can be compared exactly.
+// faiss's random streams so the trajectories can be compared exactly.
 func naiveKMeans(x knn.Matrix, k int, opt KMeansOptions) ([]int32, []float32, float64) {
 	n, d := x.Rows, x.Cols
-	rng := rand.New(rand.NewSource(opt.Seed))
 	rows := make([][]float32, n)
 	for i := range rows {
 		rows[i] = x.Row(i)
 	}
 	train := rows
 	if opt.MaxPointsPerCentroid > 0 && n > k*opt.MaxPointsPerCentroid {
-		perm := rng.Perm(n)
+		perm := faissRandPerm(n, opt.Seed)
 		train = nil
 		for _, p := range perm[:k*opt.MaxPointsPerCentroid] {
 			train = append(train, rows[p])
@@ -33,32 +32,33 @@ func naiveKMeans(x knn.Matrix, k int, opt KMeansOptions) ([]int32, []float32, fl
 	cent := make([][]float32, k)
 	if len(train) == k {
 		for j := range cent {
-			cent[j] = append([]float32(nil), train[j]...)
+			cent[j] = append([]float32(nil), rows[j]...)
 		}
 	} else {
-		perm := rng.Perm(len(train))
+		perm := faissRandPerm(len(train), opt.Seed+1)
 		for j := range cent {
 			cent[j] = append([]float32(nil), train[perm[j]]...)
 		}
 		for it := 0; it < opt.NIter; it++ {
-			counts := make([]float64, k)
-			sums := make([][]float64, k)
+			counts := make([]float32, k)
+			sums := make([][]float32, k)
 			for j := range sums {
-				sums[j] = make([]float64, d)
+				sums[j] = make([]float32, d)
 			}
 			for _, p := range train {
 				a, _ := nearest(p, cent)
 				counts[a]++
 				for t := range p {
-					sums[a][t] += float64(p[t])
+					sums[a][t] += p[t]
 				}
 			}
 			for j := range cent {
+				inv := 1 / counts[j]
 				for t := range cent[j] {
 					if counts[j] == 0 {
 						cent[j][t] = 0
 					} else {
-						cent[j][t] = float32(sums[j][t] / counts[j])
+						cent[j][t] = sums[j][t] * inv
 					}
 				}
 			}
@@ -66,7 +66,7 @@ func naiveKMeans(x knn.Matrix, k int, opt KMeansOptions) ([]int32, []float32, fl
 			for _, c := range cent {
 				flat = append(flat, c...)
 			}
-			splitEmpty(flat, counts, d, rng)
+			splitEmpty(flat, counts, d, len(train))
 			for j := range cent {
 				copy(cent[j], flat[j*d:(j+1)*d])
 			}
@@ -183,7 +183,7 @@ func TestKMeansEmptyClusterSplit(t *testing.T) {
 	x := knn.Matrix{Rows: 7, Cols: 1, Data: []float32{1, 1, 1, 10, 1, 1, 1}}
 	var seed int64
 	for seed = 1; ; seed++ {
-		p := rand.New(rand.NewSource(seed)).Perm(7)
+		p := faissRandPerm(7, seed+1)
 		if p[0] != 3 && p[1] != 3 {
 			break
 		}
@@ -206,14 +206,37 @@ func TestKMeansEmptyClusterSplit(t *testing.T) {
 	}
 	// The split itself, checked by hand on one iteration.
 	cent := []float32{4, -2, 0, 0}
-	counts := []float64{5, 0}
-	if n := splitEmpty(cent, counts, 2, rand.New(rand.NewSource(1))); n != 1 {
+	counts := []float32{5, 0}
+	if n := splitEmpty(cent, counts, 2, 5); n != 1 {
 		t.Fatalf("split count %d", n)
 	}
 	e := float32(1.0 / 1024)
 	wantC := []float32{4 * (1 - e), -2 * (1 + e), 4 * (1 + e), -2 * (1 - e)}
 	if !reflect.DeepEqual(cent, wantC) || counts[0] != 2.5 || counts[1] != 2.5 {
 		t.Fatalf("split: cent %v counts %v; want %v [2.5 2.5]", cent, counts, wantC)
+	}
+}
+
+// TestSplitEmptyDonorScan follows faiss's split_clusters by hand on
+// h = (0, 3, 0, 6), nt = 9, k = 4 (so p_j = (h_j − 1)/5), with the draws of
+// RandomGenerator(1234): 0.1915, 0.4977, 0.6221, 0.8178, 0.4377, 0.6121,
+// 0.7854, 0.7714, 0.7800, 0.8607, 0.2726, 0.1506 (TestFaissRNGMatchesFaiss).
+// Cluster 0: the scan rejects 0 (p = −0.2), 1 (0.4977 ≥ 0.4), 2, and takes
+// 3 (0.8178 < 1): h = (3, 3, 0, 3). Cluster 2: p = (0.4, 0.4, −0.2, 0.4);
+// the draws 0.4377 … 0.2726 reject 0, 1, 2, 3, 0, 1, 2 and 0.1506 takes 3:
+// h = (3, 3, 1.5, 1.5).
+func TestSplitEmptyDonorScan(t *testing.T) {
+	cent := []float32{0, 10, 0, 100}
+	counts := []float32{0, 3, 0, 6}
+	if n := splitEmpty(cent, counts, 1, 9); n != 2 {
+		t.Fatalf("splits %d, want 2", n)
+	}
+	up := func(v float32) float32 { return float32(float64(v) * (1 + 1.0/1024)) }
+	down := func(v float32) float32 { return float32(float64(v) * (1 - 1.0/1024)) }
+	c3 := down(100)
+	wantC := []float32{up(100), 10, up(c3), down(c3)}
+	if !reflect.DeepEqual(cent, wantC) || !reflect.DeepEqual(counts, []float32{3, 3, 1.5, 1.5}) {
+		t.Fatalf("cent %v counts %v; want %v [3 3 1.5 1.5]", cent, counts, wantC)
 	}
 }
 
@@ -505,5 +528,25 @@ func TestKMeansPruningIsExact(t *testing.T) {
 		if full.PartialRowSearches != 0 {
 			t.Fatal("noPrune run used partial searches")
 		}
+	}
+}
+
+// When subsampling leaves exactly k training rows (MaxPointsPerCentroid 1),
+// faiss 1.7.3 copies the first k rows of its *input*, not of the sample:
+// python3-faiss gives centroids (0, 1), (2, 3), (4, 5) for x = 0…19 as a
+// 10 × 2 matrix, k = 3.
+func TestKMeansSubsampleToKCopiesInput(t *testing.T) {
+	x := knn.Matrix{Rows: 10, Cols: 2, Data: make([]float32, 20)}
+	for i := range x.Data {
+		x.Data[i] = float32(i)
+	}
+	opt := DefaultKMeansOptions()
+	opt.NIter, opt.MaxPointsPerCentroid = 5, 1
+	res, err := KMeans(context.Background(), x, 3, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Centroids.Data, []float32{0, 1, 2, 3, 4, 5}) || res.Iterations != 0 || res.TrainPoints != 3 {
+		t.Fatalf("centroids %v, iterations %d, train %d", res.Centroids.Data, res.Iterations, res.TrainPoints)
 	}
 }

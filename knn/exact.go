@@ -62,7 +62,7 @@ type Exact struct {
 }
 
 // Name implements Searcher.
-func (Exact) Name() string { return "exact" }
+func (Exact) Name() string { return ExactName }
 
 // Watches reports that Exact honours Options.Watch.
 func (Exact) Watches() bool { return true }

@@ -15,7 +15,10 @@ import (
 const FaissCompiled = true
 
 func init() {
-	Backends["faiss"] = func() (Searcher, error) { return Faiss{}, nil }
+	Backends.Register(FaissName, Backend{
+		Summary: "faiss IndexFlat on CPU (" + FaissVersion() + ")",
+		New:     func() (Searcher, error) { return Faiss{}, nil },
+	})
 }
 
 // FaissVersion describes the faiss library this binary is linked with, e.g.
@@ -64,7 +67,7 @@ type Faiss struct {
 }
 
 // Name implements Searcher.
-func (Faiss) Name() string { return "faiss" }
+func (Faiss) Name() string { return FaissName }
 
 const (
 	faissDefaultBatchBytes = 64 << 20

@@ -12,7 +12,10 @@ import (
 const FaissGPUCompiled = true
 
 func init() {
-	Backends["faiss-gpu"] = func() (Searcher, error) { return FaissGPU{}, nil }
+	Backends.Register(FaissGPUName, Backend{
+		Summary: "faiss on CUDA (IndexFlat copied to the GPU)",
+		New:     func() (Searcher, error) { return FaissGPU{}, nil },
+	})
 }
 
 // FaissGPU is the exact k-NN Searcher on an NVIDIA GPU: the database goes
@@ -32,7 +35,7 @@ type FaissGPU struct {
 }
 
 // Name implements Searcher.
-func (FaissGPU) Name() string { return "faiss-gpu" }
+func (FaissGPU) Name() string { return FaissGPUName }
 
 // Search implements Searcher.
 func (g FaissGPU) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*Neighbors, error) {

@@ -4,7 +4,7 @@ package knn
 
 // FaissCompiled reports whether this binary was built with -tags faiss
 // (scripts/install-faiss.sh installs the library it needs). Without the tag
-// the "faiss" backend is absent from Backends and New explains how to get it.
+// the "faiss" backend is declared unavailable in Backends and New says how to get it.
 const FaissCompiled = false
 
 // FaissVersion describes the linked faiss library; without -tags faiss it

@@ -140,11 +140,11 @@ func TestFaissRegistered(t *testing.T) {
 	if !FaissCompiled {
 		t.Fatal("FaissCompiled = false under -tags faiss")
 	}
-	s, err := New("faiss")
+	s, err := New(FaissName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Name() != "faiss" {
+	if s.Name() != FaissName {
 		t.Fatalf("Name() = %q", s.Name())
 	}
 	v := FaissVersion()

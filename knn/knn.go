@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dmlbench/dmlbench/internal/registry"
 )
 
 // Matrix is a dense row-major float32 matrix.
@@ -155,20 +156,38 @@ func Validate(q, db Matrix, k int, opt Options) error {
 	return nil
 }
 
-// Backends lists the registered Searcher constructors by name. Build-tagged
-// files (faiss, cuda) add theirs in init.
-var Backends = map[string]func() (Searcher, error){
-	"exact": func() (Searcher, error) { return Exact{}, nil },
+// Backend names: each is written here once and used by every command,
+// help text and test.
+const (
+	ExactName    = "exact"
+	FaissName    = "faiss"
+	FaissGPUName = "faiss-gpu"
+)
+
+// Backend is one registered k-NN backend.
+type Backend struct {
+	Summary string
+	New     func() (Searcher, error)
+}
+
+// Backends holds the k-NN backends. The faiss backends are declared here
+// with how to get them; their build-tagged files provide them.
+var Backends = registry.New[Backend]("k-NN backend")
+
+func init() {
+	Backends.Register(ExactName, Backend{
+		Summary: "pure-Go blocked float32 kernel (" + KernelName() + "), exact, deterministic",
+		New:     func() (Searcher, error) { return Exact{}, nil },
+	})
+	Backends.Unavailable(FaissName, "faiss IndexFlat on CPU", "build with -tags faiss; run scripts/install-faiss.sh (make faiss) first")
+	Backends.Unavailable(FaissGPUName, "faiss on CUDA", "build with -tags faiss,cuda; see docs/faiss-gpu.md")
 }
 
 // New returns the backend named name.
 func New(name string) (Searcher, error) {
-	f, ok := Backends[name]
-	if !ok {
-		if name == "faiss" || name == "faiss-gpu" {
-			return nil, fmt.Errorf("backend %q is not compiled into this binary (build with -tags faiss%s; see README)", name, map[bool]string{true: ",cuda", false: ""}[name == "faiss-gpu"])
-		}
-		return nil, fmt.Errorf("unknown k-NN backend %q (have: exact, faiss, faiss-gpu)", name)
+	b, err := Backends.Get(name)
+	if err != nil {
+		return nil, err
 	}
-	return f()
+	return b.New()
 }

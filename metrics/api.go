@@ -19,12 +19,14 @@ const (
 // Options configure Evaluate. The zero value evaluates every metric with
 // the strict convention, Euclidean distance, ks 1,2,4,8.
 type Options struct {
-	Metrics    []string // metric keys or families ("R@k", "NMI", ...); nil = all
-	Ks         []int    // recall ks; nil = 1,2,4,8
-	Distance   string   // "euclidean" (default), "cosine", "ip"
-	Clusters   int      // k-means K; 0 = number of distinct labels
-	Seed       int64    // k-means seed; 0 = convention default
-	Threads    int      // <= 0: all cores
+	Metrics  []string // metric keys or families ("R@k", "NMI", ...); nil = all
+	Ks       []int    // recall ks; nil = 1,2,4,8
+	Distance string   // "euclidean" (default), "cosine", "ip"
+	Clusters int      // k-means K; 0 = number of distinct labels
+	Seed     int64    // k-means seed; 0 = convention default (1234) unless ExactSeed
+	// ExactSeed uses Seed as given, 0 included (eval --seed 0).
+	ExactSeed  bool
+	Threads    int // <= 0: all cores
 	Convention Convention
 	Searcher   knn.Searcher // nil = knn.Exact
 	// KMeans, if non-nil, replaces the pure-Go k-means (faiss backend).
@@ -44,7 +46,12 @@ type Input struct {
 
 // Result is the JSON output of `dmlbench eval --format json`.
 type Result struct {
-	Metrics    map[string]float64 `json:"metrics"`
+	// Metrics holds exactly the metrics asked for (all of them when none
+	// were named); NaN marks a mean over no query (null in JSON).
+	Metrics map[string]float64 `json:"metrics"`
+	// Extra holds values computed along the way that were not asked for
+	// (e.g. R-Precision and mAP@C, which come with MAP@R).
+	Extra      map[string]float64 `json:"extra,omitempty"`
 	Convention Convention         `json:"convention"`
 	N          int                `json:"n"`
 	Dim        int                `json:"dim"`

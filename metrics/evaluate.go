@@ -61,7 +61,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		return nil, err
 	}
 
-	if w.fam["R@k"] || w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"] || w.fam["mAP@1000"] {
+	if w.stage(Retrieval) {
 		t0 := time.Now()
 		s := opt.Searcher
 		if s == nil {
@@ -88,6 +88,9 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		for k, v := range vals {
 			res.Metrics[k] = v
 		}
+		if undef := undefined(vals); len(undef) > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s undefined: no query counts (every query's class has no other item in the gallery); reported as null / n/a", strings.Join(undef, ", ")))
+		}
 		res.LoneQueries = sums.lone
 		if sums.lone > 0 {
 			switch conv {
@@ -103,7 +106,7 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		res.Timings["retrieval_metrics"] = time.Since(t1).Seconds()
 	}
 
-	if w.fam["NMI"] || w.fam["F1"] || w.fam["AMI"] {
+	if w.stage(Clustering) {
 		t0 := time.Now()
 		k := opt.Clusters
 		if k <= 0 {
@@ -112,23 +115,31 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		if k > in.Emb.Rows {
 			return nil, inputErr("--clusters %d exceeds the %d items", k, in.Emb.Rows)
 		}
+		// The convention's k-means settings (niter, seed, points per
+		// centroid) come from clustering's preset table, which the faiss
+		// k-means reads too.
+		ko, err := clustering.KMeansPreset(string(conv))
+		if err != nil {
+			return nil, err
+		}
 		seed := opt.Seed
-		if seed == 0 {
-			seed = 1234 // faiss's default, used by Roth et al. and pytorch-metric-learning
+		if seed == 0 && !opt.ExactSeed {
+			seed = ko.Seed // faiss's default 1234, used by Roth et al. and pytorch-metric-learning
+		}
+		if seed < math.MinInt32 || seed > math.MaxInt32 {
+			// faiss's seed is a C int; the pure-Go k-means would keep only
+			// its low 32 bits and silently disagree with faiss.
+			return nil, inputErr("k-means seed %d does not fit faiss's 32-bit seed", seed)
 		}
 		// Clustering always runs on the raw query embeddings, L2, as the peers do.
 		var assign []int32
 		if opt.KMeans != nil {
 			assign, err = opt.KMeans(in.Emb, k, seed)
 		} else {
-			ko := clustering.DefaultKMeansOptions()
-			// The built-in k-means assigns with its own pruned exact kernel
-			// (clustering.KMeans); faiss backends bring faiss's k-means via
-			// opt.KMeans instead of a k = 1 search per iteration.
+			// The built-in k-means (clustering.KMeans: faiss's algorithm and
+			// random streams, assigned with its own pruned exact kernel);
+			// faiss backends bring faiss's k-means via opt.KMeans instead.
 			ko.Seed, ko.Threads = seed, threads
-			if conv == PML {
-				ko.MaxPointsPerCentroid = 256 // faiss.Kmeans default subsampling
-			}
 			var r *clustering.KMeansResult
 			r, err = clustering.KMeans(ctx, in.Emb, k, ko)
 			if r != nil {
@@ -143,54 +154,77 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if w.fam["NMI"] {
-			res.Metrics["NMI"] = ct.NMI()
-		}
-		if w.fam["F1"] {
-			res.Metrics["F1"] = ct.F1()
-		}
-		if w.fam["AMI"] {
-			t := time.Now()
-			res.Metrics["AMI"] = ct.AMI()
-			res.Timings["ami"] = time.Since(t).Seconds()
+		for _, d := range All {
+			if w.fam[d.Key] && d.Cluster != nil {
+				t := time.Now()
+				res.Metrics[d.Key] = d.Cluster(ct)
+				res.Timings[strings.ToLower(d.Key)] = time.Since(t).Seconds()
+			}
 		}
 	}
 
-	if w.fam["rho"] {
+	for _, d := range All {
+		if !w.fam[d.Key] || d.Embedding == nil {
+			continue
+		}
 		t0 := time.Now()
-		s, err := spectra.SingularValues(in.Emb)
+		v, warn, err := d.Embedding(&WholeInput{Opt: opt, Conv: conv, In: in, Labels: qLabels, Classes: classes})
 		if err != nil {
-			return nil, fmt.Errorf("spectrum: %w", err)
+			return nil, err
 		}
-		if conv == Roth && len(s) > 1 {
-			// TruncatedSVD(n_components = D−1) never returns the smallest value.
-			s = s[:len(s)-1]
-		}
-		rho, err := spectra.Rho(s, 1)
-		if err != nil {
-			return nil, fmt.Errorf("rho: %w", err)
-		}
-		if math.IsInf(rho, 0) {
-			res.Warnings = append(res.Warnings, "rho is +Inf: the embedding matrix is rank-deficient (a zero singular value)")
-		}
-		res.Metrics["rho"] = rho
-		res.Timings["rho"] = time.Since(t0).Seconds()
-	}
-
-	if w.fam["dist_ratio"] {
-		t0 := time.Now()
-		cos := conv == Roth || strings.EqualFold(opt.Distance, "cosine")
-		v, warn := distRatio(in.Emb, qLabels, classes, cos, opt.Seed, threads)
 		res.Warnings = append(res.Warnings, warn...)
-		res.Metrics["dist_ratio"] = v
-		res.Timings["dist_ratio"] = time.Since(t0).Seconds()
+		res.Metrics[d.Key] = v
+		res.Timings[d.Key] = time.Since(t0).Seconds()
 	}
 	total := 0.0
 	for _, v := range res.Timings {
 		total += v
 	}
 	res.Timings["total"] = total
+	res.Metrics, res.Extra = w.split(res.Metrics)
 	return res, nil
+}
+
+// undefined lists, in key order, the metrics of m that are NaN: means over
+// no query.
+func undefined(m map[string]float64) []string {
+	var out []string
+	for _, k := range Keys(m) {
+		if math.IsNaN(m[k]) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// rhoMetric is ρ (Roth et al. 2020, §5): the KL divergence of the uniform
+// distribution from the normalised singular values of the embedding matrix.
+func rhoMetric(e *WholeInput) (float64, []string, error) {
+	s, err := spectra.SingularValues(e.In.Emb)
+	if err != nil {
+		return 0, nil, fmt.Errorf("spectrum: %w", err)
+	}
+	if e.Conv == Roth && len(s) > 1 {
+		// TruncatedSVD(n_components = D−1) never returns the smallest value.
+		s = s[:len(s)-1]
+	}
+	rho, err := spectra.Rho(s, 1)
+	if err != nil {
+		return 0, nil, fmt.Errorf("rho: %w", err)
+	}
+	var warn []string
+	if math.IsInf(rho, 0) {
+		warn = append(warn, "rho is +Inf: the embedding matrix is rank-deficient (a zero singular value)")
+	}
+	return rho, warn, nil
+}
+
+// distRatioMetric is π_ratio (Roth et al. 2020, §5), see distRatio; roth
+// and --distance cosine use the cosine distance.
+func distRatioMetric(e *WholeInput) (float64, []string, error) {
+	cos := e.Conv == Roth || strings.EqualFold(e.Opt.Distance, "cosine")
+	v, warn := distRatio(e.In.Emb, e.Labels, e.Classes, cos, e.Opt.Seed, e.Opt.Threads)
+	return v, warn, nil
 }
 
 // prepareDistance maps --distance to a knn metric and the rows to search.

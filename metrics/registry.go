@@ -2,94 +2,260 @@ package metrics
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// Info documents one metric for `dmlbench list metrics`.
-type Info struct {
-	Key        string // JSON key ("R@k" stands for R@1, R@2, ... one per requested k)
-	Definition string // one line, strict convention
-	Source     string
+// Stage is the shared computation a metric reads. Evaluate runs each stage
+// at most once, for all the requested metrics that need it.
+type Stage int
+
+const (
+	// Retrieval metrics read one k-NN search (depth = the largest window
+	// any requested metric needs).
+	Retrieval Stage = iota + 1
+	// Clustering metrics read the class × cluster table of one clustering
+	// of the query embeddings.
+	Clustering
+	// Whole metrics read the embedding matrix (and labels) as a whole.
+	Whole
+)
+
+// window is the neighbour-list reading of the retrieval plan that produces
+// a built-in retrieval metric.
+type window int
+
+const (
+	windowNone window = iota
+	windowK           // R@k: the first k neighbours
+	windowR           // MAP@R, R-Precision, mAP@C: the R_q (roth: n_c) nearest
+	window1000        // mAP@1000
+	// windowPlan: the retrieval plan computes the metric itself under its
+	// key (it reads w.fam[Key]), in its shared pass over each query.
+	windowPlan
+)
+
+// Descriptor is everything dmlbench knows about one metric: Evaluate
+// dispatches from it, `dmlbench list metrics` prints it and reports format
+// from it (percent or not, which direction is better). Adding a metric is one
+// Descriptor in All, the function it names and a test (docs/extending.md).
+type Descriptor struct {
+	// Key is the JSON key. "R@k" stands for the recall family: one key
+	// R@1, R@2, ... per requested k.
+	Key string
+	// Aliases are other names accepted by --metrics (case-insensitive).
+	Aliases []string
+	Stage   Stage
+	// Percent: a fraction in [0, 1] that tables show ×100.
+	Percent bool
+	// LowerIsBetter: smaller values are better (e.g. ρ).
+	LowerIsBetter bool
+	// Definition is one line, strict convention.
+	Definition string
+	// Source cites the definition by author and year.
+	Source string
+
+	// Exactly one way of computing the value, by stage:
+
+	// window: built-in retrieval metrics produced by the retrieval plan
+	// (retrieval.go), which shares one pass over each query's hits.
+	window window
+	// PerQuery scores one query for a retrieval metric; the metric is the
+	// mean of the values of the queries for which counted is true (a mean
+	// over no query is undefined: NaN, null in JSON).
+	PerQuery func(q QueryHits) (value float64, counted bool)
+	// Depth is how many neighbours a PerQuery metric reads: 0 = the R_q
+	// nearest (as MAP@R), AllNeighbours = the whole ranking, n > 0 = the
+	// first n.
+	Depth int
+	// Cluster reads the class × cluster contingency table.
+	Cluster func(ct *contingency) float64
+	// Embedding reads the whole embedding; it may add warnings.
+	Embedding func(e *WholeInput) (float64, []string, error)
+}
+
+// AllNeighbours as Descriptor.Depth asks for the whole ranking.
+const AllNeighbours = -1
+
+// QueryHits is what a PerQuery metric sees of one query.
+type QueryHits struct {
+	// Hits are the relevance bits of the query's neighbours in rank order
+	// (the query itself excluded), at least as many as the metric's Depth
+	// asks for (fewer only when the gallery is smaller).
+	Hits []bool
+	// R is the number of other same-class items in the gallery (R_q).
+	R int
+	// Gallery is the number of items the query searched.
+	Gallery    int
+	Convention Convention
+}
+
+// WholeInput is what a Whole-stage metric reads.
+type WholeInput struct {
+	Opt     Options
+	Conv    Convention
+	In      Input
+	Labels  []int32 // dense query labels
+	Classes int
 }
 
 // All lists every metric Evaluate can compute, in output order.
-var All = []Info{
-	{"R@k", "fraction of queries with a same-class item among their k nearest neighbours (lone queries score 0)", "Jegou et al. 2011; Roth et al. 2020 (seed 000) §4"},
-	{"NMI", "normalised mutual information I(Ω;Y)/((H(Ω)+H(Y))/2) between k-means clusters (K = #classes) and labels", "Manning et al. 2008; seed 000 §4"},
-	{"F1", "pair-counting F1 = 2·TP/(same-class pairs + same-cluster pairs) of the k-means clustering", "Song et al. 2016 (seed 002)"},
-	{"mAP@C", "mean average precision with window and divisor = the other members of the query's class (= MAP@R under strict)", "Roth et al. 2020 (seed 000) metrics/mAP_c"},
-	{"mAP@1000", "mean over queries of (1/min(R_q,W)) Σ_{i≤W} P@i·rel_i with W = min(1000, gallery size)", "Roth et al. 2020 (seed 000) metrics/mAP_1000"},
-	{"MAP@R", "mean over queries of (1/R_q) Σ_{i≤R_q} P@i·rel_i, R_q = other members of the query's class", "Musgrave et al. 2020, A Metric Learning Reality Check §3.2"},
-	{"R-Precision", "mean over queries of (same-class items among the first R_q neighbours)/R_q", "Musgrave et al. 2020 §3.2"},
-	{"AMI", "adjusted mutual information (MI − E[MI])/(mean(H) − E[MI]) of the k-means clustering, arithmetic mean", "Vinh et al. 2010; pytorch-metric-learning"},
-	{"rho", "ρ spectral decay KL(U_D ‖ ŝ) of the normalised singular values of the embedding matrix", "Roth et al. 2020 (seed 000) §5, supp. §E"},
-	{"dist_ratio", "π_ratio: mean intra-class distance / mean distance between class means", "Roth et al. 2020 (seed 000) §5"},
+var All = []Descriptor{
+	{Key: "R@k", Stage: Retrieval, Percent: true, window: windowK,
+		Definition: "fraction of queries with a same-class item among their k nearest neighbours (lone queries score 0)",
+		Source:     "Jégou et al. 2011; Roth et al. 2020, §4"},
+	{Key: "NMI", Stage: Clustering, Percent: true, Cluster: (*contingency).NMI,
+		Definition: "normalised mutual information I(Ω;Y)/((H(Ω)+H(Y))/2) between k-means clusters (K = #classes) and labels",
+		Source:     "Manning et al. 2008; Roth et al. 2020, §4"},
+	{Key: "F1", Stage: Clustering, Percent: true, Cluster: (*contingency).F1,
+		Definition: "pair-counting F1 = 2·TP/(same-class pairs + same-cluster pairs) of the k-means clustering",
+		Source:     "Song et al. 2016; Fehérvári et al. 2019"},
+	{Key: "mAP@C", Stage: Retrieval, Percent: true, window: windowR,
+		Definition: "mean average precision with window and divisor = the other members of the query's class (= MAP@R under strict)",
+		Source:     "Roth et al. 2020, code metrics/mAP_c"},
+	{Key: "mAP@1000", Stage: Retrieval, Percent: true, window: window1000,
+		Definition: "mean over queries of (1/min(R_q,W)) Σ_{i≤W} P@i·rel_i with W = min(1000, gallery size)",
+		Source:     "Roth et al. 2020, code metrics/mAP_1000"},
+	{Key: "MAP@R", Aliases: []string{"mapr", "map_at_r"}, Stage: Retrieval, Percent: true, window: windowR,
+		Definition: "mean over queries of (1/R_q) Σ_{i≤R_q} P@i·rel_i, R_q = other members of the query's class",
+		Source:     "Musgrave et al. 2020, §3.2"},
+	{Key: "R-Precision", Aliases: []string{"rprecision", "r_precision"}, Stage: Retrieval, Percent: true, window: windowR,
+		Definition: "mean over queries of (same-class items among the first R_q neighbours)/R_q",
+		Source:     "Musgrave et al. 2020, §3.2"},
+	{Key: "AMI", Stage: Clustering, Percent: true, Cluster: (*contingency).AMI,
+		Definition: "adjusted mutual information (MI − E[MI])/(mean(H) − E[MI]) of the k-means clustering, arithmetic mean",
+		Source:     "Vinh et al. 2010; pytorch-metric-learning"},
+	{Key: "rho", Stage: Whole, LowerIsBetter: true, Embedding: rhoMetric,
+		Definition: "ρ spectral decay KL(U_D ‖ ŝ) of the normalised singular values of the embedding matrix",
+		Source:     "Roth et al. 2020, §5 and supp. §E"},
+	{Key: "dist_ratio", Aliases: []string{"dists", "pi_ratio"}, Stage: Whole, Embedding: distRatioMetric,
+		Definition: "π_ratio: mean intra-class distance / mean distance between class means",
+		Source:     "Roth et al. 2020, §5"},
 }
 
-// family maps a user-given metric name (any case) to its canonical family key.
-func family(name string) (string, int, error) {
+func init() {
+	seen := map[string]string{}
+	for _, d := range All {
+		ways := 0
+		for _, set := range []bool{d.window != windowNone, d.PerQuery != nil, d.Cluster != nil, d.Embedding != nil} {
+			if set {
+				ways++
+			}
+		}
+		if ways != 1 {
+			panic(fmt.Sprintf("metrics: %s must have exactly one way of computing it (has %d)", d.Key, ways))
+		}
+		for _, n := range append([]string{d.Key}, d.Aliases...) {
+			l := strings.ToLower(n)
+			if prev, dup := seen[l]; dup {
+				panic(fmt.Sprintf("metrics: name %q of %s is already taken by %s", n, d.Key, prev))
+			}
+			seen[l] = d.Key
+		}
+	}
+}
+
+var recallKey = regexp.MustCompile(`^[Rr]@(\d+)$`)
+
+// Lookup returns the descriptor of a metric key or alias (any case); R@1,
+// R@10, ... return the R@k descriptor.
+func Lookup(name string) (Descriptor, bool) {
+	n := strings.TrimSpace(name)
+	if recallKey.MatchString(n) {
+		n = "R@k"
+	}
+	for _, d := range All {
+		if strings.EqualFold(d.Key, n) {
+			return d, true
+		}
+		for _, a := range d.Aliases {
+			if strings.EqualFold(a, n) {
+				return d, true
+			}
+		}
+	}
+	return Descriptor{}, false
+}
+
+// IsPercent reports whether key names a metric that is a fraction in [0, 1]
+// (tables show it in percent). Unknown keys are not.
+func IsPercent(key string) bool {
+	d, ok := Lookup(key)
+	return ok && d.Percent
+}
+
+// LowerIsBetter reports whether smaller values of the metric key are
+// better. Unknown keys are not.
+func LowerIsBetter(key string) bool {
+	d, ok := Lookup(key)
+	return ok && d.LowerIsBetter
+}
+
+// family maps a user-given metric name (any case) to its descriptor and,
+// for R@N, N.
+func family(name string) (Descriptor, int, error) {
 	n := strings.TrimSpace(name)
 	up := strings.ToUpper(n)
 	if strings.HasPrefix(up, "R@") && up != "R@K" {
 		k, err := strconv.Atoi(n[2:])
 		if err != nil || k <= 0 {
-			return "", 0, fmt.Errorf("bad metric %q: R@k needs a positive integer k", name)
+			return Descriptor{}, 0, fmt.Errorf("bad metric %q: R@k needs a positive integer k", name)
 		}
-		return "R@k", k, nil
+		d, _ := Lookup("R@k")
+		return d, k, nil
 	}
-	for _, i := range All {
-		if strings.EqualFold(i.Key, n) {
-			return i.Key, 0, nil
-		}
-	}
-	switch strings.ToLower(n) {
-	case "map@r", "mapr", "map_at_r":
-		return "MAP@R", 0, nil
-	case "rprecision", "r_precision":
-		return "R-Precision", 0, nil
-	case "dists", "pi_ratio":
-		return "dist_ratio", 0, nil
+	if d, ok := Lookup(n); ok {
+		return d, 0, nil
 	}
 	keys := make([]string, len(All))
 	for i, m := range All {
 		keys[i] = m.Key
 	}
-	return "", 0, fmt.Errorf("unknown metric %q (have: %s)", name, strings.Join(keys, ", "))
+	return Descriptor{}, 0, fmt.Errorf("unknown metric %q (have: %s)", name, strings.Join(keys, ", "))
 }
 
-// want is the resolved set of metric families and recall ks.
+// want is the resolved set of metrics: the descriptors to compute, the
+// recall ks, and the exact keys the caller asked for.
 type want struct {
-	fam map[string]bool
+	fam map[string]bool // descriptor keys to compute
 	ks  []int
+	all bool            // no list given: every metric computed is asked for
+	ask map[string]bool // keys asked for (when !all)
 }
 
 func resolve(names []string, ks []int) (want, error) {
-	w := want{fam: map[string]bool{}}
-	extraK := []int{}
-	if len(names) == 0 {
-		for _, i := range All {
-			w.fam[i.Key] = true
+	w := want{fam: map[string]bool{}, ask: map[string]bool{}, all: len(names) == 0}
+	var extraK []int
+	recallFamily := w.all // the R@k family itself (not only some R@N) is asked
+	if w.all {
+		for _, d := range All {
+			w.fam[d.Key] = true
 		}
 	}
 	for _, n := range names {
-		f, k, err := family(n)
+		d, k, err := family(n)
 		if err != nil {
 			return w, err
 		}
-		w.fam[f] = true
-		if k > 0 {
+		w.fam[d.Key] = true
+		switch {
+		case k > 0:
 			extraK = append(extraK, k)
+		case d.Key == "R@k":
+			recallFamily = true
+		default:
+			w.ask[d.Key] = true
 		}
 	}
 	if w.fam["R@k"] {
-		switch {
-		case len(ks) > 0:
-			w.ks = append([]int(nil), ks...)
-		case len(extraK) > 0:
-		default:
-			w.ks = []int{1, 2, 4, 8}
+		if recallFamily {
+			if len(ks) > 0 {
+				w.ks = append([]int(nil), ks...)
+			} else {
+				w.ks = []int{1, 2, 4, 8}
+			}
 		}
 		w.ks = append(w.ks, extraK...)
 		sort.Ints(w.ks)
@@ -98,9 +264,62 @@ func resolve(names []string, ks []int) (want, error) {
 			if k <= 0 {
 				return w, fmt.Errorf("recall k = %d must be positive", k)
 			}
+			w.ask["R@"+strconv.Itoa(k)] = true
 		}
 	}
 	return w, nil
+}
+
+// stage reports whether any requested metric needs stage s.
+func (w want) stage(s Stage) bool {
+	for _, d := range All {
+		if w.fam[d.Key] && d.Stage == s {
+			return true
+		}
+	}
+	return false
+}
+
+// needs reports whether any requested built-in retrieval metric reads
+// window v.
+func (w want) needs(v window) bool {
+	for _, d := range All {
+		if w.fam[d.Key] && d.window == v {
+			return true
+		}
+	}
+	return false
+}
+
+// perQuery lists the requested PerQuery metrics in All's order.
+func (w want) perQuery() []Descriptor {
+	var out []Descriptor
+	for _, d := range All {
+		if w.fam[d.Key] && d.PerQuery != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// split moves the computed values nobody asked for (e.g. R-Precision,
+// computed along with MAP@R) from m into a separate map.
+func (w want) split(m map[string]float64) (asked, extra map[string]float64) {
+	if w.all {
+		return m, nil
+	}
+	asked = map[string]float64{}
+	for k, v := range m {
+		if w.ask[k] {
+			asked[k] = v
+			continue
+		}
+		if extra == nil {
+			extra = map[string]float64{}
+		}
+		extra[k] = v
+	}
+	return asked, extra
 }
 
 func dedupInts(a []int) []int {
@@ -113,7 +332,8 @@ func dedupInts(a []int) []int {
 	return out
 }
 
-// Keys returns the JSON metric keys in canonical order for a result map.
+// Keys returns the JSON metric keys in canonical order for a result map:
+// R@k by k, then All's order, then any other key alphabetically.
 func Keys(m map[string]float64) []string {
 	var rk []int
 	rest := map[string]bool{}

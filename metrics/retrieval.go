@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"sync"
@@ -22,6 +23,8 @@ type retrievalPlan struct {
 	ks      []int
 	mapR    bool // MAP@R, R-Precision or mAP@C asked
 	map1000 bool
+	// perQuery are the requested metrics scored by Descriptor.PerQuery.
+	perQuery []Descriptor
 	// rank1000: mAP@1000 from the exact ranks of each query's positives
 	// (knn.Watch) instead of a depth-1000 search (roth: only when its
 	// window is not padded).
@@ -45,7 +48,7 @@ const maxWatchPerQuery = 256
 
 func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes int, loo, canWatch bool) (*retrievalPlan, error) {
 	p := &retrievalPlan{conv: conv, loo: loo, ks: w.ks, qLabels: qLabels, gLabels: gLabels,
-		mapR: w.fam["MAP@R"] || w.fam["R-Precision"] || w.fam["mAP@C"], map1000: w.fam["mAP@1000"]}
+		mapR: w.needs(windowR), map1000: w.needs(window1000), perQuery: w.perQuery()}
 	gc := counts(gLabels, classes)
 	p.gallery = len(gLabels)
 	p.classSize = gc
@@ -73,6 +76,16 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 	need := 0
 	for _, k := range p.ks {
 		need = max(need, k)
+	}
+	for _, d := range p.perQuery {
+		switch {
+		case d.Depth == AllNeighbours:
+			need = max(need, p.gallery)
+		case d.Depth > 0:
+			need = max(need, min(d.Depth, p.gallery))
+		default:
+			need = max(need, maxRel)
+		}
 	}
 	if conv == Roth {
 		if p.mapR {
@@ -132,6 +145,9 @@ type retrievalSums struct {
 	map1000N          int
 	lone              int
 	padded            int // roth: queries whose window reached faiss's −1 padding
+	// extra, extraN: sums and counts of the plan's perQuery metrics.
+	extra  []float64
+	extraN []int
 }
 
 func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float64, *retrievalSums) {
@@ -143,7 +159,7 @@ func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float6
 	parts := make([]*retrievalSums, (nb.N+chunk-1)/chunk)
 	next := make(chan int, len(parts))
 	for c := range parts {
-		parts[c] = &retrievalSums{recall: make([]float64, len(p.ks))}
+		parts[c] = p.newSums()
 		next <- c
 	}
 	close(next)
@@ -158,7 +174,7 @@ func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float6
 		}()
 	}
 	wg.Wait()
-	s := &retrievalSums{recall: make([]float64, len(p.ks))}
+	s := p.newSums()
 	for _, o := range parts {
 		s.add(o)
 	}
@@ -174,7 +190,15 @@ func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float6
 	if p.map1000 {
 		out["mAP@1000"] = ratio(s.map1000, s.map1000N)
 	}
+	for i, d := range p.perQuery {
+		out[d.Key] = ratio(s.extra[i], s.extraN[i])
+	}
 	return out, s
+}
+
+func (p *retrievalPlan) newSums() *retrievalSums {
+	return &retrievalSums{recall: make([]float64, len(p.ks)),
+		extra: make([]float64, len(p.perQuery)), extraN: make([]int, len(p.perQuery))}
 }
 
 // scoreRange scores queries [lo, hi) into s.
@@ -202,6 +226,12 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi i
 			ranks = nb.Ranks[q]
 		}
 		p.scoreQuery(s, hits[p.offset:], ranks, rq, y, padded)
+		for i, d := range p.perQuery {
+			if v, ok := d.PerQuery(QueryHits{Hits: hits[p.offset:], R: rq, Gallery: p.gallery, Convention: p.conv}); ok {
+				s.extra[i] += v
+				s.extraN[i]++
+			}
+		}
 	}
 }
 
@@ -219,11 +249,17 @@ func (s *retrievalSums) add(o *retrievalSums) {
 	s.map1000N += o.map1000N
 	s.lone += o.lone
 	s.padded += o.padded
+	for i := range s.extra {
+		s.extra[i] += o.extra[i]
+		s.extraN[i] += o.extraN[i]
+	}
 }
 
+// ratio is the mean a/n; a mean over no query is undefined (NaN: null in
+// JSON, n/a in tables), as in pytorch-metric-learning.
 func ratio(a float64, n int) float64 {
 	if n == 0 {
-		return 0
+		return math.NaN()
 	}
 	return a / float64(n)
 }

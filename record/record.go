@@ -51,14 +51,17 @@ type Run struct {
 	// BestVal holds the validation metrics of BestEpoch.
 	BestVal Metrics `json:"best_val,omitempty"`
 	// FinalRefined holds the test metrics of the final embeddings after
-	// test-time refinement (`dmlbench run --test-time`, seed 001 §3: every
+	// test-time refinement (`dmlbench run --test-time`, Seidenschwarz et al. 2021 §3: every
 	// sample's embedding replaced by its MPN output in a batch built around
 	// it); Final stays the backbone-only score.
 	FinalRefined Metrics `json:"final_refined,omitempty"`
 }
 
-// WriteAtomic writes v as indented JSON to path via a temporary file and
-// rename, so readers never see a half-written file.
+// WriteAtomic writes v as indented JSON to path via a temporary file in
+// the same directory, synced to disk before it is renamed over path: a
+// reader, or a run killed at any moment, sees either the old complete file
+// or the new complete one, never a part. The file is readable by all
+// (0644), as results are meant to be shared.
 func WriteAtomic(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -74,12 +77,18 @@ func WriteAtomic(path string, v any) error {
 	}
 	tmp := f.Name()
 	_, werr := f.Write(append(b, '\n'))
+	merr := f.Chmod(0o644)
+	serr := f.Sync()
 	cerr := f.Close()
-	if werr != nil || cerr != nil {
+	if err := firstErr(werr, merr, serr, cerr); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %v", path, firstErr(werr, cerr))
+		return fmt.Errorf("write %s: %v", path, err)
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 func firstErr(errs ...error) error {

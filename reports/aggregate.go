@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dmlbench/dmlbench/metrics"
 )
 
 // DefaultMetrics are the columns of seed 000 Tab. 4–6.
@@ -108,18 +110,23 @@ type Comparison struct {
 	CILo, CIHi float64
 }
 
-var percentMetric = regexp.MustCompile(`^(R@\d+|P@\d+|NMI|AMI|F1|mAP@.*|MAP@.*|R-Precision|ARI)$`)
+// foreignPercent matches percent-valued keys dmlbench does not compute but
+// published tables and other tools report (P@k, ARI).
+var foreignPercent = regexp.MustCompile(`^(P@\d+|ARI)$`)
 
 // IsPercentMetric reports whether key is a fraction in [0, 1] that tables
-// show in percent.
-func IsPercentMetric(key string) bool { return percentMetric.MatchString(key) }
+// show in percent: the metric's descriptor says so (metrics.All), or it is
+// a well-known foreign fraction (P@k, ARI).
+func IsPercentMetric(key string) bool {
+	return metrics.IsPercent(key) || foreignPercent.MatchString(key)
+}
 
 // LowerIsBetter reports whether smaller values of the metric are better:
-// ρ (spectral decay, seed 000 §5: lower ρ, flatter spectrum, better
-// generalisation) and losses.
+// the metric's descriptor says so (ρ: Roth et al. 2020, §5), ρ of a layer
+// ("rho@..."), and the training loss.
 func LowerIsBetter(key string) bool {
 	k := strings.ToLower(key)
-	return k == "rho" || strings.HasPrefix(k, "rho@") || k == "loss"
+	return metrics.LowerIsBetter(key) || strings.HasPrefix(k, "rho@") || k == "loss"
 }
 
 // MetricsOf returns the metric map a report reads from a run.
@@ -245,6 +252,8 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 	autoGroup := len(opt.GroupBy) == 0
 	if autoGroup {
 		opt.GroupBy = MethodKeys(runs)
+	} else if err := checkGroupBy(runs, opt.GroupBy); err != nil {
+		return nil, err
 	}
 	rep := &Report{Opt: opt}
 
@@ -269,40 +278,27 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 		if autoGroup {
 			t.GroupBy, t.Common = VaryingKeys(byDataset[ds])
 		}
-		rows := map[string]*Row{}
-		for _, r := range byDataset[ds] {
-			label := GroupLabel(r.Method, t.GroupBy)
-			row := rows[label]
-			if row == nil {
-				row = &Row{Label: label, Method: map[string]string{}, Cells: map[string]Summary{}, Best: map[string]bool{}}
-				for _, k := range t.GroupBy {
-					row.Method[k] = r.Method[k]
-				}
-				rows[label] = row
-			}
-			row.N++
-			row.Seeds = append(row.Seeds, r.Seed)
-			row.Paths = append(row.Paths, r.Path)
-		}
-		labels := make([]string, 0, len(rows))
-		for l := range rows {
-			labels = append(labels, l)
-		}
-		sort.Strings(labels)
+		labels, groups, methods, notes := groupRuns(ds, byDataset[ds], t.GroupBy)
+		rep.Notes = append(rep.Notes, notes...)
 		for _, l := range labels {
-			t.Rows = append(t.Rows, rows[l])
+			row := &Row{Label: l, Method: methods[l], Cells: map[string]Summary{}, Best: map[string]bool{}}
+			for _, r := range groups[l] {
+				row.N++
+				row.Seeds = append(row.Seeds, r.Seed)
+				row.Paths = append(row.Paths, r.Path)
+			}
+			t.Rows = append(t.Rows, row)
 		}
 		// Values per row and metric, in path order (LoadRuns sorts paths).
+		// A run without a finite value (missing, or null in run.json) is
+		// left out of the mean: the cell's N is then below the row's N.
 		for _, row := range t.Rows {
 			if dup := duplicates(row.Seeds); len(dup) > 0 {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s: seed(s) %v occur more than once (%s)", ds, row.Label, dup, strings.Join(row.Paths, ", ")))
 			}
 			for _, m := range opt.Metrics {
 				var xs []float64
-				for _, r := range byDataset[ds] {
-					if GroupLabel(r.Method, t.GroupBy) != row.Label {
-						continue
-					}
+				for _, r := range groups[row.Label] {
 					v, ok := MetricsOf(r, opt.Source)[m]
 					if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
 						continue

@@ -82,7 +82,7 @@ func FormatP(p float64) string {
 // them (bold, escaping).
 type cellParts struct {
 	main  string // "62.10 ± 0.27" or "62.10" or "–"
-	extra string // " (n=2)", " [61.80, 62.40]"
+	extra string // " (n = 2/3)", " [61.80, 62.40]"
 	best  bool
 }
 
@@ -97,7 +97,8 @@ func measuredCell(t *Table, r *Row, m string, opt Options, pm string) cellParts 
 		c.main += " " + pm + " " + ffix(s.Std, p)
 	}
 	if s.N != r.N {
-		c.extra += fmt.Sprintf(" (n=%d)", s.N)
+		// Some runs have no finite value (missing or null): left out.
+		c.extra += fmt.Sprintf(" (n = %d/%d)", s.N, r.N)
 	}
 	if opt.CI > 0 && !math.IsNaN(s.CILo) {
 		c.extra += " [" + ffix(s.CILo, p) + ", " + ffix(s.CIHi, p) + "]"
@@ -191,6 +192,9 @@ func Legend(rep *Report, t *Table) string {
 			keys[i] = k + "=" + t.Common[k]
 		}
 		parts = append(parts, "all rows share "+strings.Join(keys, ", "))
+	}
+	if partialCells(t) {
+		parts = append(parts, "(n = a/b): a of the row's b runs have a value, the others have none (missing or null) and are left out")
 	}
 	if opt.CI > 0 {
 		parts = append(parts, fmt.Sprintf("[lo, hi]: %g%% percentile-bootstrap CI of the mean (%d resamples, seed %d)", opt.CI*100, opt.Bootstrap, opt.Seed))
@@ -427,4 +431,17 @@ func texEscape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// partialCells reports whether a cell of t averages fewer runs than its row
+// holds (some runs have no value).
+func partialCells(t *Table) bool {
+	for _, r := range t.Rows {
+		for _, m := range t.Metrics {
+			if s, ok := r.Cells[m]; ok && s.N > 0 && s.N != r.N {
+				return true
+			}
+		}
+	}
+	return false
 }

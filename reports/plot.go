@@ -89,7 +89,9 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 	p.Y.Label.Text = opt.YLabel
 	p.Add(plotter.NewGrid())
 	var xticks []float64
+	var infinite []string // series with points at ±Inf, which cannot be drawn
 	npts, legendN := 0, 0
+	allIntX := true
 	for i, s := range series {
 		if len(s.X) != len(s.Y) || (s.YErr != nil && len(s.YErr) != len(s.Y)) || (s.XErr != nil && len(s.XErr) != len(s.X)) {
 			return nil, fmt.Errorf("reports: series %q has mismatched lengths", s.Label)
@@ -103,7 +105,11 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 		d := xyErr{s: s}
 		for j := range s.X {
 			x, y := s.X[j], s.Y[j]
-			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+			if math.IsInf(x, 0) || math.IsInf(y, 0) {
+				infinite = appendOnce(infinite, infiniteNote(s.Label, x, y, opt))
+				continue
+			}
+			if math.IsNaN(x) || math.IsNaN(y) {
 				continue
 			}
 			if (opt.LogX && x <= 0) || (opt.LogY && y <= 0) {
@@ -117,6 +123,7 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 			}
 			d.idx = append(d.idx, j)
 			xticks = append(xticks, x)
+			allIntX = allIntX && x == math.Trunc(x)
 		}
 		if len(d.idx) == 0 {
 			continue
@@ -148,12 +155,19 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 			}
 			line.Color = col
 			line.Width = vg.Points(1.5)
-			line.Dashes = plotutil.Dashes(i / 7)
+			// Each series its own dash pattern as well as its own colour, so
+			// curves that coincide stay distinguishable (and in grey print).
+			line.Dashes = plotutil.Dashes(i)
 			p.Add(line)
 		}
-		// Markers on dense curves (spectra) only clutter; lines suffice.
-		if (opt.Points && (!opt.Lines || len(d.idx) <= 25)) || len(d.idx) == 1 {
-			if sc, err = plotter.NewScatter(d); err != nil {
+		if opt.Points || len(d.idx) == 1 {
+			// Dense curves (spectra) get a marker every few points only, the
+			// start shifted per series so coinciding curves show both marks.
+			md := d
+			if opt.Lines && len(d.idx) > 25 {
+				md = xyErr{s: s, idx: thinIndex(d.idx, 12, i)}
+			}
+			if sc, err = plotter.NewScatter(md); err != nil {
 				return nil, fmt.Errorf("reports: %w", err)
 			}
 			sc.Color = col
@@ -195,6 +209,12 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 	if opt.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = valueTicks(xticks)
+	} else if allIntX {
+		// Epochs, indices, dimensions: no tick at 2.5.
+		p.X.Tick.Marker = integerTicks{}
+	}
+	if len(infinite) > 0 {
+		p.Title.Text = strings.TrimSpace(p.Title.Text + "\nnot drawn: " + strings.Join(infinite, "; "))
 	}
 	if opt.PointLabels {
 		// Room for the labels right of the rightmost points.
@@ -221,6 +241,67 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	return p, nil
+}
+
+// infiniteNote names a point that lies at ±Inf (ρ of a rank-deficient
+// embedding, say), for the figure's title.
+func infiniteNote(label string, x, y float64, opt PlotOptions) string {
+	name := label
+	if name == "" {
+		name = "a point"
+	}
+	ax, v := opt.XLabel, x
+	if !math.IsInf(x, 0) {
+		ax, v = opt.YLabel, y
+	}
+	if ax == "" {
+		return fmt.Sprintf("%s (%+v)", name, v)
+	}
+	return fmt.Sprintf("%s (%s = %+v)", name, strings.SplitN(ax, " ", 2)[0], v)
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, t := range list {
+		if t == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// thinIndex keeps about n evenly spaced entries of idx, starting at an
+// offset that differs per series k.
+func thinIndex(idx []int, n, k int) []int {
+	step := (len(idx) + n - 1) / n
+	var out []int
+	for j := (k * step / 3) % step; j < len(idx); j += step {
+		out = append(out, idx[j])
+	}
+	return out
+}
+
+// integerTicks is gonum/plot's default ticker with the non-integer major
+// ticks dropped (and integer minor ticks promoted when none would remain).
+type integerTicks struct{}
+
+func (integerTicks) Ticks(min, max float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(min, max) {
+		if t.Value == math.Trunc(t.Value) && t.Label != "" {
+			out = append(out, t)
+		}
+	}
+	if len(out) >= 2 {
+		return out
+	}
+	if max-min > 50 {
+		return (plot.DefaultTicks{}).Ticks(min, max)
+	}
+	out = out[:0]
+	for v := math.Ceil(min); v <= max; v++ {
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	return out
 }
 
 // valueTicks puts major ticks exactly at the distinct x values (at most

@@ -151,3 +151,56 @@ func TestSavePlots(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Integer-valued x axes (epochs, indices) get integer ticks only, also on
+// short ranges where the default ticker would put one at 2.5.
+func TestIntegerTicks(t *testing.T) {
+	for _, r := range [][2]float64{{1, 3}, {0, 4}, {1, 20}, {0, 1000}} {
+		ticks := integerTicks{}.Ticks(r[0], r[1])
+		labelled := 0
+		for _, tk := range ticks {
+			if tk.Label == "" {
+				continue
+			}
+			labelled++
+			if tk.Value != math.Trunc(tk.Value) {
+				t.Errorf("range %v: tick at %g", r, tk.Value)
+			}
+		}
+		if labelled < 2 {
+			t.Errorf("range %v: %d labelled ticks", r, labelled)
+		}
+	}
+}
+
+// Points at ±Inf (ρ of a rank-deficient embedding) cannot be drawn; the
+// figure says so in its title instead of dropping them silently.
+func TestNewPlotNamesInfinitePoints(t *testing.T) {
+	series := []Series{
+		{Label: "margin", X: []float64{0.2}, Y: []float64{35}},
+		{Label: "pixels", X: []float64{math.Inf(1)}, Y: []float64{30}},
+	}
+	p, err := NewPlot(series, PlotOptions{Title: "ρ vs R@1", XLabel: "ρ (spectral decay)", YLabel: "R@1 (%)", Points: true, PointLabels: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "not drawn: pixels (ρ = +Inf)"; !bytes.Contains([]byte(p.Title.Text), []byte(want)) {
+		t.Fatalf("title %q lacks %q", p.Title.Text, want)
+	}
+}
+
+// Dense curves keep a few markers per series, at shifted positions, so two
+// coinciding spectra stay distinguishable.
+func TestThinIndexShiftsPerSeries(t *testing.T) {
+	idx := make([]int, 128)
+	for i := range idx {
+		idx[i] = i
+	}
+	a, b := thinIndex(idx, 12, 0), thinIndex(idx, 12, 1)
+	if len(a) < 10 || len(a) > 13 || len(b) < 10 {
+		t.Fatalf("%d and %d markers", len(a), len(b))
+	}
+	if a[0] == b[0] {
+		t.Fatalf("series 0 and 1 both start at %d", a[0])
+	}
+}

@@ -37,8 +37,12 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+# apt's progress goes to a log; on failure its tail is shown.
+LOG=${TMPDIR:-/tmp}/dmlbench-install-datasets.log
+: >"$LOG"
+trap 'st=$?; if [ $st -ne 0 ]; then echo "install-datasets: failed; last lines of $LOG:" >&2; tail -n 15 "$LOG" >&2; fi' EXIT
 if ! apt-cache show "$PKG" >/dev/null 2>&1; then
-	apt-get update -q
+	apt-get update -q >>"$LOG" 2>&1
 fi
 if ! apt-cache show "$PKG" >/dev/null 2>&1; then
 	echo "install-datasets: apt knows no package $PKG (Debian bookworm main has it; check /etc/apt/sources.list*)" >&2
@@ -46,13 +50,13 @@ if ! apt-cache show "$PKG" >/dev/null 2>&1; then
 fi
 if dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null | grep -q "install ok installed"; then
 	# installed but files missing: restore them
-	apt-get install -y -q --reinstall "$PKG"
+	apt-get install -y -q --reinstall "$PKG" >>"$LOG" 2>&1
 else
-	apt-get install -y -q --no-install-recommends "$PKG"
+	apt-get install -y -q --no-install-recommends "$PKG" >>"$LOG" 2>&1
 fi
 
 if ! have_all; then
 	echo "install-datasets: $PKG is installed but $DIR lacks some of: ${FILES[*]}" >&2
 	exit 1
 fi
-echo "fashion-mnist: installed in $DIR"
+echo "fashion-mnist: installed in $DIR (apt log: $LOG)"

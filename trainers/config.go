@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 
 	"gopkg.in/yaml.v3"
 
@@ -16,37 +17,51 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/regularizers"
 )
 
-// Config is the full configuration of a training run. Its YAML/JSON keys are
-// the `dmlbench run` flag names, so a --config file and flags share one
-// vocabulary.
+// Config is the full configuration of a training run: every setting of
+// `dmlbench run` is a field here, so the config hash, the YAML file, run.json
+// and --resume all see the same settings.
+//
+// Tags: `json`/`yaml` give the key, which is also the flag name unless a
+// `flag` tag renames it ("-" = no flag); `usage` is the flag's help. The
+// default of every flag is the field's value in Defaults, the one source of
+// defaults: a --config file and the command line both start from Defaults,
+// so a key or flag that is not given takes the default and an explicit 0
+// stays 0 (and is then valid or a Validate error). WithDefaults fills the
+// zero fields of a partial Config built in Go (tests, library callers) and
+// the settings whose default depends on another one (embed-norm on the
+// loss, channels on the arch, das-params, mixup-alpha).
+//
+// Threads are deliberately not a setting: results are identical for any
+// thread count (every parallel reduction has a fixed order), so the count
+// is left to the host (GOMAXPROCS) and recorded nowhere.
 type Config struct {
-	Dataset  string             `json:"dataset" yaml:"dataset"`
-	Size     int                `json:"size,omitempty" yaml:"size"`           // image side (0 = the data set's default)
-	DataPath string             `json:"data-path,omitempty" yaml:"data-path"` // data location override
-	DataSeed int64              `json:"data-seed,omitempty" yaml:"data-seed"` // seed of synthetic data sets (fixed across training seeds)
-	Loss     string             `json:"loss" yaml:"loss"`
-	Miner    string             `json:"miner,omitempty" yaml:"miner"`
-	Sampler  string             `json:"sampler" yaml:"sampler"`
-	Hyper    map[string]float64 `json:"hyper,omitempty" yaml:"hyper"` // loss hyper-parameter overrides
+	Dataset  string             `json:"dataset" yaml:"dataset" usage:"data set (see dmlbench list datasets; dir:PATH for feature files)"`
+	Size     int                `json:"size,omitempty" yaml:"size" usage:"image side after downsampling (0 = the data set's own)"`
+	DataPath string             `json:"data-path,omitempty" yaml:"data-path" usage:"data location override (emoji .npz, fashion-mnist directory)"`
+	DataSeed int64              `json:"data-seed,omitempty" yaml:"data-seed" usage:"seed of synthetic data sets (kept fixed while --seed varies)"`
+	Loss     string             `json:"loss" yaml:"loss" usage:"loss (required; see dmlbench list losses)"`
+	Miner    string             `json:"miner,omitempty" yaml:"miner" usage:"tuple miner for tuple losses (see dmlbench list miners; empty = none)"`
+	Sampler  string             `json:"sampler" yaml:"sampler" usage:"batch sampler (see dmlbench list samplers)"`
+	Hyper    map[string]float64 "json:\"hyper,omitempty\" yaml:\"hyper\" usage:\"loss hyper-parameters `k=v,k=v` (see dmlbench list losses)\""
 	// Teacher is the run directory of the teacher of a teacher-student
 	// loss (mpn-distill: a finished mpn-ce run on the same data).
-	Teacher string `json:"teacher,omitempty" yaml:"teacher"`
+	Teacher string "json:\"teacher,omitempty\" yaml:\"teacher\" usage:\"teacher run `DIR` of a teacher-student loss (mpn-distill): a finished mpn-ce run on the same data\""
 
-	Epochs        int     `json:"epochs" yaml:"epochs"`
-	ItersPerEpoch int     `json:"iters-per-epoch" yaml:"iters-per-epoch"` // 0 = ⌈N_train / batch⌉
-	BatchSize     int     `json:"batch-size" yaml:"batch-size"`
-	LR            float64 `json:"lr" yaml:"lr"`
-	WeightDecay   float64 `json:"weight-decay" yaml:"weight-decay"`
-	LRSteps       []int   `json:"lr-steps,omitempty" yaml:"lr-steps"` // epochs after which lr *= lr-gamma
-	LRGamma       float64 `json:"lr-gamma" yaml:"lr-gamma"`
+	Epochs        int     `json:"epochs" yaml:"epochs" usage:"training epochs (0 = evaluate the untrained model only)"`
+	ItersPerEpoch int     `json:"iters-per-epoch" yaml:"iters-per-epoch" usage:"steps per epoch (0 = ⌈N_train / batch⌉)"`
+	BatchSize     int     `json:"batch-size" yaml:"batch-size" usage:"batch size (at most the number of training rows)"`
+	LR            float64 `json:"lr" yaml:"lr" usage:"Adam learning rate (loss parameters may set their own)"`
+	WeightDecay   float64 `json:"weight-decay" yaml:"weight-decay" usage:"L2 weight decay (coupled, as torch Adam; 0 = none)"`
+	LRSteps       []int   `json:"lr-steps,omitempty" yaml:"lr-steps" usage:"epochs after which the learning rate is multiplied by --lr-gamma, e.g. 10,15"`
+	LRGamma       float64 `json:"lr-gamma" yaml:"lr-gamma" usage:"step-decay factor"`
 
-	Arch      string `json:"arch" yaml:"arch"`                   // mlp | cnn
-	Hidden    []int  `json:"hidden" yaml:"hidden"`               // mlp hidden widths
-	Channels  []int  `json:"channels,omitempty" yaml:"channels"` // cnn conv widths (default 32,64 with arch cnn)
-	EmbedDim  int    `json:"embed-dim" yaml:"embed-dim"`
-	Norm      string `json:"norm" yaml:"norm"`             // none | layer
-	EmbedNorm string `json:"embed-norm" yaml:"embed-norm"` // l2 | none
-	Chunk     int    `json:"chunk" yaml:"chunk"`           // rows per forward/backward pass; 0 = batch size
+	Arch      string `json:"arch" yaml:"arch" usage:"model architecture: mlp | cnn (image data sets only; see dmlbench list archs)"`
+	Hidden    []int  `json:"hidden" yaml:"hidden" usage:"mlp hidden widths, e.g. 512,512 (none = linear head)"`
+	Channels  []int  `json:"channels,omitempty" yaml:"channels" usage:"cnn conv-block widths, e.g. 32,64 (the default with --arch cnn) or 32,64,128 for a third block"`
+	EmbedDim  int    `json:"embed-dim" yaml:"embed-dim" usage:"embedding dimension"`
+	Norm      string `json:"norm" yaml:"norm" usage:"hidden-layer normalisation: layer | none"`
+	EmbedNorm string `json:"embed-norm" yaml:"embed-norm" usage:"embedding normalisation: l2 | none (empty = l2, or none for losses on raw embeddings: npair, lifted, genlifted, prototypical)"`
+	Chunk     int    `json:"chunk" yaml:"chunk" usage:"rows per forward/backward pass (multistage back-propagation; 0 = the batch)"`
 
 	// InChannels×InHeight×InWidth is the image shape of the input rows
 	// (fixtures.Dataset.Shape), set by the caller from the data set and
@@ -56,85 +71,79 @@ type Config struct {
 	InHeight   int `json:"-" yaml:"-"`
 	InWidth    int `json:"-" yaml:"-"`
 
-	EvalEvery  int      `json:"eval-every" yaml:"eval-every"`
-	ValSplit   float64  `json:"val-split,omitempty" yaml:"val-split"`
-	SelectBy   string   `json:"select-by" yaml:"select-by"` // validation metric choosing the best epoch
-	Metrics    []string `json:"metrics,omitempty" yaml:"metrics"`
-	Convention string   `json:"convention" yaml:"convention"`
-	Distance   string   `json:"distance" yaml:"distance"`
+	EvalEvery  int      `json:"eval-every" yaml:"eval-every" usage:"evaluate every N ≥ 1 epochs (the last epoch always)"`
+	ValSplit   float64  `json:"val-split,omitempty" yaml:"val-split" usage:"fraction of training classes held out for best-epoch selection"`
+	SelectBy   string   `json:"select-by" yaml:"select-by" usage:"validation metric that picks the best epoch"`
+	Metrics    []string `json:"metrics,omitempty" yaml:"metrics" usage:"comma-separated metrics (empty = all; see dmlbench list metrics)"`
+	Convention string   `json:"convention" yaml:"convention" flag:"compat" usage:"metric convention: strict | roth | pml"`
+	Distance   string   `json:"distance" yaml:"distance" usage:"evaluation distance: euclidean | cosine | ip"`
+	// Backend is the k-NN backend of the evaluations; with faiss, k-means
+	// for NMI/F1 is faiss's too (the convention's preset).
+	Backend string `json:"backend,omitempty" yaml:"backend" usage:"k-NN backend for evaluation (see dmlbench list backends)"`
 
-	Seed int64 `json:"seed" yaml:"seed"`
+	Seed int64 `json:"seed" yaml:"seed" usage:"seed of initialisation, batches, mining"`
 
 	// Regularisers (trainers/regularizers); zero values are off and leave
 	// the config hash of runs without them unchanged.
-	RhoReg     float64                 `json:"rho-reg,omitempty" yaml:"rho-reg"`         // ρ-regularisation p_switch (tuple losses)
-	DAS        bool                    `json:"das,omitempty" yaml:"das"`                 // densely-anchored sampling
-	DASParams  *regularizers.DASParams `json:"das-params,omitempty" yaml:"das-params"`   // nil = the paper's defaults
-	Mixup      bool                    `json:"mixup,omitempty" yaml:"mixup"`             // manifold mixup of embeddings
-	MixupAlpha float64                 `json:"mixup-alpha,omitempty" yaml:"mixup-alpha"` // Beta(α, α); 0 = 2
+	RhoReg     float64                 "json:\"rho-reg,omitempty\" yaml:\"rho-reg\" usage:\"ρ-regularisation: switch a mined negative for a positive with probability `P` (tuple losses; Roth et al. 2020 §5; e.g. 0.2)\""
+	DAS        bool                    `json:"das,omitempty" yaml:"das" usage:"densely-anchored sampling: add T DFS+MTS embeddings per anchor (Liu et al. 2022 §3)"`
+	DASParams  *regularizers.DASParams "json:\"das-params,omitempty\" yaml:\"das-params\" usage:\"DAS `T,K,Z,rs,rb` or k=v pairs (empty = 3,4,10,0.01,0.01)\""
+	Mixup      bool                    `json:"mixup,omitempty" yaml:"mixup" usage:"manifold mixup of embeddings, loss weighted per label entry (Roth et al. 2020 §H eq. 31)"`
+	MixupAlpha float64                 "json:\"mixup-alpha,omitempty\" yaml:\"mixup-alpha\" usage:\"mixup interpolation λ ~ Beta(`α`, α) (0 = 2)\""
+
+	// Test-time refinement of the final test embeddings by the trained
+	// loss's message-passing network (Seidenschwarz et al. 2021 §3;
+	// trainers/testtime), scored into run.json final_refined. It runs after
+	// training, so it is not hashed: a finished run may be re-scored.
+	TestTime        string `json:"test-time,omitempty" yaml:"test-time" usage:"after training, also score the test split refined by the loss's MPN in batches built per sample: none | knn | reciprocal | cluster (Seidenschwarz et al. 2021 §3; loss mpn-ce) into run.json final_refined"`
+	TestTimeK       int    `json:"test-time-k,omitempty" yaml:"test-time-k" usage:"k of the reciprocal k-NN sets, or the chunk size of knn/cluster batches"`
+	TestTimeKR      int    `json:"test-time-kr,omitempty" yaml:"test-time-kr" usage:"reciprocal batch size k_r (0 = 2k)"`
+	TestTimeN       int    `json:"test-time-n,omitempty" yaml:"test-time-n" usage:"chunks per knn/cluster batch"`
+	TestTimeCluster string `json:"test-time-cluster,omitempty" yaml:"test-time-cluster" usage:"clustering of --test-time cluster (empty = kmeans into N/k clusters; see eval --clustering)"`
+
+	// SaveEmbeddings also writes the final test embeddings and labels as
+	// DIR/test_emb.npy and DIR/test_labels.npy; not hashed.
+	SaveEmbeddings bool `json:"save-embeddings,omitempty" yaml:"save-embeddings" usage:"also write the final test embeddings as DIR/test_emb.npy and DIR/test_labels.npy (for eval, plot tsne, --clustering)"`
 }
 
-// Defaults are the values a zero field takes (see the package comment for
-// their provenance).
+// Defaults is the one source of default settings: the flags of `dmlbench
+// run` show these values and a run that does not give a setting gets
+// exactly this value (see the package comment for their provenance).
 func Defaults() Config {
 	return Config{
-		Sampler: "spc-2", Epochs: 20, BatchSize: 112, LR: 1e-3, WeightDecay: 4e-4, LRGamma: 0.3,
-		Arch: "mlp", Hidden: []int{512}, EmbedDim: model.DefaultEmbedDim, Norm: "layer", EmbedNorm: "l2",
-		EvalEvery: 1, SelectBy: "R@1", Convention: "strict", Distance: "euclidean",
+		Dataset: "omniglot", Sampler: "spc-2", Epochs: 20, BatchSize: 112, LR: 1e-3, WeightDecay: 4e-4, LRGamma: 0.3,
+		Arch: "mlp", Hidden: []int{512}, EmbedDim: model.DefaultEmbedDim, Norm: "layer",
+		EvalEvery: 1, SelectBy: "R@1", Convention: "strict", Distance: "euclidean", Backend: "exact", TestTime: "none",
+		TestTimeK: 10, TestTimeN: 8,
 	}
 }
 
-// WithDefaults fills the zero fields of c from Defaults. Hidden: an explicit
-// empty list in YAML (hidden: []) keeps a linear head.
+// zeroKept are the settings whose zero WithDefaults keeps: there it is a
+// valid value (no training, only the untrained model's evaluation; no
+// weight decay) or there is no sensible default (the data set).
+var zeroKept = map[string]bool{"Epochs": true, "WeightDecay": true, "Dataset": true}
+
+// WithDefaults fills the zero fields of a partial c (a Config literal built
+// in Go) with their value in Defaults, except zeroKept (a literal that wants
+// their defaults says so), and the settings whose default depends on
+// another one. Hidden: an explicit empty list (hidden: []) keeps a linear
+// head; only a nil one takes the default.
 func (c Config) WithDefaults() Config {
-	d := Defaults()
-	if c.Sampler == "" {
-		c.Sampler = d.Sampler
-	}
-	if c.Epochs == 0 {
-		c.Epochs = d.Epochs
-	}
-	if c.BatchSize == 0 {
-		c.BatchSize = d.BatchSize
-	}
-	if c.LR == 0 {
-		c.LR = d.LR
-	}
-	if c.LRGamma == 0 {
-		c.LRGamma = d.LRGamma
-	}
-	if c.Arch == "" {
-		c.Arch = d.Arch
-	}
-	if c.Hidden == nil {
-		c.Hidden = d.Hidden
+	d := reflect.ValueOf(Defaults())
+	v := reflect.ValueOf(&c).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.IsZero() && !zeroKept[v.Type().Field(i).Name] {
+			f.Set(d.Field(i))
+		}
 	}
 	if c.Arch == "cnn" && len(c.Channels) == 0 {
 		c.Channels = append([]int(nil), model.DefaultCNNChannels...)
 	}
-	if c.EmbedDim == 0 {
-		c.EmbedDim = d.EmbedDim
-	}
-	if c.Norm == "" {
-		c.Norm = d.Norm
-	}
 	if c.EmbedNorm == "" {
-		c.EmbedNorm = d.EmbedNorm
+		c.EmbedNorm = "l2"
 		if info, ok := losses.Lookup(c.Loss); ok && info.Raw {
 			c.EmbedNorm = "none" // the loss is defined on unnormalised embeddings
 		}
-	}
-	if c.EvalEvery == 0 {
-		c.EvalEvery = d.EvalEvery
-	}
-	if c.SelectBy == "" {
-		c.SelectBy = d.SelectBy
-	}
-	if c.Convention == "" {
-		c.Convention = d.Convention
-	}
-	if c.Distance == "" {
-		c.Distance = d.Distance
 	}
 	if c.DAS && c.DASParams == nil {
 		p := regularizers.DefaultDASParams()
@@ -146,7 +155,12 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate reports the first invalid field of a defaulted config.
+// Validate reports the first invalid field of a complete config (one built
+// on Defaults, as the command line and --config files are; Train applies
+// WithDefaults first). Settings whose zero means "derived" (embed-norm,
+// backend, test-time, chunk, iters-per-epoch) may be empty; the others must
+// hold a usable value, so an explicit --lr 0 or --batch-size 0 is an error
+// rather than a silent default.
 func (c Config) Validate() error {
 	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 	switch {
@@ -164,16 +178,34 @@ func (c Config) Validate() error {
 		return fmt.Errorf("config: weight-decay = %v must be ≥ 0", c.WeightDecay)
 	case bad(c.LRGamma) || c.LRGamma <= 0:
 		return fmt.Errorf("config: lr-gamma = %v must be positive", c.LRGamma)
-	case c.EmbedNorm != "l2" && c.EmbedNorm != "none":
+	case c.EmbedDim < 1:
+		return fmt.Errorf("config: embed-dim = %d must be ≥ 1", c.EmbedDim)
+	case c.EmbedNorm != "" && c.EmbedNorm != "l2" && c.EmbedNorm != "none":
 		return fmt.Errorf("config: embed-norm %q must be l2 or none", c.EmbedNorm)
 	case c.Chunk < 0:
 		return fmt.Errorf("config: chunk = %d must be ≥ 0", c.Chunk)
+	case c.Size < 0:
+		return fmt.Errorf("config: size = %d must be ≥ 0", c.Size)
 	case len(c.Channels) > 0 && c.Arch != "cnn":
 		return fmt.Errorf("config: channels %v apply to arch cnn only (arch is %s)", c.Channels, c.Arch)
-	case c.EvalEvery < 0:
-		return fmt.Errorf("config: eval-every = %d must be ≥ 0", c.EvalEvery)
+	case c.EvalEvery < 1:
+		return fmt.Errorf("config: eval-every = %d must be ≥ 1", c.EvalEvery)
 	case bad(c.ValSplit) || c.ValSplit < 0 || c.ValSplit >= 1:
 		return fmt.Errorf("config: val-split = %v must be in [0, 1)", c.ValSplit)
+	case c.TestTimeK < 1 || c.TestTimeN < 1:
+		return fmt.Errorf("config: test-time-k = %d and test-time-n = %d must be ≥ 1", c.TestTimeK, c.TestTimeN)
+	case c.TestTimeKR < 0:
+		return fmt.Errorf("config: test-time-kr = %d must be ≥ 0 (0 = 2k)", c.TestTimeKR)
+	}
+	for _, h := range c.Hidden {
+		if h < 1 {
+			return fmt.Errorf("config: hidden width %d must be ≥ 1", h)
+		}
+	}
+	for _, w := range c.Channels {
+		if w < 1 {
+			return fmt.Errorf("config: channel width %d must be ≥ 1", w)
+		}
 	}
 	if err := c.validateRegularizers(); err != nil {
 		return err
@@ -191,7 +223,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// validateRegularizers checks the regulariser fields of a defaulted config.
+// validateRegularizers checks the regulariser fields; unset das-params and
+// mixup-alpha take their defaults in WithDefaults.
 func (c Config) validateRegularizers() error {
 	switch {
 	case math.IsNaN(c.RhoReg) || c.RhoReg < 0 || c.RhoReg > 1:
@@ -202,10 +235,10 @@ func (c Config) validateRegularizers() error {
 		return fmt.Errorf("config: das-params given without das")
 	case !c.Mixup && c.MixupAlpha != 0:
 		return fmt.Errorf("config: mixup-alpha given without mixup")
-	case c.Mixup && (!(c.MixupAlpha > 0) || math.IsInf(c.MixupAlpha, 0)):
-		return fmt.Errorf("config: mixup-alpha = %v must be positive", c.MixupAlpha)
+	case c.Mixup && (math.IsNaN(c.MixupAlpha) || c.MixupAlpha < 0 || math.IsInf(c.MixupAlpha, 0)):
+		return fmt.Errorf("config: mixup-alpha = %v must be positive (0 = the default 2)", c.MixupAlpha)
 	}
-	if c.DAS {
+	if c.DAS && c.DASParams != nil { // nil = the defaults (WithDefaults)
 		return c.DASParams.Validate(c.EmbedDim)
 	}
 	return nil
@@ -224,14 +257,15 @@ func (c Config) ModelConfig(inDim int) model.Config {
 	}
 }
 
-// LoadConfigFile reads a YAML (or JSON, a YAML subset) config; unknown keys
-// are errors so typos do not pass silently.
+// LoadConfigFile reads a YAML (or JSON, a YAML subset) config over
+// Defaults: keys not in the file keep their default, and a key given as 0
+// stays 0. Unknown keys are errors so typos do not pass silently.
 func LoadConfigFile(path string) (Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, err
 	}
-	var c Config
+	c := Defaults()
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
@@ -243,8 +277,15 @@ func LoadConfigFile(path string) (Config, error) {
 // Hash identifies the training-relevant part of the config: a checkpoint may
 // only be resumed under the same hash. Epochs, eval-every, metrics and the
 // evaluation convention are left out (a run may be extended or re-scored).
+//
+// The evaluation backend, the test-time refinement and save-embeddings act
+// after training or only on evaluation, so they are left out too; being
+// zeroed here, they leave the hash of runs recorded before they became
+// config keys unchanged.
 func (c Config) Hash() string {
 	c.Epochs, c.EvalEvery, c.Metrics, c.Convention, c.Distance = 0, 0, nil, "", ""
+	c.Backend, c.SaveEmbeddings = "", false
+	c.TestTime, c.TestTimeK, c.TestTimeKR, c.TestTimeN, c.TestTimeCluster = "", 0, 0, 0, ""
 	b, _ := json.Marshal(c)
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
@@ -256,6 +297,10 @@ const (
 	purposeSampler
 	purposeLoss
 	purposeAugment // embedding augmenters (DAS, mixup)
+	// purposeLossInit seeds the loss's own parameters (proxies, MPN): the
+	// initial model and loss are the epoch-0 streams of purposeInit and
+	// purposeLossInit; every other stream is per epoch (epochRNG).
+	purposeLossInit = purposeInit + 16
 )
 
 // deriveSeed mixes (seed, epoch, purpose) with SplitMix64 (Steele et al.

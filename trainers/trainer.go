@@ -49,7 +49,7 @@ type Options struct {
 	// (e.g. to save them for eval, plot tsne or another clustering).
 	FinalEmbeddings func(knn.Matrix) error
 	// Refine, if set, maps the final test embeddings to refined ones with
-	// the trained loss (seed 001 §3: test-time batches through the MPN);
+	// the trained loss (Seidenschwarz et al. 2021 §3: test-time batches through the MPN);
 	// they are scored into run.FinalRefined next to the backbone-only Final.
 	Refine func(ctx context.Context, emb knn.Matrix, loss losses.Loss) (knn.Matrix, error)
 	// Checkpoint is the checkpoint path ("" = none); written atomically
@@ -59,6 +59,10 @@ type Options struct {
 	Resume bool
 	// OnProgress, if set, receives progress reports.
 	OnProgress func(Progress)
+	// OnStart, if set, is called with the run record of a fresh run once
+	// the untrained model is evaluated and epoch 0 checkpointed (not on
+	// resume); an error stops training.
+	OnStart func(*record.Run) error
 	// OnEpoch, if set, is called with the run record after every epoch
 	// (e.g. to rewrite run.json); an error stops training.
 	OnEpoch func(*record.Run) error
@@ -80,7 +84,7 @@ type trainer struct {
 	labels   []int // dense training labels
 	sched    StepDecay
 	aug      regularizers.Augmenter // embedding augmenter (DAS, mixup); nil = none
-	augRng   *rand.Rand             // the augmenter's stream of the current epoch
+	augRng   *rand.Rand             // the augmenter's stream of the current epoch (epochRNG.augment)
 
 	xb, emb, gradE []float32
 	yb             []int
@@ -88,7 +92,13 @@ type trainer struct {
 
 // Train runs cfg on opt's data and fills run (History, Initial, Final, Best,
 // BestEpoch, BestVal, SelectBy, Spectrum, Timings, Status). Run metadata
-// (name, dataset, method, versions, config) is the caller's.
+// (name, dataset, method, versions, config) is the caller's. cfg is a
+// partial config: WithDefaults fills its zero fields.
+//
+// The stages: resume (restore the checkpoint), start (evaluate the
+// untrained model, checkpoint epoch 0), one epoch at a time (train, then
+// evaluate and checkpoint), finish (final metrics, refinement, spectrum,
+// saved embeddings, timings).
 func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err error) {
 	start := time.Now()
 	defer func() {
@@ -100,17 +110,8 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 		}
 	}()
 	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
+	if err := checkTrainInputs(cfg, opt); err != nil {
 		return err
-	}
-	if err := checkSplits(opt); err != nil {
-		return err
-	}
-	if opt.Evaluate == nil {
-		return fmt.Errorf("trainers: no evaluation function")
-	}
-	if opt.Resume && opt.Checkpoint == "" {
-		return fmt.Errorf("resume: no checkpoint path")
 	}
 	t, err := newTrainer(cfg, opt)
 	if err != nil {
@@ -122,202 +123,315 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 		run.Timings = map[string]float64{}
 	}
 	run.Status = "running"
-	startEpoch := 0
-	bestVal, hasBest := math.Inf(-1), false
+	r := &trainRun{t: t, ctx: ctx, run: run, bestVal: math.Inf(-1), lastR1: math.NaN(), testEmbEpoch: -1}
 	if opt.Resume {
-		ck, err := loadCheckpoint(opt.Checkpoint)
-		if err != nil {
+		if err := r.resume(); err != nil {
 			return err
-		}
-		if ck.ConfigHash != cfg.Hash() {
-			return fmt.Errorf("resume: checkpoint %s was written for a different configuration (hash %s, now %s)", opt.Checkpoint, ck.ConfigHash, cfg.Hash())
-		}
-		if err := restoreParams(t.params, t.adam, ck.Params); err != nil {
-			return err
-		}
-		if err := t.restoreAugState(ck.Augment); err != nil {
-			return err
-		}
-		t.adam.T = ck.AdamT
-		startEpoch = ck.Epoch
-		bestVal, hasBest = ck.BestVal, ck.HasBest
-		run.Initial, run.History, run.Best, run.BestEpoch, run.BestVal = ck.Run.Initial, ck.Run.History, ck.Run.Best, ck.Run.BestEpoch, ck.Run.BestVal
-		for k, v := range ck.Run.Timings {
-			run.Timings[k] = v
-		}
-		// Drop history rows past the checkpoint (a run extended later).
-		if len(run.History) > startEpoch {
-			run.History = run.History[:startEpoch]
 		}
 	}
 	if opt.Val.X.Rows > 0 {
 		run.SelectBy = cfg.SelectBy
 	}
-	lastR1 := math.NaN()
-	report := func(p Progress) {
-		if opt.OnProgress != nil {
-			p.Epochs, p.LastR1 = cfg.Epochs, lastR1
-			opt.OnProgress(p)
+	if err := r.begin(); err != nil {
+		return err
+	}
+	for e := r.startEpoch; e < cfg.Epochs; e++ {
+		if err := r.epoch(e); err != nil {
+			return err
 		}
 	}
+	return r.finish(start)
+}
+
+// checkTrainInputs validates a defaulted config against Train's inputs.
+func checkTrainInputs(cfg Config, opt Options) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := checkSplits(opt); err != nil {
+		return err
+	}
+	if cfg.BatchSize > opt.Train.X.Rows {
+		// Checked before any allocation: a batch larger than the data would
+		// only repeat rows, and a huge one exhausts memory.
+		return &ConfigError{fmt.Errorf("batch-size %d exceeds the %d training rows; choose at most %d", cfg.BatchSize, opt.Train.X.Rows, opt.Train.X.Rows)}
+	}
+	if opt.Evaluate == nil {
+		return fmt.Errorf("trainers: no evaluation function")
+	}
+	if opt.Resume && opt.Checkpoint == "" {
+		return fmt.Errorf("resume: no checkpoint path")
+	}
+	return nil
+}
+
+// epochRNG is the bundle of random streams of one epoch, each seeded from
+// (seed, epoch, purpose) by deriveSeed, so that the epoch number is the
+// whole RNG state a checkpoint needs.
+type epochRNG struct {
+	sampler, loss, augment *rand.Rand
+}
+
+func newEpochRNG(seed int64, epoch int) epochRNG {
+	src := func(purpose int) *rand.Rand { return rand.New(rand.NewSource(deriveSeed(seed, epoch, purpose))) }
+	return epochRNG{sampler: src(purposeSampler), loss: src(purposeLoss), augment: src(purposeAugment)}
+}
+
+// trainRun is the state of one Train call between its stages.
+type trainRun struct {
+	t          *trainer
+	ctx        context.Context
+	run        *record.Run
+	startEpoch int
+	bestVal    float64 // validation score of the best epoch so far
+	hasBest    bool
+	lastR1     float64 // most recent test R@1 (NaN before the first)
 	// The test embeddings of the latest evaluation, kept for the final
 	// consumers (refinement, spectrum, saved embeddings) when that
 	// evaluation was of the final model.
-	var testEmb knn.Matrix
-	testEmbEpoch := -1
-	evalTest := func(epoch int) (record.Metrics, error) {
-		report(Progress{Epoch: epoch, Phase: "eval"})
-		t0 := time.Now()
-		defer func() { run.Timings["eval"] += time.Since(t0).Seconds() }()
-		mt, emb, err := t.evaluate(ctx, opt.Test)
-		if err != nil {
-			return nil, fmt.Errorf("evaluate test split (epoch %d): %w", epoch, err)
-		}
-		testEmb, testEmbEpoch = emb, epoch
-		if r1, ok := mt["R@1"]; ok {
-			lastR1 = r1
-		}
-		return mt, nil
+	testEmb      knn.Matrix
+	testEmbEpoch int
+}
+
+// resume restores the checkpoint: parameters, Adam and augmenter state,
+// the history and best epoch so far.
+func (r *trainRun) resume() error {
+	t, run := r.t, r.run
+	ck, err := loadCheckpoint(t.opt.Checkpoint)
+	if err != nil {
+		return err
 	}
+	if ck.ConfigHash != t.cfg.Hash() {
+		return fmt.Errorf("resume: checkpoint %s was written for a different configuration (hash %s, now %s)", t.opt.Checkpoint, ck.ConfigHash, t.cfg.Hash())
+	}
+	if err := restoreParams(t.params, t.adam, ck.Params); err != nil {
+		return err
+	}
+	if err := t.restoreAugState(ck.Augment); err != nil {
+		return err
+	}
+	t.adam.T = ck.AdamT
+	r.startEpoch = ck.Epoch
+	r.bestVal, r.hasBest = ck.BestVal, ck.HasBest
+	run.Initial, run.History, run.Best, run.BestEpoch, run.BestVal = ck.Run.Initial, ck.Run.History, ck.Run.Best, ck.Run.BestEpoch, ck.Run.BestVal
+	for k, v := range ck.Run.Timings {
+		run.Timings[k] = v
+	}
+	// Drop history rows past the checkpoint (a run extended later).
+	if len(run.History) > r.startEpoch {
+		run.History = run.History[:r.startEpoch]
+	}
+	return nil
+}
+
+// begin evaluates the untrained model (unless a resumed run has done so)
+// and, for a fresh run, writes the epoch-0 checkpoint and calls OnStart.
+func (r *trainRun) begin() error {
+	run, opt := r.run, r.t.opt
 	if !opt.Resume || run.Initial == nil {
-		if run.Initial, err = evalTest(0); err != nil {
+		var err error
+		if run.Initial, err = r.evalTest(0); err != nil {
 			return err
 		}
 	}
 	for _, h := range run.History {
 		if r1, ok := h.Metrics["R@1"]; ok {
-			lastR1 = r1
+			r.lastR1 = r1
 		}
 	}
+	if opt.Resume {
+		return nil
+	}
+	// Epoch-0 checkpoint: an interruption during epoch 1 can resume too.
+	if err := r.save(0); err != nil {
+		return err
+	}
+	if opt.OnStart != nil {
+		return opt.OnStart(run)
+	}
+	return nil
+}
 
-	save := func(epoch int) error {
-		if opt.Checkpoint == "" {
-			return nil
-		}
-		augState, err := t.augState()
+func (r *trainRun) report(p Progress) {
+	if r.t.opt.OnProgress != nil {
+		p.Epochs, p.LastR1 = r.t.cfg.Epochs, r.lastR1
+		r.t.opt.OnProgress(p)
+	}
+}
+
+// evalTest scores the test split after epoch (0 = untrained).
+func (r *trainRun) evalTest(epoch int) (record.Metrics, error) {
+	r.report(Progress{Epoch: epoch, Phase: "eval"})
+	t0 := time.Now()
+	defer func() { r.run.Timings["eval"] += time.Since(t0).Seconds() }()
+	mt, emb, err := r.t.evaluate(r.ctx, r.t.opt.Test)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate test split (epoch %d): %w", epoch, err)
+	}
+	r.testEmb, r.testEmbEpoch = emb, epoch
+	if r1, ok := mt["R@1"]; ok {
+		r.lastR1 = r1
+	}
+	return mt, nil
+}
+
+// save writes the checkpoint of the end of epoch (none without a path).
+func (r *trainRun) save(epoch int) error {
+	t, run := r.t, r.run
+	if t.opt.Checkpoint == "" {
+		return nil
+	}
+	augState, err := t.augState()
+	if err != nil {
+		return err
+	}
+	return saveCheckpoint(t.opt.Checkpoint, &checkpoint{Format: checkpointFormat, ConfigHash: t.cfg.Hash(), Epoch: epoch, AdamT: t.adam.T,
+		Params: captureParams(t.params, t.adam), Augment: augState, BestVal: r.bestVal, HasBest: r.hasBest,
+		Run: record.Run{Initial: run.Initial, History: run.History, Best: run.Best, BestEpoch: run.BestEpoch, BestVal: run.BestVal, Timings: run.Timings}})
+}
+
+// itersPerEpoch is the number of steps of every epoch.
+func (t *trainer) itersPerEpoch() int {
+	if t.cfg.ItersPerEpoch > 0 {
+		return t.cfg.ItersPerEpoch
+	}
+	return (t.opt.Train.X.Rows + t.cfg.BatchSize - 1) / t.cfg.BatchSize
+}
+
+// epoch trains epoch e (0-based), evaluates it when due, records its row
+// and checkpoints.
+func (r *trainRun) epoch(e int) error {
+	t, cfg, run := r.t, r.t.cfg, r.run
+	t0 := time.Now()
+	if es, ok := t.sampler.(samplers.EmbeddingSampler); ok {
+		emb, err := model.Embed(t.m, t.opt.Train.X)
 		if err != nil {
 			return err
 		}
-		return saveCheckpoint(opt.Checkpoint, &checkpoint{Format: checkpointFormat, ConfigHash: cfg.Hash(), Epoch: epoch, AdamT: t.adam.T,
-			Params: captureParams(t.params, t.adam), Augment: augState, BestVal: bestVal, HasBest: hasBest,
-			Run: record.Run{Initial: run.Initial, History: run.History, Best: run.Best, BestEpoch: run.BestEpoch, BestVal: run.BestVal, Timings: run.Timings}})
-	}
-	if !opt.Resume {
-		// Epoch-0 checkpoint: an interruption during epoch 1 can resume too.
-		if err := save(0); err != nil {
-			return err
+		if err := es.Refresh(emb); err != nil {
+			return fmt.Errorf("sampler %s: %w", t.sampler.Name(), err)
 		}
 	}
-	nTrain := opt.Train.X.Rows
-	iters := cfg.ItersPerEpoch
-	if iters == 0 {
-		iters = (nTrain + cfg.BatchSize - 1) / cfg.BatchSize
+	rng := newEpochRNG(cfg.Seed, e)
+	batches, err := t.sampler.Batches(t.opt.Train.Labels, cfg.BatchSize, t.itersPerEpoch(), rng.sampler)
+	if err != nil {
+		return err
 	}
-	for e := startEpoch; e < cfg.Epochs; e++ {
-		t0 := time.Now()
-		if es, ok := t.sampler.(samplers.EmbeddingSampler); ok {
-			emb, err := model.Embed(t.m, opt.Train.X)
-			if err != nil {
-				return err
-			}
-			if err := es.Refresh(emb); err != nil {
-				return fmt.Errorf("sampler %s: %w", t.sampler.Name(), err)
-			}
+	t.augRng = rng.augment
+	factor := t.sched.Factor(e)
+	var sum float64
+	for it, b := range batches {
+		if err := r.ctx.Err(); err != nil {
+			run.Status = "interrupted"
+			return fmt.Errorf("%w in epoch %d (%v); the checkpoint of epoch %d is kept", ErrInterrupted, e+1, err, e)
 		}
-		batches, err := t.sampler.Batches(opt.Train.Labels, cfg.BatchSize, iters, rand.New(rand.NewSource(deriveSeed(cfg.Seed, e, purposeSampler))))
+		l, err := t.step(b, rng.loss, factor)
 		if err != nil {
+			return fmt.Errorf("epoch %d step %d: %w", e+1, it+1, err)
+		}
+		sum += l
+		r.report(Progress{Epoch: e + 1, Iter: it + 1, Iters: len(batches), Loss: sum / float64(it+1), Phase: "train"})
+	}
+	trainSec := time.Since(t0).Seconds()
+	run.Timings["train"] += trainSec
+	row := record.Epoch{Epoch: e + 1, Loss: sum / float64(max(1, len(batches))), Seconds: trainSec}
+	if (cfg.EvalEvery > 0 && (e+1)%cfg.EvalEvery == 0) || e+1 == cfg.Epochs {
+		if err := r.evaluateEpoch(e+1, &row); err != nil {
 			return err
-		}
-		lossRng := rand.New(rand.NewSource(deriveSeed(cfg.Seed, e, purposeLoss)))
-		t.augRng = rand.New(rand.NewSource(deriveSeed(cfg.Seed, e, purposeAugment)))
-		factor := t.sched.Factor(e)
-		var sum float64
-		for it, b := range batches {
-			if err := ctx.Err(); err != nil {
-				run.Status = "interrupted"
-				return fmt.Errorf("%w in epoch %d (%v); the checkpoint of epoch %d is kept", ErrInterrupted, e+1, err, e)
-			}
-			l, err := t.step(b, lossRng, factor)
-			if err != nil {
-				return fmt.Errorf("epoch %d step %d: %w", e+1, it+1, err)
-			}
-			sum += l
-			report(Progress{Epoch: e + 1, Iter: it + 1, Iters: len(batches), Loss: sum / float64(it+1), Phase: "train"})
-		}
-		trainSec := time.Since(t0).Seconds()
-		run.Timings["train"] += trainSec
-		row := record.Epoch{Epoch: e + 1, Loss: sum / float64(max(1, len(batches))), Seconds: trainSec}
-		if (cfg.EvalEvery > 0 && (e+1)%cfg.EvalEvery == 0) || e+1 == cfg.Epochs {
-			if row.Metrics, err = evalTest(e + 1); err != nil {
-				return err
-			}
-			if opt.Val.X.Rows > 0 {
-				t1 := time.Now()
-				if row.ValMetric, _, err = t.evaluate(ctx, opt.Val); err != nil {
-					return fmt.Errorf("evaluate validation split (epoch %d): %w", e+1, err)
-				}
-				run.Timings["eval"] += time.Since(t1).Seconds()
-				v, ok := row.ValMetric[cfg.SelectBy]
-				if !ok {
-					return fmt.Errorf("select-by metric %q is not among the evaluated metrics %v", cfg.SelectBy, keys(row.ValMetric))
-				}
-				if !hasBest || v > bestVal {
-					bestVal, hasBest = v, true
-					run.Best, run.BestEpoch, run.BestVal = row.Metrics, e+1, row.ValMetric
-				}
-			}
-		}
-		run.History = append(run.History, row)
-		if err := save(e + 1); err != nil {
-			return err
-		}
-		if opt.OnEpoch != nil {
-			if err := opt.OnEpoch(run); err != nil {
-				return err
-			}
 		}
 	}
+	run.History = append(run.History, row)
+	if err := r.save(e + 1); err != nil {
+		return err
+	}
+	if t.opt.OnEpoch != nil {
+		return t.opt.OnEpoch(run)
+	}
+	return nil
+}
 
-	// Final metrics: those of the last epoch (always evaluated), or the
-	// initial ones for a zero-epoch run.
+// evaluateEpoch scores the test (and validation) split after epoch into
+// row and updates the best epoch.
+func (r *trainRun) evaluateEpoch(epoch int, row *record.Epoch) error {
+	t, run := r.t, r.run
+	var err error
+	if row.Metrics, err = r.evalTest(epoch); err != nil {
+		return err
+	}
+	if t.opt.Val.X.Rows == 0 {
+		return nil
+	}
+	t1 := time.Now()
+	if row.ValMetric, _, err = t.evaluate(r.ctx, t.opt.Val); err != nil {
+		return fmt.Errorf("evaluate validation split (epoch %d): %w", epoch, err)
+	}
+	run.Timings["eval"] += time.Since(t1).Seconds()
+	v, ok := row.ValMetric[t.cfg.SelectBy]
+	if !ok {
+		return fmt.Errorf("select-by metric %q is not among the evaluated metrics %v", t.cfg.SelectBy, keys(row.ValMetric))
+	}
+	if !r.hasBest || v > r.bestVal {
+		r.bestVal, r.hasBest = v, true
+		run.Best, run.BestEpoch, run.BestVal = row.Metrics, epoch, row.ValMetric
+	}
+	return nil
+}
+
+// finish sets the final metrics — those of the last epoch (always
+// evaluated), or the initial ones for a zero-epoch run — and runs the
+// final consumers: refinement, spectrum, saved embeddings.
+func (r *trainRun) finish(start time.Time) error {
+	t, cfg, run, opt := r.t, r.t.cfg, r.run, r.t.opt
 	run.Final = run.Initial
 	if n := len(run.History); n > 0 && run.History[n-1].Metrics != nil {
 		run.Final = run.History[n-1].Metrics
 	}
 	if opt.Refine != nil || opt.Spectrum != nil || opt.FinalEmbeddings != nil {
-		emb := testEmb
-		if testEmbEpoch != cfg.Epochs { // e.g. resumed after the last epoch
+		emb := r.testEmb
+		if r.testEmbEpoch != cfg.Epochs { // e.g. resumed after the last epoch
+			var err error
 			if emb, err = model.Embed(t.m, opt.Test.X); err != nil {
 				return err
 			}
 		}
-		if opt.Refine != nil {
-			t0 := time.Now()
-			ref, err := opt.Refine(ctx, emb, t.loss)
-			if err != nil {
-				return fmt.Errorf("test-time refinement: %w", err)
-			}
-			if run.FinalRefined, err = opt.Evaluate(ctx, ref, opt.Test.Labels); err != nil {
-				return fmt.Errorf("evaluate refined test embeddings: %w", err)
-			}
-			run.Timings["refine"] = time.Since(t0).Seconds()
-		}
-		if opt.Spectrum != nil {
-			if run.Spectrum, err = opt.Spectrum(emb); err != nil {
-				return fmt.Errorf("spectrum: %w", err)
-			}
-		}
-		if opt.FinalEmbeddings != nil {
-			if err := opt.FinalEmbeddings(emb); err != nil {
-				return fmt.Errorf("final embeddings: %w", err)
-			}
+		if err := r.finalConsumers(emb); err != nil {
+			return err
 		}
 	}
 	run.Timings["total"] += time.Since(start).Seconds()
-	if steps := float64(cfg.Epochs * iters); steps > 0 && run.Timings["train"] > 0 {
+	if steps := float64(cfg.Epochs * t.itersPerEpoch()); steps > 0 && run.Timings["train"] > 0 {
 		run.Timings["step_mean"] = run.Timings["train"] / steps
 	}
 	run.Status = "done"
+	return nil
+}
+
+// finalConsumers hands the final test embeddings to Refine, Spectrum and
+// FinalEmbeddings.
+func (r *trainRun) finalConsumers(emb knn.Matrix) error {
+	t, run, opt := r.t, r.run, r.t.opt
+	var err error
+	if opt.Refine != nil {
+		t0 := time.Now()
+		ref, err := opt.Refine(r.ctx, emb, t.loss)
+		if err != nil {
+			return fmt.Errorf("test-time refinement: %w", err)
+		}
+		if run.FinalRefined, err = opt.Evaluate(r.ctx, ref, opt.Test.Labels); err != nil {
+			return fmt.Errorf("evaluate refined test embeddings: %w", err)
+		}
+		run.Timings["refine"] = time.Since(t0).Seconds()
+	}
+	if opt.Spectrum != nil {
+		if run.Spectrum, err = opt.Spectrum(emb); err != nil {
+			return fmt.Errorf("spectrum: %w", err)
+		}
+	}
+	if opt.FinalEmbeddings != nil {
+		if err := opt.FinalEmbeddings(emb); err != nil {
+			return fmt.Errorf("final embeddings: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -387,7 +501,7 @@ func newTrainer(cfg Config, opt Options) (*trainer, error) {
 		return nil, err
 	}
 	loss, err := losses.New(cfg.Loss, losses.Config{NumClasses: len(sorted), Dim: cfg.EmbedDim, Miner: cfg.Miner,
-		Hyper: cfg.Hyper, Seed: deriveSeed(cfg.Seed, 0, purposeInit+16)})
+		Hyper: cfg.Hyper, Seed: deriveSeed(cfg.Seed, 0, purposeLossInit)})
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -407,8 +521,7 @@ func newTrainer(cfg Config, opt Options) (*trainer, error) {
 		return nil, err
 	}
 	t := &trainer{cfg: cfg, opt: opt, m: m, loss: loss, sampler: s, labels: labels,
-		sched: StepDecay{Steps: cfg.LRSteps, Gamma: cfg.LRGamma}, aug: aug,
-		augRng: rand.New(rand.NewSource(deriveSeed(cfg.Seed, 0, purposeAugment)))}
+		sched: StepDecay{Steps: cfg.LRSteps, Gamma: cfg.LRGamma}, aug: aug}
 	t.modelPar = m.Params()
 	t.params = append(append([]*losses.Param(nil), t.modelPar...), loss.Params()...)
 	for _, p := range t.params {

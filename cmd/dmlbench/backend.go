@@ -8,6 +8,7 @@ import (
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
+	"github.com/dmlbench/dmlbench/trainers"
 )
 
 func init() {
@@ -26,34 +27,22 @@ func init() {
 // clusterFunc returns the clustering that serves NMI, F1 and AMI, or nil
 // for metrics.Evaluate's built-in k-means.
 //
-// With algo "kmeans" and a faiss backend, faiss's own k-means runs
-// (clustering.FaissKMeans) with the preset of the convention: roth = niter
-// 20, seed, min points 1, no subsampling (Roth et al. 2020's evaluation
-// code); pml = faiss.Kmeans defaults (max 256 points per centroid). Other
+// With algo "kmeans" and a faiss backend, faiss's own k-means runs with
+// the preset of the convention (trainers.FaissKMeans). Other
 // algorithms come from the clustering registry with K = the requested
 // cluster count; density-based methods' noise points become singleton
 // clusters so NMI and F1 score a partition.
 func clusterFunc(algo, backend, compat string, threads int, eps float64, minSamples int, searcher knn.Searcher) (metrics.KMeansFunc, error) {
 	algo = strings.ToLower(algo)
 	if algo == "" || algo == "kmeans" {
-		if (backend != "faiss" && backend != "faiss-gpu") || !clustering.FaissCompiled {
-			return nil, nil
+		f, err := trainers.FaissKMeans(backend, compat, threads)
+		if err != nil {
+			return nil, usagef("--compat: %v", err)
 		}
-		return func(x knn.Matrix, k int, seed int64) ([]int32, error) {
-			o := clustering.DefaultKMeansOptions()
-			o.Seed, o.Threads = seed, threads
-			if compat == "pml" {
-				o.MaxPointsPerCentroid, o.MinPointsPerCentroid = 256, 39
-			}
-			r, err := clustering.FaissKMeans(context.Background(), x, k, o)
-			if err != nil {
-				return nil, err
-			}
-			return r.Assign, nil
-		}, nil
+		return f, nil
 	}
-	if _, ok := clustering.Algorithms[algo]; !ok {
-		return nil, usagef("--clustering: unknown algorithm %q (have: %s)", algo, strings.Join(clustering.Names(), ", "))
+	if _, err := clustering.Algorithms.Get(algo); err != nil {
+		return nil, usagef("--clustering: %v", err)
 	}
 	return func(x knn.Matrix, k int, seed int64) ([]int32, error) {
 		p := clustering.DefaultParams()

@@ -14,7 +14,12 @@ import (
 // The hand-worked set of metrics.TestBinarizeHammingRanking: float L2
 // gives R@1 = 1/2, Hamming on the thresholded codes R@1 = 1; the codes are
 // two pairs of identical vectors, so 2-means on them recovers the classes
-// (NMI = 1).
+// (NMI = 1) when its initial centroids come from different pairs: seed 3
+// draws rows 2 and 1 (faiss's rand_perm(4, 3 + 1)). Seed 1234 draws rows 3
+// and 2, one pair, and faiss's k-means then never separates the classes:
+// the empty cluster's split perturbs the shared centroid (0, 1, 1)
+// symmetrically, both codes stay equidistant from the twins and go to the
+// lower index (python3-faiss 1.7.3 gives NMI 0 there too).
 func TestEvalBinarize(t *testing.T) {
 	dir := t.TempDir()
 	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
@@ -40,7 +45,7 @@ func TestEvalBinarize(t *testing.T) {
 	if m := score(); m["R@1"] != 0.5 {
 		t.Fatalf("float R@1 = %v, want 0.5", m["R@1"])
 	}
-	if m := score("--binarize"); m["R@1"] != 1 || math.Abs(m["NMI"]-1) > 1e-12 {
+	if m := score("--binarize", "--seed", "3"); m["R@1"] != 1 || math.Abs(m["NMI"]-1) > 1e-12 {
 		t.Fatalf("binarized: %v, want R@1 = NMI = 1", m)
 	}
 	// Query/gallery: the gallery is thresholded too.

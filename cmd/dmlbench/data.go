@@ -81,6 +81,7 @@ func listDatasets(kind string, w io.Writer) (bool, error) {
 	if kind != "datasets" {
 		return false, nil
 	}
+	fmt.Fprintln(w, "DATASET\tDESCRIPTION")
 	for _, n := range fixtures.Names() {
 		fmt.Fprintf(w, "%s\t%s\n", n, fixtures.Describe(n))
 	}

@@ -12,10 +12,12 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/trainers"
 )
 
 func init() {
@@ -52,25 +54,25 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.StringFlag{Name: "gallery-emb", Usage: "gallery embeddings (no self-exclusion)"},
 			&cli.StringFlag{Name: "gallery-labels", Usage: "gallery labels"},
 			&cli.StringFlag{Name: "metrics", Usage: "comma-separated metrics (default: all; see `dmlbench list metrics`)"},
-			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks"},
+			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks of R@k (with --metrics, name R@k there)"},
 			&cli.StringFlag{Name: "distance", Value: "euclidean", Usage: "euclidean | cosine | ip"},
 			&cli.BoolFlag{Name: "binarize", Usage: "threshold coordinates at 0 into ±1 codes and rank by Hamming distance (seed 002); all metrics on the codes"},
-			&cli.IntFlag{Name: "clusters", Usage: "k-means K (default: number of distinct labels)"},
+			&cli.IntFlag{Name: "clusters", DefaultText: "number of distinct labels", Usage: "k-means K"},
 			&cli.StringFlag{Name: "clustering", Value: "kmeans", Usage: "clustering for NMI/F1/AMI: kmeans | ward | spectral | birch | dbscan | optics"},
-			&cli.Float64Flag{Name: "eps", Usage: "DBSCAN/OPTICS radius (default 0.9, seed 001 Tab. 4)"},
-			&cli.IntFlag{Name: "min-samples", Usage: "DBSCAN/OPTICS core-point size (default 5)"},
-			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (faiss's default)"},
-			&cli.IntFlag{Name: "threads", Usage: "worker threads (default: all cores)"},
-			&cli.StringFlag{Name: "backend", Value: "exact", Usage: "k-NN backend: exact | faiss | faiss-gpu"},
+			&cli.Float64Flag{Name: "eps", Value: clustering.DefaultParams().Eps, Usage: "DBSCAN/OPTICS radius (Seidenschwarz et al. 2021, Tab. 4)"},
+			&cli.IntFlag{Name: "min-samples", Value: clustering.DefaultParams().MinSamples, Usage: "DBSCAN/OPTICS core-point size"},
+			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (1234 is faiss's)"},
+			&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads (0 = all cores)"},
+			&cli.StringFlag{Name: "backend", Value: knn.ExactName, Usage: "k-NN backend: " + strings.Join(knn.Backends.Names(), " | ")},
 			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown"},
 			&cli.StringFlag{Name: "out", Usage: "also write the JSON result to `FILE` (atomically)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no warnings"},
 			&cli.StringFlag{Name: "refine", Usage: "refine the embeddings with the message-passing network of the finished mpn-ce run `DIR` before scoring (seed 001 §3; the embeddings must come from that run's backbone, e.g. DIR/test_emb.npy)"},
 			&cli.StringFlag{Name: "test-time", Value: "reciprocal", Usage: "with --refine: the batch built around each sample: reciprocal | knn | cluster"},
-			&cli.IntFlag{Name: "test-time-k", Usage: "with --refine: k of the reciprocal k-NN sets, or the chunk size of knn/cluster batches (default 10)"},
-			&cli.IntFlag{Name: "test-time-kr", Usage: "with --refine: reciprocal batch size k_r (default 2k)"},
-			&cli.IntFlag{Name: "test-time-n", Usage: "with --refine: chunks per knn/cluster batch (default 8)"},
+			&cli.IntFlag{Name: "test-time-k", Value: trainers.Defaults().TestTimeK, Usage: "with --refine: k of the reciprocal k-NN sets, or the chunk size of knn/cluster batches"},
+			&cli.IntFlag{Name: "test-time-kr", DefaultText: "2k", Usage: "with --refine: reciprocal batch size k_r"},
+			&cli.IntFlag{Name: "test-time-n", Value: trainers.Defaults().TestTimeN, Usage: "with --refine: chunks per knn/cluster batch"},
 			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
 		},
 		Action: evalAction,
@@ -80,6 +82,9 @@ codes too, so every metric describes the binary embedding. --distance does not a
 func evalAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("eval takes no positional arguments (got %q); use --emb and --labels", c.Args().First())
+	}
+	if err := checkEvalNumbers(c); err != nil {
+		return err
 	}
 	ks, err := parseInts(c.String("k"))
 	if err != nil {
@@ -120,6 +125,7 @@ func evalAction(c *cli.Context) error {
 		Distance:   c.String("distance"),
 		Clusters:   c.Int("clusters"),
 		Seed:       c.Int64("seed"),
+		ExactSeed:  true, // --seed 0 is seed 0; the flag's own default is 1234
 		Threads:    c.Int("threads"),
 		Convention: metrics.Convention(c.String("compat")),
 		Searcher:   searcher,
@@ -127,6 +133,11 @@ func evalAction(c *cli.Context) error {
 	}
 	if m := c.String("metrics"); m != "" {
 		opt.Metrics = splitList(m)
+		if c.IsSet("k") {
+			if k := ignoredK(opt.Metrics, ks); k > 0 {
+				return usagef("--k %d would be ignored: --k sets the ks of R@k, so name R@k in --metrics (e.g. --metrics R@k,MAP@R --k 1,10) or list R@%d there", k, k)
+			}
+		}
 	}
 	opt.KMeans, err = clusterFunc(c.String("clustering"), c.String("backend"), c.String("compat"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), searcher)
 	if err != nil {
@@ -236,7 +247,7 @@ func writeResult(w io.Writer, res *metrics.Result, format string) error {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(jsonSafe(res))
+		return enc.Encode(res)
 	case "markdown":
 		fmt.Fprintf(w, "| metric | value |\n|---|---:|\n")
 		for _, k := range metrics.Keys(res.Metrics) {
@@ -262,28 +273,34 @@ func writeResult(w io.Writer, res *metrics.Result, format string) error {
 	return nil
 }
 
+// fmtMetric shows a metric with 4 decimals; NaN (a mean over no query) is
+// "n/a", ±Inf (ρ of a rank-deficient matrix) is shown as such.
 func fmtMetric(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	if math.IsInf(v, 0) {
 		return fmt.Sprint(v)
 	}
 	return strconv.FormatFloat(v, 'f', 4, 64)
 }
 
-// jsonSafe replaces NaN/Inf (not representable in JSON) by null via a copy.
-func jsonSafe(res *metrics.Result) any {
-	m := map[string]any{}
-	for k, v := range res.Metrics {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			m[k] = nil
-		} else {
-			m[k] = v
+// ignoredK returns a k of --k that a --metrics list would not compute (it
+// names neither the R@k family nor R@k itself), or 0.
+func ignoredK(names []string, ks []int) int {
+	asked := map[string]bool{}
+	for _, n := range names {
+		if strings.EqualFold(n, "R@k") {
+			return 0
+		}
+		asked[strings.ToUpper(n)] = true
+	}
+	for _, k := range ks {
+		if !asked["R@"+strconv.Itoa(k)] {
+			return k
 		}
 	}
-	type alias metrics.Result
-	return struct {
-		*alias
-		Metrics map[string]any `json:"metrics"`
-	}{(*alias)(res), m}
+	return 0
 }
 
 func parseInts(s string) ([]int, error) {

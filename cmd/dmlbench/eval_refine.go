@@ -33,3 +33,13 @@ func refineEmbeddings(c *cli.Context, dir string, emb knn.Matrix, searcher knn.S
 	}
 	return testtime.Refine(c.Context, emb, ref, tt)
 }
+
+// testTimeOptions reads the --test-time-* flags of eval --refine for the batch construction mode.
+func testTimeOptions(c *cli.Context, mode string, seed int64, searcher knn.Searcher) (testtime.Options, error) {
+	tt := testtime.Options{Mode: mode, K: c.Int("test-time-k"), KR: c.Int("test-time-kr"), Chunks: c.Int("test-time-n"),
+		Clusterer: c.String("test-time-cluster"), Seed: seed, Searcher: searcher}
+	if tt.K < 0 || tt.KR < 0 || tt.Chunks < 0 {
+		return tt, usagef("--test-time-k, --test-time-kr and --test-time-n must be positive")
+	}
+	return tt, nil
+}

@@ -173,3 +173,68 @@ func TestEvalBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalExactMetrics: --metrics R@1,MAP@R prints exactly those two in the
+// table and in JSON "metrics" (the --k default does not add R@2, R@4, R@8);
+// R-Precision and mAP@C, computed with MAP@R, are under "extra".
+func TestEvalExactMetrics(t *testing.T) {
+	_, emb, lab := fixtureFiles(t)
+	out, errs, code := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--format", "json", "--metrics", "R@1,MAP@R", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct{ Metrics, Extra map[string]*float64 }
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(r.Metrics) != 2 || r.Metrics["R@1"] == nil || r.Metrics["MAP@R"] == nil {
+		t.Errorf("metrics %v, want exactly R@1 and MAP@R", r.Metrics)
+	}
+	if len(r.Extra) != 2 || r.Extra["R-Precision"] == nil || r.Extra["mAP@C"] == nil {
+		t.Errorf("extra %v, want R-Precision and mAP@C", r.Extra)
+	}
+	out, errs, code = runCLI(t, "eval", "--emb", emb, "--labels", lab, "--metrics", "R@1,MAP@R", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, absent := range []string{"R@2", "R@8", "R-Precision", "mAP@C"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("table shows %s, not asked for:\n%s", absent, out)
+		}
+	}
+}
+
+// TestEvalUndefinedMean: every query lone under --compat pml: R@1 and
+// MAP@R are means over no query, null in JSON and n/a in the table, with a
+// warning on stderr.
+func TestEvalUndefinedMean(t *testing.T) {
+	dir := t.TempDir()
+	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
+	if err := fixtures.SaveNPY(emb, knn.Matrix{Rows: 3, Cols: 1, Data: []float32{0, 1, 5}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixtures.SaveLabelsNPY(lab, []int32{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--compat", "pml", "--metrics", "R@1,MAP@R", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"R@1": null`) || !strings.Contains(out, `"MAP@R": null`) || !strings.Contains(errs, "undefined") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	out, _, code = runCLI(t, "eval", "--emb", emb, "--labels", lab, "--compat", "pml", "--metrics", "R@1,MAP@R", "--quiet")
+	if code != 0 || strings.Count(out, "n/a") != 2 {
+		t.Errorf("exit %d, table without two n/a:\n%s", code, out)
+	}
+}
+
+// TestEvalKNeedsRecallFamily: --k with a --metrics list that does not name
+// R@k would be ignored: a usage error instead; with R@k it sets the ks.
+func TestEvalKNeedsRecallFamily(t *testing.T) {
+	_, emb, lab := fixtureFiles(t)
+	if out, _, code := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--metrics", "R@1,MAP@R", "--k", "1,5"); code != 2 || out != "" {
+		t.Errorf("--k with R@1,MAP@R: exit %d, stdout %q", code, out)
+	}
+	out, errs, code := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--metrics", "R@k,MAP@R", "--k", "1,5", "--quiet")
+	if code != 0 || !strings.Contains(out, "R@5") || strings.Contains(out, "R@2") {
+		t.Errorf("exit %d: %s\n%s", code, errs, out)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/miners"
 	"github.com/dmlbench/dmlbench/trainers/model"
+	"github.com/dmlbench/dmlbench/trainers/regularizers"
 	"github.com/dmlbench/dmlbench/trainers/samplers"
 )
 
@@ -42,10 +43,9 @@ func listMethods(kind string, w io.Writer) (bool, error) {
 		}
 	case "regularizers":
 		p("REGULARIZER\tFLAGS\tSUMMARY\n")
-		p("rho\t--rho-reg P (suite: rho[=P])\tρ-regularisation: a mined negative is swapped for a positive with probability P, default 0.2 (R-variants; seed 000 §5, supp. §B)\n")
-		p("das\t--das [--das-params T,K,Z,rs,rb]\tDAS: T extra embeddings per anchor by discriminative feature scaling + memorized transformation shifting, (3,4,10,0.01,0.01) (seed 003 §3)\n")
-		p("mixup\t--mixup [--mixup-alpha A]\tmanifold mixup of embeddings, λ ~ Beta(2,2), loss weighted by label share (seed 000 §H eq. 31)\n")
-		p("simix\t--hyper simix=1 (recallk, smoothap)\tSiMix: virtual items from mixed same-class similarities, as queries and database items (seed 004 §3.3 eqs. 9–10)\n")
+		for _, r := range regularizers.All() {
+			p("%s\t%s\t%s\n", r.Name, r.Flags, r.Summary)
+		}
 	case "archs":
 		p("ARCH\tSUMMARY\n")
 		for _, n := range model.Names() {

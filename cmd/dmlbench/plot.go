@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 // plotCommonFlags are shared by every `dmlbench plot` subcommand.
 func plotCommonFlags(extra ...cli.Flag) []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE` (.png, .svg or .pdf; required)"},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE` (.png, .svg or .pdf), or a directory (ending in / or existing) to write SUBCOMMAND.png into; required"},
 		&cli.StringFlag{Name: "group-by", Usage: "run.json method keys forming a curve, e.g. loss,miner (default: all keys)"},
 		&cli.StringFlag{Name: "title", Usage: "figure title"},
 		&cli.StringFlag{Name: "source", Value: "final", Usage: "which metrics of a run: final | best"},
@@ -167,6 +168,19 @@ func metricUnit(metric string, raw bool) string {
 	return metric
 }
 
+// plotPath is where the figure goes: --out itself, or, when --out names a
+// directory (it ends in a slash or exists as one), DIR/<subcommand>.png.
+func plotPath(c *cli.Context) string {
+	out := c.String("out")
+	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
+		return filepath.Join(out, c.Command.Name+".png")
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return filepath.Join(out, c.Command.Name+".png")
+	}
+	return out
+}
+
 func plotDone(c *cli.Context, path string) error {
 	fmt.Fprintln(c.App.ErrWriter, "wrote", path)
 	return nil
@@ -249,10 +263,10 @@ func plotSpectrumAction(c *cli.Context) error {
 	}
 	opt.YLabel = map[string]string{"sum": "s_i / Σ s", "max": "s_i / s_1", "none": "s_i"}[mode]
 	opt.LogY = true
-	if err := reports.SaveSeries(c.String("out"), series, opt); err != nil {
+	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
 		return err
 	}
-	return plotDone(c, c.String("out"))
+	return plotDone(c, plotPath(c))
 }
 
 // plotRho is ρ@1 of a spectrum (spectra.Rho).
@@ -273,10 +287,10 @@ func plotRhoAction(c *cli.Context) error {
 		return err
 	}
 	opt.Points, opt.PointLabels = true, true
-	if err := reports.SaveSeries(c.String("out"), series, opt); err != nil {
+	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
 		return err
 	}
-	return plotDone(c, c.String("out"))
+	return plotDone(c, plotPath(c))
 }
 
 func plotRecallAction(c *cli.Context) error {
@@ -297,10 +311,10 @@ func plotRecallAction(c *cli.Context) error {
 		return err
 	}
 	opt.LogX = true
-	if err := reports.SaveSeries(c.String("out"), series, opt); err != nil {
+	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
 		return err
 	}
-	return plotDone(c, c.String("out"))
+	return plotDone(c, plotPath(c))
 }
 
 func plotCurvesAction(c *cli.Context) error {
@@ -312,10 +326,10 @@ func plotCurvesAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := reports.SaveCurves(c.String("out"), runs, reportSplit(c.String("group-by"), ","), c.String("metric"), c.Bool("raw"), opt); err != nil {
+	if err := reports.SaveCurves(plotPath(c), runs, reportSplit(c.String("group-by"), ","), c.String("metric"), c.Bool("raw"), opt); err != nil {
 		return err
 	}
-	return plotDone(c, c.String("out"))
+	return plotDone(c, plotPath(c))
 }
 
 func plotSweepAction(c *cli.Context) error {
@@ -336,8 +350,8 @@ func plotSweepAction(c *cli.Context) error {
 		return err
 	}
 	opt.LogX = c.Bool("log-x")
-	if err := reports.SaveSeries(c.String("out"), series, opt); err != nil {
+	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
 		return err
 	}
-	return plotDone(c, c.String("out"))
+	return plotDone(c, plotPath(c))
 }

@@ -38,7 +38,7 @@ Examples:
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (N×D)"},
 		&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE` (.png, .svg or .pdf; required)"},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE` (.png, .svg or .pdf), or a directory to write tsne.png into; required"},
 		&cli.IntFlag{Name: "classes", Value: 10, Usage: "number of classes drawn at random (0: all)"},
 		&cli.IntFlag{Name: "max-points", Value: 2000, Usage: "at most this many items of the drawn classes, drawn at random (0: all)"},
 		&cli.Float64Flag{Name: "perplexity", Value: 30, Usage: "t-SNE perplexity (effective number of neighbours)"},
@@ -104,16 +104,16 @@ func plotTSNEAction(c *cli.Context) error {
 	}
 	title := c.String("title")
 	if title == "" {
-		title = fmt.Sprintf("t-SNE: %d points of %d classes (perplexity %g)", len(rows), len(classes), opt.Perplexity)
+		title = tsneTitle(len(rows), x.Rows, len(classes), distinctIDs(ids), opt.Perplexity)
 	}
 	p := tsnePlot(res.Y, rows, ids, classes, names, title)
-	if err := reports.SavePlots(c.String("out"), []*plot.Plot{p}, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch); err != nil {
+	if err := reports.SavePlots(plotPath(c), []*plot.Plot{p}, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch); err != nil {
 		return err
 	}
 	if !c.Bool("quiet") {
 		fmt.Fprintf(c.App.ErrWriter, "t-SNE: %d points, %d classes, KL(P‖Q) = %.4f\n", len(rows), len(classes), res.KL)
 	}
-	return plotDone(c, c.String("out"))
+	return plotDone(c, plotPath(c))
 }
 
 // tsneSample draws k classes (all when k is 0 or exceeds their number)
@@ -235,4 +235,22 @@ func hueColor(k, n int) color.Color {
 		r, g, b = v, pp, q
 	}
 	return color.RGBA{R: uint8(255 * r), G: uint8(255 * g), B: uint8(255 * b), A: 255}
+}
+
+// tsneTitle says what the map shows, and that it is a random subsample
+// when it does not show every point or every class.
+func tsneTitle(points, total, classes, allClasses int, perplexity float64) string {
+	if points == total {
+		return fmt.Sprintf("t-SNE: all %d points, %d classes (perplexity %g)", total, classes, perplexity)
+	}
+	return fmt.Sprintf("t-SNE of a random subsample: %d of %d points, %d of %d classes (perplexity %g)",
+		points, total, classes, allClasses, perplexity)
+}
+
+func distinctIDs(ids []int32) int {
+	seen := map[int32]bool{}
+	for _, id := range ids {
+		seen[id] = true
+	}
+	return len(seen)
 }

@@ -97,3 +97,37 @@ func TestHueColorsDistinct(t *testing.T) {
 		}
 	}
 }
+
+// A subsampled map says so in its title; --out may name a directory.
+func TestTSNETitleAndDirectoryOut(t *testing.T) {
+	if got := tsneTitle(50, 90, 4, 6, 10); !strings.Contains(got, "random subsample: 50 of 90 points, 4 of 6 classes") {
+		t.Fatalf("title %q", got)
+	}
+	if got := tsneTitle(90, 90, 6, 6, 10); strings.Contains(got, "subsample") {
+		t.Fatalf("title %q", got)
+	}
+	dir := t.TempDir()
+	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
+	x := knn.Matrix{Rows: 40, Cols: 4, Data: make([]float32, 160)}
+	var labels []int32
+	rng := rand.New(rand.NewSource(2))
+	for i := 0; i < x.Rows; i++ {
+		for d := 0; d < 4; d++ {
+			x.Data[i*4+d] = float32(rng.NormFloat64()) + float32(10*(i%4)*d)
+		}
+		labels = append(labels, int32(i%4))
+	}
+	if err := fixtures.SaveNPY(emb, x); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixtures.SaveLabelsNPY(lab, labels); err != nil {
+		t.Fatal(err)
+	}
+	figs := filepath.Join(dir, "figs") + "/"
+	if _, errs, code := runCLI(t, "plot", "tsne", "-q", "--emb", emb, "--labels", lab, "--perplexity", "5", "--iters", "250", "--out", figs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(figs, "tsne.png")); err != nil {
+		t.Fatal(err)
+	}
+}

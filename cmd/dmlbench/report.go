@@ -26,6 +26,13 @@ per metric: mean ± sample standard deviation (n−1) over the runs (seeds), n s
 best mean per column in bold. Fraction metrics (R@k, NMI, F1, mAP…) are shown in
 percent unless --raw.
 
+A row pools only runs that differ in the seed: when the runs of one --group-by value
+differ in another setting (a run.json "method" key or a top-level "config" key such as
+arch or epochs), the row is split by those settings and they are named in its label
+("margin/distance [arch=cnn epochs=3]"), with a note. --group-by accepts those keys too;
+an unknown key is an error listing the valid ones. A metric a run lacks or records as
+null is left out of that cell's mean, shown as (n = 2/3).
+
 --baseline NAME adds a Δ column per metric with the difference to that row, a † where
 Welch's two-sided t-test gives p < --alpha, and the p-value. --ci 0.95 adds percentile-
 bootstrap confidence intervals (--bootstrap resamples, seeded by --seed) of each mean
@@ -45,7 +52,7 @@ Examples:
    dmlbench report runs/ --reference roth2020 --reference-dataset cub200 --format csv`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
-			&cli.StringFlag{Name: "group-by", Usage: "run.json method keys forming a row, e.g. loss,miner (default: all keys)"},
+			&cli.StringFlag{Name: "group-by", Usage: "run.json method or config keys forming a row, e.g. loss,miner (default: the method keys that differ)"},
 			&cli.StringFlag{Name: "metrics", Value: strings.Join(reports.DefaultMetrics, ","), Usage: "comma-separated metric columns"},
 			&cli.StringFlag{Name: "source", Value: "final", Usage: "which metrics of a run: final | best (best epoch) | initial (the untrained model)"},
 			&cli.BoolFlag{Name: "raw", Usage: "show fraction metrics as fractions instead of percent"},
@@ -104,6 +111,7 @@ func reportAction(c *cli.Context) error {
 	if len(loaded.Skipped) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d unfinished run(s) skipped: %s", len(loaded.Skipped), strings.Join(loaded.Skipped, ", ")))
 	}
+	rep.Notes = append(rep.Notes, suiteMissingNotes(paths)...)
 	out := c.String("out")
 	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}
 	switch color {

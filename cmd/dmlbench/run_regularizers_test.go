@@ -49,11 +49,11 @@ func TestRunRegularizerFlags(t *testing.T) {
 	if r, _ = read("sm"); r.Method["simix"] != "1" {
 		t.Fatalf("simix: method %v", r.Method)
 	}
-	// Plain runs carry no regulariser keys.
+	// Plain runs carry no regulariser keys (and record the miner as none).
 	if err := runTrainCLI(t, "--out", filepath.Join(dir, "plain")); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ = read("plain"); len(r.Method) != 3 {
+	if r, _ = read("plain"); len(r.Method) != 4 || r.Method["miner"] != "none" {
 		t.Fatalf("plain run method keys %v", r.Method)
 	}
 	for _, bad := range [][]string{

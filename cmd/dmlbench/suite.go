@@ -16,7 +16,7 @@ func init() {
 	register(&cli.Command{
 		Name:      "suite",
 		Usage:     "run a grid of experiments (datasets × losses × miners × samplers × … × seeds), resumable",
-		UsageText: "dmlbench suite SUITE.yaml [--jobs N] [--out DIR] [--dry-run]",
+		UsageText: "dmlbench suite SUITE.yaml [--jobs N] [--out DIR] [--dry-run] [--executor local|slurm] [--cell N]\n   dmlbench suite status SUITE.yaml [--out DIR]",
 		Description: `Expands the grid of SUITE.yaml and runs every point as its own process of this
 binary: 'dmlbench run --dataset D --loss L --miner M --sampler S [--regularizer R]
 [--embed-dim E] [--batch-size B] --seed K [--epochs N] --out DIR [--quiet] EXTRA…'.
@@ -27,6 +27,36 @@ Runs whose run.json has status "done" are skipped, so re-running a killed suite 
 most the runs in flight; an interrupted run that left a checkpoint is continued with
 --resume. A progress bar with ETA goes to stderr. Exit status 1 when any
 run failed (the others still run unless --fail-fast).
+
+Cells: cell N is the N-th run of --dry-run's list, counting from 0 (grids in file
+order, seed varying slowest, then the eval entries); the numbering changes only
+when the suite file does. --cell N runs that cell alone. Before running a cell the
+suite claims it (DIR/claim.json, create-exclusive, safe on NFS, with a heartbeat):
+a cell another suite process is running is left to it, so several invocations, on
+one machine or many, never run a cell twice. A claim whose holder died is taken over
+(same host: at once; elsewhere: when its Slurm job has left the queue, or after
+slurm.claim-timeout without heartbeat, default 10m). When the suite is killed, even
+with kill -9, the kernel kills its running children (Linux).
+
+--executor slurm (see docs/slurm.md) writes OUT/slurm/suite.sbatch, a job array over
+exactly the unfinished cells that no one runs or has queued ('#SBATCH --array=…%M',
+M = slurm.max_parallel), with the resources of the suite file's slurm: block, task
+logs in OUT/slurm/logs/cellN_jobJ.out, and submits it with 'sbatch --parsable'
+(job ids recorded in OUT/slurm/jobs.txt; --dry-run only writes the script). Each task
+runs 'dmlbench suite SUITE.yaml --out OUT --cell $SLURM_ARRAY_TASK_ID' with
+GOMAXPROCS = SLURM_CPUS_PER_TASK; a task killed by the scheduler keeps its checkpoint,
+and submitting again continues it (--resume). 'dmlbench suite status SUITE.yaml'
+prints each cell as done, running, pending or failed (with its log and last error
+line), from the run directories, squeue and sacct, and a summary with an ETA.
+   slurm:
+     partition: gpu
+     time: "04:00:00"
+     cpus-per-task: 4
+     mem: 16G
+     gpus: 1
+     account: mylab
+     max_parallel: 20
+     extra: [--qos=normal]
 
 Suite file (paths relative to the file):
    out: runs/omniglot
@@ -47,16 +77,33 @@ Examples:
    dmlbench suite docs/examples/omniglot-suite.yaml
    dmlbench suite suite.yaml --jobs 2 --out runs/try1
    dmlbench suite suite.yaml --dry-run
+   dmlbench suite suite.yaml --executor slurm
+   dmlbench suite status suite.yaml
    dmlbench report runs/omniglot --format markdown`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "runs in flight at once"},
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the suite file's out)"},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the runs and their state, run nothing"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the runs and their state, run nothing (--executor slurm: write the batch script, submit nothing)"},
 			&cli.BoolFlag{Name: "fail-fast", Usage: "start no new run after a failure"},
 			&cli.StringFlag{Name: "bin", Usage: "dmlbench binary to execute (default: this one)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},
+			&cli.StringFlag{Name: "executor", Value: "local", Usage: "where the runs execute: local | slurm (a job array, see docs/slurm.md)"},
+			&cli.IntFlag{Name: "cell", Value: -1, DefaultText: "all", Usage: "run only cell `N` (0-based, the order of --dry-run; what each Slurm array task runs)"},
 		},
 		Action: suiteAction,
+		Subcommands: []*cli.Command{{
+			Name:      "status",
+			Usage:     "one line per cell (done, running, pending, failed) and a summary with an ETA",
+			UsageText: "dmlbench suite status SUITE.yaml [--out DIR]",
+			Description: `Reads the run directories (run.json, claim.json, log.txt) and, where the commands
+exist, squeue and sacct for the jobs recorded in OUT/slurm/jobs.txt. A failed cell shows
+the log to read (the Slurm task log, else the run's log.txt) and its last error line.
+The ETA is the mean time of the finished cells × the cells left ÷ the cells running.`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the suite file's out)"},
+			},
+			Action: suiteStatusAction,
+		}},
 	})
 }
 
@@ -70,6 +117,10 @@ func suiteAction(c *cli.Context) error {
 	}
 	if c.Int("jobs") < 1 {
 		return usagef("--jobs must be ≥ 1 (got %d)", c.Int("jobs"))
+	}
+	executor := c.String("executor")
+	if executor != "local" && executor != "slurm" {
+		return usagef("--executor must be local or slurm (got %q)", executor)
 	}
 	spec, err := suite.Load(args[0])
 	if err != nil {
@@ -86,22 +137,39 @@ func suiteAction(c *cli.Context) error {
 			return fmt.Errorf("suite: cannot find this binary: %w", err)
 		}
 	}
+	claims := &suite.Claimer{Timeout: spec.ClaimTimeout(), JobAlive: (&suite.Slurm{}).JobAlive}
+	if c.IsSet("cell") {
+		return suiteCell(c, jobs, bin, claims)
+	}
+	if executor == "slurm" {
+		return suiteSlurm(c, spec, args[0], out, jobs, bin, claims)
+	}
 	if c.Bool("dry-run") {
-		todo := 0
-		for _, j := range jobs {
+		todo, busy := 0, 0
+		for i, j := range jobs {
 			state := "todo"
 			if suite.IsDone(j.Dir) {
 				state = "done"
+			} else if _, live := claims.Live(j.Dir); live {
+				state = "busy" // another suite process runs it
+				busy++
 			} else {
 				todo++
 			}
-			fmt.Fprintf(c.App.Writer, "%-4s %s\n     %s\n", state, j.Name, suite.CommandLine(bin, j))
+			fmt.Fprintf(c.App.Writer, "%-4s %3d %s\n     %s\n", state, i, j.Name, suite.CommandLine(bin, j))
 		}
-		fmt.Fprintf(c.App.Writer, "%d runs, %d to do, output in %s\n", len(jobs), todo, out)
+		elsewhere := ""
+		if busy > 0 {
+			elsewhere = fmt.Sprintf(", %d run by another process", busy)
+		}
+		fmt.Fprintf(c.App.Writer, "%d runs, %d to do%s, output in %s\n", len(jobs), todo, elsewhere, out)
 		return nil
 	}
+	if err := suite.WriteManifest(out, args[0], jobs); err != nil {
+		return err
+	}
 	r := &suite.Runner{Bin: bin, Jobs: c.Int("jobs"), Log: c.App.ErrWriter, FailFast: c.Bool("fail-fast"), Version: Version,
-		ResumeFile: trainers.CheckpointFile, ResumeFlag: "--resume"}
+		ResumeFile: trainers.CheckpointFile, ResumeFlag: "--resume", Claims: claims}
 	if !c.Bool("quiet") && reportIsTTY(c.App.ErrWriter) {
 		r.Progress = c.App.ErrWriter
 	}
@@ -109,8 +177,12 @@ func suiteAction(c *cli.Context) error {
 	defer stop()
 	res, err := r.Run(ctx, jobs)
 	if res != nil {
-		fmt.Fprintf(c.App.ErrWriter, "suite: %d runs: %d done now, %d done before, %d failed; results in %s\n",
-			len(jobs), len(res.Done), len(res.Skipped), len(res.Failed), out)
+		busy := ""
+		if len(res.Busy) > 0 {
+			busy = fmt.Sprintf(", %d run by another process", len(res.Busy))
+		}
+		fmt.Fprintf(c.App.ErrWriter, "suite: %d runs: %d done now, %d done before, %d failed%s; results in %s\n",
+			len(jobs), len(res.Done), len(res.Skipped), len(res.Failed), busy, out)
 		if len(res.Failed) == 0 && err == nil {
 			fmt.Fprintf(c.App.ErrWriter, "next: dmlbench report %s --format markdown\n", out)
 		}

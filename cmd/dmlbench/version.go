@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"runtime"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -18,11 +17,7 @@ func init() {
 		Description: `Examples:
    dmlbench version`,
 		Action: func(c *cli.Context) error {
-			names := make([]string, 0, len(knn.Backends))
-			for n := range knn.Backends {
-				names = append(names, n)
-			}
-			sort.Strings(names)
+			names := knn.Backends.AvailableNames()
 			fmt.Printf("dmlbench %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			fmt.Printf("k-NN backends: %s\n", strings.Join(names, ", "))
 			for _, l := range versionLines {

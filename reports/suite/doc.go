@@ -8,6 +8,15 @@
 // and log.txt; runs whose run.json says "done" are skipped, so a killed
 // suite resumes where it stopped.
 //
+// Cell N of a suite is Jobs()[N] (the order of `suite --dry-run`). Every
+// invocation claims a cell before running it (Claimer: a claim.json created
+// create-exclusive in the NFS-safe way, with a heartbeat and a stale-claim
+// timeout), so concurrent invocations — local ones and Slurm array tasks
+// on many nodes — never run a cell twice. Spec.Script writes the batch
+// script of `--executor slurm` (a job array over the unfinished cells, with
+// the resources of the `slurm:` block, SlurmConfig); Status reports each
+// cell from the run directories, claims, squeue and sacct. See docs/slurm.md.
+//
 // Suite file (relative paths are relative to the file):
 //
 //	out: runs/omniglot          # default: the file's name without extension

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -44,11 +45,20 @@ type Runner struct {
 	// directory: when it exists (an interrupted run), ResumeFlag is
 	// appended so the trainer continues instead of refusing to overwrite.
 	ResumeFile, ResumeFlag string
+	// Env is added to each run's environment (e.g. GOMAXPROCS from
+	// SLURM_CPUS_PER_TASK).
+	Env []string
+	// Claims guards each run directory with a claim file (see Claim), so
+	// that concurrent suite invocations never run a cell twice; nil: no
+	// claims.
+	Claims *Claimer
 }
 
 // Result lists what happened to each job by name.
 type Result struct {
 	Done, Skipped, Failed []string
+	// Busy lists the runs another process was running (a live claim).
+	Busy []string
 	// Errors holds the failure of each failed job.
 	Errors map[string]error
 }
@@ -118,6 +128,22 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 				mu.Unlock()
 				err := r.runJob(ctx, j)
 				mu.Lock()
+				var busy *ClaimedError
+				if errors.Is(err, errAlreadyDone) || errors.As(err, &busy) {
+					if busy != nil {
+						res.Busy = append(res.Busy, j.Name)
+						if r.Log != nil {
+							fmt.Fprintf(r.Log, "busy %s: %v\n", j.Name, busy)
+						}
+					} else {
+						res.Skipped = append(res.Skipped, j.Name)
+					}
+					if bar != nil {
+						bar.Add(1)
+					}
+					mu.Unlock()
+					continue
+				}
 				if err != nil {
 					res.Failed = append(res.Failed, j.Name)
 					res.Errors[j.Name] = err
@@ -177,14 +203,34 @@ func (r *Runner) exec(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	cmd := exec.CommandContext(ctx, r.Bin, args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if len(r.Env) > 0 {
+		cmd.Env = append(os.Environ(), r.Env...)
+	}
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second
+	childAttr(cmd)
+	// The parent-death signal is tied to the forking thread: keep it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	return cmd.Run()
 }
+
+// errAlreadyDone: another process finished the run after this one listed it.
+var errAlreadyDone = errors.New("already done")
 
 func (r *Runner) runJob(ctx context.Context, j Job) error {
 	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
 		return err
+	}
+	if r.Claims != nil {
+		cl, err := r.Claims.Acquire(j.Dir)
+		if err != nil {
+			return err
+		}
+		defer cl.Release()
+		if IsDone(j.Dir) {
+			return errAlreadyDone
+		}
 	}
 	logf, err := os.OpenFile(filepath.Join(j.Dir, "log.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -209,6 +255,9 @@ func (r *Runner) runJob(ctx context.Context, j Job) error {
 		if err != nil {
 			if _, statErr := os.Stat(runPath); errors.Is(statErr, os.ErrNotExist) {
 				r.writeFailed(j, err, start)
+			}
+			if line := LastErrorLine(filepath.Join(j.Dir, "log.txt")); line != "" {
+				return fmt.Errorf("%s: %w: %s", filepath.Base(r.Bin)+" "+j.Args[0], err, line)
 			}
 			return fmt.Errorf("%s: %w", filepath.Base(r.Bin)+" "+j.Args[0], err)
 		}

@@ -94,6 +94,8 @@ type Spec struct {
 	Grid   *Grid       `yaml:"grid"`
 	Grids  []Grid      `yaml:"grids"`
 	Eval   []EvalEntry `yaml:"eval"`
+	// Slurm holds the resources of `--executor slurm` (see SlurmConfig).
+	Slurm *SlurmConfig `yaml:"slurm"`
 
 	// Dir is the directory of the suite file (set by Load).
 	Dir string `yaml:"-"`
@@ -133,6 +135,11 @@ func Parse(b []byte) (*Spec, error) {
 	}
 	if s.Epochs < 0 {
 		return nil, fmt.Errorf("epochs = %d must be ≥ 0", s.Epochs)
+	}
+	if s.Slurm != nil {
+		if err := s.Slurm.check(); err != nil {
+			return nil, fmt.Errorf("slurm: %w", err)
+		}
 	}
 	for i, g := range s.Grids {
 		where := fmt.Sprintf("grid %d", i+1)

@@ -12,7 +12,8 @@ package losses
 import (
 	"fmt"
 	"math/rand"
-	"sort"
+
+	"github.com/dmlbench/dmlbench/internal/registry"
 )
 
 // Param is a learnable tensor owned by a loss (or a model). Data and Grad
@@ -89,21 +90,19 @@ type Info struct {
 	New     func(Config) (Loss, error)
 }
 
-var registry = map[string]Info{}
+// reg holds the losses by name (internal/registry: duplicate names
+// panic, listings are sorted, unknown names list the known ones).
+var reg = registry.New[Info]("loss")
 
-// Register adds a loss; called from each loss file's init.
-func Register(i Info) {
-	if _, dup := registry[i.Name]; dup {
-		panic("losses: duplicate registration of " + i.Name)
-	}
-	registry[i.Name] = i
-}
+// Register adds a loss; called from each loss file's init. A duplicate
+// name panics.
+func Register(i Info) { reg.Register(i.Name, i) }
 
 // New builds the named loss.
 func New(name string, c Config) (Loss, error) {
-	i, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown loss %q (see `dmlbench list losses`)", name)
+	i, err := reg.Get(name)
+	if err != nil {
+		return nil, err
 	}
 	for k := range c.Hyper {
 		if _, ok := i.Hyper[k]; !ok {
@@ -114,17 +113,7 @@ func New(name string, c Config) (Loss, error) {
 }
 
 // Lookup returns the registration of the named loss.
-func Lookup(name string) (Info, bool) {
-	i, ok := registry[name]
-	return i, ok
-}
+func Lookup(name string) (Info, bool) { return reg.Lookup(name) }
 
 // All lists registered losses sorted by name.
-func All() []Info {
-	out := make([]Info, 0, len(registry))
-	for _, i := range registry {
-		out = append(out, i)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
-	return out
-}
+func All() []Info { return reg.Values() }

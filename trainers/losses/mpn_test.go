@@ -121,11 +121,11 @@ func TestMPNTrains(t *testing.T) {
 // it only through the message passing network.
 func TestMPNTrainsThroughMPNAlone(t *testing.T) {
 	const name = "mpn-ce-test-mpn-only"
-	registry[name] = Info{Name: name, Hyper: map[string]float64{}, Sphere: true, New: func(c Config) (Loss, error) {
+	Register(Info{Name: name, Hyper: map[string]float64{}, Sphere: true, New: func(c Config) (Loss, error) {
 		c.Hyper = map[string]float64{"backbone_weight": 0}
 		return newMPNCE(c)
-	}}
-	defer delete(registry, name)
+	}})
+	defer reg.Remove(name)
 	before, after := trainRecall(t, name, 0.05, 250)
 	t.Logf("mpn-ce, backbone_weight 0: held-out backbone R@1 %.3f → %.3f", before, after)
 	if after < before+0.3 {

@@ -3,9 +3,9 @@
 package miners
 
 import (
-	"fmt"
 	"math/rand"
-	"sort"
+
+	"github.com/dmlbench/dmlbench/internal/registry"
 )
 
 // Triplets are (anchor, positive, negative) batch indices, equal lengths.
@@ -28,26 +28,21 @@ type Info struct {
 	New     func() Miner
 }
 
-var registry = map[string]Info{}
+// reg holds the miners by name (internal/registry).
+var reg = registry.New[Info]("miner")
 
-// Register adds a miner; called from each miner file's init.
-func Register(i Info) { registry[i.Name] = i }
+// Register adds a miner; called from each miner file's init. A duplicate
+// name panics.
+func Register(i Info) { reg.Register(i.Name, i) }
 
 // New builds the named miner.
 func New(name string) (Miner, error) {
-	i, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown miner %q (see `dmlbench list miners`)", name)
+	i, err := reg.Get(name)
+	if err != nil {
+		return nil, err
 	}
 	return i.New(), nil
 }
 
 // All lists registered miners sorted by name.
-func All() []Info {
-	out := make([]Info, 0, len(registry))
-	for _, i := range registry {
-		out = append(out, i)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
-	return out
-}
+func All() []Info { return reg.Values() }

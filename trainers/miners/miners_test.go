@@ -3,6 +3,8 @@ package miners
 import (
 	"math"
 	"math/rand"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -246,6 +248,61 @@ func equal(t *testing.T, got, want Triplets) {
 	for i := range want.A {
 		if got.A[i] != want.A[i] || got.P[i] != want.P[i] || got.N[i] != want.N[i] {
 			t.Fatalf("triplet %d: got (%d,%d,%d), want (%d,%d,%d)", i, got.A[i], got.P[i], got.N[i], want.A[i], want.P[i], want.N[i])
+		}
+	}
+}
+
+// TestRegisteredMiners iterates the registry, so a new miner is checked
+// without a line of this file changing (docs/extending.md): with its
+// default settings it answers to its registered name, has a one-line
+// summary, mines only valid triplets from a batch of unit vectors (three
+// classes of four and a lone sample, which is never an anchor nor a
+// positive), mines at least one, and gives the same triplets for the same
+// seed.
+func TestRegisteredMiners(t *testing.T) {
+	const b, dim = 13, 8
+	labels := []int{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3}
+	rng := rand.New(rand.NewSource(11))
+	x := make([][]float64, b)
+	for i := range x {
+		x[i] = make([]float64, dim)
+		var n float64
+		for k := range x[i] {
+			x[i][k] = rng.NormFloat64()
+			n += x[i][k] * x[i][k]
+		}
+		for k := range x[i] {
+			x[i][k] /= math.Sqrt(n)
+		}
+	}
+	dist := make([]float32, b*b)
+	for i := range x {
+		for j := range x {
+			var s float64
+			for k := range x[i] {
+				d := x[i][k] - x[j][k]
+				s += d * d
+			}
+			dist[i*b+j] = float32(math.Sqrt(s))
+		}
+	}
+	for _, info := range All() {
+		m := info.New()
+		if m.Name() != info.Name || info.Summary == "" || strings.Contains(info.Summary, "\n") {
+			t.Errorf("%s: Name() = %q, summary %q", info.Name, m.Name(), info.Summary)
+		}
+		got := m.Mine(dist, labels, rand.New(rand.NewSource(3)))
+		checkValid(t, got, labels)
+		if got.Len() == 0 {
+			t.Errorf("%s mined no triplet", info.Name)
+		}
+		for i := range got.A {
+			if got.A[i] == b-1 || got.P[i] == b-1 {
+				t.Errorf("%s: the lone sample is in triplet (%d,%d,%d)", info.Name, got.A[i], got.P[i], got.N[i])
+			}
+		}
+		if again := m.Mine(dist, labels, rand.New(rand.NewSource(3))); !reflect.DeepEqual(got, again) {
+			t.Errorf("%s: same seed, different triplets", info.Name)
 		}
 	}
 }

@@ -2,11 +2,11 @@ package model
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/trainers/losses"
+
+	"github.com/dmlbench/dmlbench/internal/registry"
 )
 
 // Model is an embedding network with a two-pass training interface (see the
@@ -106,9 +106,10 @@ type Info struct {
 	Check func(Config) error
 }
 
-var registry = map[string]Info{}
+// reg holds the architectures by name (internal/registry).
+var reg = registry.New[Info]("architecture")
 
-func register(i Info) { registry[i.Name] = i }
+func register(i Info) { reg.Register(i.Name, i) }
 
 // New builds the architecture c.Arch.
 func New(c Config) (Model, error) {
@@ -119,16 +120,17 @@ func New(c Config) (Model, error) {
 	if err := checkBLAS(); err != nil {
 		return nil, err
 	}
-	return registry[c.Arch].New(c)
+	i, _ := reg.Lookup(c.Arch)
+	return i.New(c)
 }
 
 // Check reports whether New(c) would accept c (known architecture, valid
 // fields), without building anything.
 func Check(c Config) error {
 	c = c.WithDefaults()
-	i, ok := registry[c.Arch]
-	if !ok {
-		return fmt.Errorf("model: unknown architecture %q (have: %s)", c.Arch, strings.Join(Names(), ", "))
+	i, err := reg.Get(c.Arch)
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
 	}
 	if err := c.Validate(); err != nil {
 		return err
@@ -141,17 +143,13 @@ func Check(c Config) error {
 
 // Summary is the one-line description of a registered architecture ("" if
 // unknown).
-func Summary(name string) string { return registry[name].Summary }
+func Summary(name string) string {
+	i, _ := reg.Lookup(name)
+	return i.Summary
+}
 
 // Names lists the registered architectures.
-func Names() []string {
-	var out []string
-	for n := range registry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func Names() []string { return reg.Names() }
 
 // Embed computes f(x) for every row of x, Chunk() rows at a time.
 func Embed(m Model, x knn.Matrix) (knn.Matrix, error) {

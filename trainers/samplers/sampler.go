@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
-	"strings"
 
 	"github.com/dmlbench/dmlbench/knn"
+
+	"github.com/dmlbench/dmlbench/internal/registry"
 )
 
 // Sampler produces the batches of one epoch.
@@ -32,34 +33,24 @@ type Info struct {
 	New     func() Sampler
 }
 
-var registry = map[string]Info{}
+// reg holds the samplers by name, compared case-insensitively
+// (internal/registry).
+var reg = registry.NewFold[Info]("sampler")
 
 // Register adds a sampler; it panics on a duplicate name (a programming error).
-func Register(i Info) {
-	if _, dup := registry[i.Name]; dup {
-		panic("samplers: duplicate registration of " + i.Name)
-	}
-	registry[i.Name] = i
-}
+func Register(i Info) { reg.Register(i.Name, i) }
 
 // New builds the named sampler.
 func New(name string) (Sampler, error) {
-	i, ok := registry[strings.ToLower(name)]
-	if !ok {
-		return nil, fmt.Errorf("unknown sampler %q (see `dmlbench list samplers`)", name)
+	i, err := reg.Get(name)
+	if err != nil {
+		return nil, err
 	}
 	return i.New(), nil
 }
 
 // All lists the registered samplers sorted by name.
-func All() []Info {
-	out := make([]Info, 0, len(registry))
-	for _, i := range registry {
-		out = append(out, i)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
-	return out
-}
+func All() []Info { return reg.Values() }
 
 func init() {
 	Register(Info{Name: "random", Summary: "uniform batches: the training set shuffled each pass, cut into consecutive batches", New: func() Sampler { return Random{} }})

@@ -102,6 +102,11 @@ func TestRandomCoversEachPass(t *testing.T) {
 	}
 }
 
+// TestDeterministicAndErrors iterates the registry, so a new sampler is
+// checked without a line of this file changing (docs/extending.md): it
+// has a summary, gives iters batches of exactly batchSize indices
+// into the training set, the same batches for the same seed, and refuses
+// an empty set and a zero batch size.
 func TestDeterministicAndErrors(t *testing.T) {
 	labels := labelsOf(10, 6)
 	for _, info := range All() {
@@ -114,6 +119,22 @@ func TestDeterministicAndErrors(t *testing.T) {
 		a, err := s.Batches(labels, 16, 3, rand.New(rand.NewSource(4)))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(a) != 3 {
+			t.Fatalf("%s: %d batches, want 3", info.Name, len(a))
+		}
+		for _, batch := range a {
+			if len(batch) != 16 {
+				t.Fatalf("%s: batch of %d, want 16", info.Name, len(batch))
+			}
+			for _, i := range batch {
+				if i < 0 || i >= len(labels) {
+					t.Fatalf("%s: index %d outside the %d samples", info.Name, i, len(labels))
+				}
+			}
+		}
+		if info.Summary == "" {
+			t.Fatalf("%s: no summary", info.Name)
 		}
 		b, _ := s.Batches(labels, 16, 3, rand.New(rand.NewSource(4)))
 		if !reflect.DeepEqual(a, b) {

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dmlbench/dmlbench/reports/suite"
+	"github.com/dmlbench/dmlbench/trainers"
+)
+
+// suiteCell runs one cell (`suite FILE --cell N`, what a Slurm array task
+// runs): claimed, resumed from its checkpoint when one exists, with
+// GOMAXPROCS from SLURM_CPUS_PER_TASK. A cell that is done or that another
+// process runs is not an error.
+func suiteCell(c *cli.Context, jobs []suite.Job, bin string, claims *suite.Claimer) error {
+	n := c.Int("cell")
+	if n < 0 || n >= len(jobs) {
+		return usagef("--cell %d is out of range: the suite has %d cells (0 to %d)", n, len(jobs), len(jobs)-1)
+	}
+	if c.String("executor") != "local" {
+		return usagef("--cell runs the cell here: leave out --executor")
+	}
+	j := jobs[n]
+	var env []string
+	if v := os.Getenv("SLURM_CPUS_PER_TASK"); v != "" {
+		if k, err := strconv.Atoi(v); err == nil && k > 0 {
+			env = append(env, "GOMAXPROCS="+strconv.Itoa(k))
+		}
+	}
+	if c.Bool("dry-run") {
+		state := "todo"
+		if suite.IsDone(j.Dir) {
+			state = "done"
+		}
+		fmt.Fprintf(c.App.Writer, "%-4s %3d %s\n     %s\n", state, n, j.Name, suite.CommandLine(bin, j))
+		return nil
+	}
+	r := &suite.Runner{Bin: bin, Jobs: 1, Log: c.App.ErrWriter, Version: Version, Env: env,
+		ResumeFile: trainers.CheckpointFile, ResumeFlag: "--resume", Claims: claims}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(c.App.ErrWriter, "suite: cell %d of %d: %s (%s)\n", n, len(jobs), j.Name, j.Dir)
+	res, err := r.Run(ctx, []suite.Job{j})
+	if res != nil {
+		switch {
+		case len(res.Done) > 0:
+			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d done\n", n)
+		case len(res.Skipped) > 0:
+			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d was already done\n", n)
+		case len(res.Busy) > 0:
+			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d is run by another process: nothing to do\n", n)
+		}
+	}
+	return err
+}
+
+// suiteSlurm writes OUT/slurm/suite.sbatch over the cells to run and
+// submits it (not with --dry-run).
+func suiteSlurm(c *cli.Context, spec *suite.Spec, file, out string, jobs []suite.Job, bin string, claims *suite.Claimer) error {
+	abs := func(p string) (string, error) {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return "", fmt.Errorf("suite: %w", err)
+		}
+		return a, nil
+	}
+	var err error
+	if bin, err = abs(bin); err != nil {
+		return err
+	}
+	if file, err = abs(file); err != nil {
+		return err
+	}
+	if out, err = abs(out); err != nil {
+		return err
+	}
+	sl := &suite.Slurm{}
+	if !c.Bool("dry-run") && !sl.Available() {
+		return errors.New("suite --executor slurm: sbatch not found on PATH (run this on a Slurm login node; --dry-run only writes the script)")
+	}
+	queued := map[int]suite.QueueEntry{}
+	if q, ok := sl.Queue(c.Context); ok {
+		queued = suite.QueuedCells(q, suite.RecordedJobs(out))
+	}
+	var cells []int
+	var done, running, inQueue int
+	for i, j := range jobs {
+		switch _, live := claims.Live(j.Dir); {
+		case suite.IsDone(j.Dir):
+			done++
+		case live:
+			running++
+		case queued[i].ID != "":
+			inQueue++
+		default:
+			cells = append(cells, i)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(suite.SlurmDir(out), "logs"), 0o755); err != nil {
+		return err
+	}
+	if err := suite.WriteManifest(out, file, jobs); err != nil {
+		return err
+	}
+	state := fmt.Sprintf("%d cells: %d done, %d running, %d queued", len(jobs), done, running, inQueue)
+	if len(cells) == 0 {
+		fmt.Fprintf(c.App.ErrWriter, "suite: %s; nothing to submit\n", state)
+		return nil
+	}
+	script := filepath.Join(suite.SlurmDir(out), "suite.sbatch")
+	if err := writeFileAtomic(script, []byte(spec.Script(bin, file, out, cells)), 0o755); err != nil {
+		return err
+	}
+	maxPar := 0
+	if spec.Slurm != nil {
+		maxPar = spec.Slurm.MaxParallel
+	}
+	array := suite.ArraySpec(cells, maxPar)
+	if c.Bool("dry-run") {
+		fmt.Fprintf(c.App.ErrWriter, "suite: %s, %d to submit (--array=%s); wrote %s (not submitted)\n", state, len(cells), array, script)
+		return nil
+	}
+	id, err := sl.Submit(c.Context, script)
+	if err != nil {
+		return err
+	}
+	if err := suite.RecordJob(out, id, cells); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "suite: %s; submitted job %s: %d cells (--array=%s), logs in %s\n",
+		state, id, len(cells), array, filepath.Join(suite.SlurmDir(out), "logs"))
+	fmt.Fprintf(c.App.ErrWriter, "next: dmlbench suite status %s --out %s\n", file, out)
+	fmt.Fprintln(c.App.Writer, id)
+	return nil
+}
+
+// writeFileAtomic writes b to path through a temporary file and rename.
+func writeFileAtomic(path string, b []byte, mode os.FileMode) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, mode); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func suiteStatusAction(c *cli.Context) error {
+	args, err := reportArgs(c)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usagef("suite status needs exactly one suite file (got %d arguments)", len(args))
+	}
+	spec, err := suite.Load(args[0])
+	if err != nil {
+		return err
+	}
+	out := spec.OutDir(c.String("out"))
+	jobs, err := spec.Jobs(out)
+	if err != nil {
+		return err
+	}
+	sl := &suite.Slurm{}
+	cells := suite.Status(c.Context, out, jobs, suite.StatusOptions{
+		Slurm:  sl,
+		Claims: &suite.Claimer{Timeout: spec.ClaimTimeout(), JobAlive: sl.JobAlive},
+	})
+	maxPar := 0
+	if spec.Slurm != nil {
+		maxPar = spec.Slurm.MaxParallel
+	}
+	return suite.WriteStatus(c.App.Writer, cells, maxPar)
+}
+
+// suiteMissingNotes is the report footer of suite directories that are
+// still running: for each path holding a suite manifest (suite.json), the
+// number of cells whose run is not done yet.
+func suiteMissingNotes(paths []string) []string {
+	var notes []string
+	for _, p := range paths {
+		missing, total, file, ok, err := suite.Missing(p)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("suite %s: %v", p, err))
+			continue
+		}
+		if ok && missing > 0 {
+			notes = append(notes, fmt.Sprintf("suite %s: %d of %d cells missing (not finished yet; see dmlbench suite status %s)", p, missing, total, file))
+		}
+	}
+	return notes
+}

@@ -1,0 +1,275 @@
+package trainers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/spectra"
+	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/model"
+	"github.com/dmlbench/dmlbench/trainers/testtime"
+)
+
+// RunFile is the run record's name inside a run directory.
+const RunFile = "run.json"
+
+// ConfigError is a configuration that cannot run: an invalid setting, or
+// one that does not fit the data (an architecture, a batch larger than the
+// training split). The command line reports it as a usage error.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ExperimentOptions are the inputs of RunExperiment that are not settings
+// of the experiment: whether to continue an earlier run, what to record as
+// the program's version, and where progress and log lines go.
+type ExperimentOptions struct {
+	// Resume continues from DIR/checkpoint.gob; cfg must then be the
+	// recorded configuration (changes of hashed settings are refused).
+	Resume bool
+	// Version and Versions are recorded in run.json (the program and its
+	// numerical dependencies).
+	Version  string
+	Versions map[string]string
+	// Progress, if set, receives progress reports (see Progress).
+	Progress func(Progress)
+	// Logf, if set, receives diagnostics that are not errors (the stack
+	// of a recovered panic).
+	Logf func(format string, args ...any)
+}
+
+// RunExperiment runs one experiment of `dmlbench run` in run directory dir:
+// it locks dir against a second writer (LockRunDir), loads the data set
+// (with the validation split of cfg.ValSplit), builds the evaluator
+// (metrics.Evaluate with the config's metrics, convention, distance and
+// backend; undefined metrics are left out of run.json), trains (Train), and
+// keeps dir/run.json up to date after every epoch. It returns the final
+// record.
+//
+// run.json is only ever replaced, atomically, by a newer and complete
+// state: a fresh run writes it once the untrained model is evaluated and
+// checkpointed, a resumed run only once it has finished an epoch or the run
+// (so a resume that fails or is killed early leaves the earlier record
+// as it was), and a failure or interruption is recorded only over a state
+// this call wrote.
+// A panic inside training is recovered into an error (the checkpoint of the
+// last finished epoch stays).
+func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOptions) (run *record.Run, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, &ConfigError{err}
+	}
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, &ConfigError{err}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	lock, err := LockRunDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	if lock.Unsupported != nil && eo.Logf != nil {
+		eo.Logf("warning: %v", lock.Unsupported)
+	}
+
+	runPath := filepath.Join(dir, RunFile)
+	ckPath := filepath.Join(dir, CheckpointFile)
+	if !eo.Resume {
+		if err := checkFreshDir(dir, runPath, ckPath); err != nil {
+			return nil, err
+		}
+	} else if _, err := os.Stat(ckPath); err != nil {
+		return nil, fmt.Errorf("resume: %s holds no checkpoint (%s) to continue", dir, CheckpointFile)
+	}
+
+	opt, err := experimentInputs(&cfg, dir)
+	if err != nil {
+		return nil, err
+	}
+	opt.Checkpoint, opt.Resume, opt.OnProgress = ckPath, eo.Resume, eo.Progress
+
+	run = newRecord(cfg, dir, eo)
+	if opt.Refine != nil {
+		run.Method["test_time"] = testTimeOptions(cfg).String()
+	}
+	written := false
+	write := func(r *record.Run) error {
+		if err := record.WriteAtomic(runPath, r); err != nil {
+			return err
+		}
+		written = true
+		return nil
+	}
+	opt.OnStart = write
+	opt.OnEpoch = write
+
+	defer func() {
+		if p := recover(); p != nil {
+			if eo.Logf != nil {
+				eo.Logf("internal error: %v\n%s", p, debug.Stack())
+			}
+			err = fmt.Errorf("internal error: %v (the checkpoint of the last finished epoch is kept)", p)
+			run.Status = "failed"
+			if written {
+				err = errors.Join(err, record.WriteAtomic(runPath, run))
+			}
+		}
+	}()
+	terr := Train(ctx, cfg, opt, run)
+	if terr == nil {
+		return run, write(run)
+	}
+	if run.Status != "interrupted" {
+		run.Status = "failed"
+	}
+	// A failure is recorded only over a state this call wrote itself: a
+	// resume failing before its first epoch (a bad or foreign checkpoint,
+	// an interruption) leaves the earlier run.json, and a fresh run that
+	// fails before its first record (a configuration that does not fit the
+	// data) leaves none.
+	if written {
+		if werr := record.WriteAtomic(runPath, run); werr != nil {
+			return run, errors.Join(terr, werr)
+		}
+	}
+	return run, terr
+}
+
+// checkFreshDir refuses to start a new run over an earlier one's checkpoint
+// or finished record.
+func checkFreshDir(dir, runPath, ckPath string) error {
+	if _, err := os.Stat(ckPath); err == nil {
+		return fmt.Errorf("%s already holds a checkpoint: continue it with --resume or choose another --out", dir)
+	}
+	if r, err := record.Read(runPath); err == nil && r.Status == "done" {
+		return fmt.Errorf("%s already holds a finished run (run.json): choose another --out", dir)
+	}
+	return nil
+}
+
+// experimentInputs loads cfg's data (setting cfg's image shape from it) and
+// builds the evaluation, refinement and embedding-saving parts of the Train
+// options.
+func experimentInputs(cfg *Config, dir string) (Options, error) {
+	var opt Options
+	ds, err := fixtures.Load(cfg.Dataset, fixtures.Options{Size: cfg.Size, Path: cfg.DataPath, Seed: cfg.DataSeed})
+	if err != nil {
+		return opt, err
+	}
+	if len(ds.Shape) == 3 { // image data: C×H×W for the cnn architecture
+		cfg.InChannels, cfg.InHeight, cfg.InWidth = ds.Shape[0], ds.Shape[1], ds.Shape[2]
+	}
+	if err := model.Check(cfg.ModelConfig(ds.Train.X.Cols)); err != nil {
+		return opt, &ConfigError{fmt.Errorf("arch %s on data set %s: %w", cfg.Arch, cfg.Dataset, err)}
+	}
+	opt.Train = Split{X: ds.Train.X, Labels: ds.Train.Labels}
+	opt.Test = Split{X: ds.Test.X, Labels: ds.Test.Labels}
+	if cfg.ValSplit > 0 {
+		// Validation classes: the last round(F·C) training classes
+		// (fixtures.ValSplit with a nil RNG, Roth et al. 2020's half/half
+		// protocol).
+		tr, val, err := fixtures.ValSplit(ds.Train, cfg.ValSplit, nil)
+		if err != nil {
+			return opt, err
+		}
+		opt.Train = Split{X: tr.X, Labels: tr.Labels}
+		opt.Val = Split{X: val.X, Labels: val.Labels}
+	}
+	searcher, err := knn.New(cfg.Backend)
+	if err != nil {
+		return opt, &ConfigError{err}
+	}
+	opt.Evaluate = newEvaluator(*cfg, searcher)
+	opt.Spectrum = spectra.SingularValues
+	if opt.Refine, err = newRefine(*cfg, searcher); err != nil {
+		return opt, err
+	}
+	if cfg.SaveEmbeddings {
+		labels := ds.Test.Labels
+		opt.FinalEmbeddings = func(emb knn.Matrix) error {
+			if err := fixtures.SaveNPY(filepath.Join(dir, "test_emb.npy"), emb); err != nil {
+				return err
+			}
+			return fixtures.SaveLabelsNPY(filepath.Join(dir, "test_labels.npy"), labels)
+		}
+	}
+	return opt, nil
+}
+
+// testTimeOptions are the refinement settings of cfg.
+func testTimeOptions(cfg Config) testtime.Options {
+	return testtime.Options{Mode: strings.ToLower(cfg.TestTime), K: cfg.TestTimeK, KR: cfg.TestTimeKR, Chunks: cfg.TestTimeN,
+		Clusterer: cfg.TestTimeCluster, Seed: cfg.Seed}
+}
+
+// newRefine returns the test-time refinement of cfg (nil when test-time is
+// none); the loss must have a message-passing network.
+func newRefine(cfg Config, searcher knn.Searcher) (func(context.Context, knn.Matrix, losses.Loss) (knn.Matrix, error), error) {
+	tt := testTimeOptions(cfg)
+	if !slices.Contains(testtime.Modes, tt.Mode) {
+		return nil, &ConfigError{fmt.Errorf("test-time %q: want one of %s", cfg.TestTime, strings.Join(testtime.Modes, ", "))}
+	}
+	if tt.Mode == "none" {
+		return nil, nil
+	}
+	if l, err := losses.New(cfg.Loss, losses.Config{NumClasses: 2, Dim: cfg.EmbedDim, Miner: cfg.Miner, Hyper: cfg.Hyper}); err == nil {
+		if _, ok := l.(losses.Refiner); !ok {
+			return nil, &ConfigError{fmt.Errorf("test-time %s needs a loss with a message-passing network (mpn-ce); %s has none", tt.Mode, cfg.Loss)}
+		}
+	}
+	tt.Searcher = searcher
+	return func(ctx context.Context, emb knn.Matrix, loss losses.Loss) (knn.Matrix, error) {
+		r, ok := loss.(losses.Refiner)
+		if !ok {
+			return knn.Matrix{}, fmt.Errorf("loss %s cannot refine embeddings", loss.Name())
+		}
+		return testtime.Refine(ctx, emb, r, tt)
+	}, nil
+}
+
+// newRecord is the run record of a (defaulted) config before training.
+func newRecord(cfg Config, dir string, eo ExperimentOptions) *record.Run {
+	cfgJSON, _ := json.Marshal(cfg)
+	run := &record.Run{
+		Schema: record.SchemaVersion, Version: eo.Version, Name: filepath.Base(filepath.Clean(dir)), Dataset: cfg.Dataset,
+		Method: map[string]string{"loss": cfg.Loss, "miner": cfg.Miner, "sampler": cfg.Sampler, "arch": cfg.Arch},
+		Seed:   cfg.Seed, Config: cfgJSON, Versions: eo.Versions, Status: "running",
+	}
+	if cfg.Miner == "" {
+		run.Method["miner"] = "none"
+	}
+	RegularizerMethod(cfg, run.Method)
+	return run
+}
+
+// RegularizerMethod adds the regularisers of a (defaulted) config to the
+// run.json method keys, so `dmlbench report --group-by` separates e.g.
+// margin from R-margin: rho-reg=p, das=T=…,K=…, mixup=α, simix=1.
+func RegularizerMethod(cfg Config, m map[string]string) {
+	if cfg.RhoReg > 0 {
+		m["rho-reg"] = strconv.FormatFloat(cfg.RhoReg, 'g', -1, 64)
+	}
+	if cfg.DAS && cfg.DASParams != nil {
+		m["das"] = cfg.DASParams.String()
+	}
+	if cfg.Mixup {
+		m["mixup"] = strconv.FormatFloat(cfg.MixupAlpha, 'g', -1, 64)
+	}
+	if cfg.Hyper["simix"] == 1 {
+		m["simix"] = "1"
+	}
+}

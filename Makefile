@@ -47,7 +47,7 @@ test-short:
 	$(GO) test -short -count=1 ./...
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./knn/ ./clustering/ ./metrics/ ./spectra/ ./trainers/...
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./knn/ ./clustering/ ./metrics/ ./spectra/ ./trainers/... ./internal/blas32/
 
 lint:
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

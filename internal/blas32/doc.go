@@ -1,16 +1,19 @@
-// Package blas32 is the project's float32 BLAS: a cache-blocked Sgemm
+// Package blas32 is the project's BLAS for training: a cache-blocked Sgemm
 // (Goto & van de Geijn 2008: pack a kc×nc panel of op(B) and an mc×kc
 // block of op(A) into micro-panels, then run a register-blocked mr×nr
 // micro-kernel over them) with assembly micro-kernels for AVX-512 (12×32)
-// and AVX2+FMA (6×16), chosen at run time with golang.org/x/sys/cpu. On a
+// and AVX2+FMA (6×16), chosen at run time with golang.org/x/sys/cpu, and
+// the same Dgemm in float64 (12×16 and 6×8 kernels) for the losses'
+// float64 graphs. On a
 // CPU without AVX2 the automatic choice is gonum's Sgemm, which beats the
 // portable Go 4×4 kernel (kept to be forced and tested). Every other BLAS
 // routine is gonum's (Implementation embeds gonum's blas/gonum
 // Implementation).
 //
-// Gorgonia's float32 training path (trainers/model: MLP and CNN, forward
-// and backward) only calls Sgemm, in the NoTrans/NoTrans, NoTrans/Trans
-// and Trans/NoTrans forms; that is what this package speeds up.
+// Gorgonia's training path only calls Sgemm (trainers/model: MLP and CNN,
+// forward and backward) and Dgemm (trainers/losses), in the
+// NoTrans/NoTrans, NoTrans/Trans and Trans/NoTrans forms (logged from
+// training steps); that is what this package speeds up.
 //
 // Numbers. For each element of C the products over k are accumulated in
 // ascending k inside a block of kc = 256 (one FMA chain per element), the

@@ -40,14 +40,14 @@ func numThreads() int {
 
 // operand is a row-major matrix as BLAS sees it: element (i, j) of op(M)
 // is data[i·ld+j], or data[j·ld+i] when trans.
-type operand struct {
-	data  []float32
+type operand[T elem] struct {
+	data  []T
 	ld    int
 	trans bool
 }
 
 // sub returns op(M) from row i and column j on.
-func (o operand) sub(i, j int) operand {
+func (o operand[T]) sub(i, j int) operand[T] {
 	if o.trans {
 		i, j = j, i
 	}
@@ -56,15 +56,26 @@ func (o operand) sub(i, j int) operand {
 }
 
 // workspace holds one goroutine's packing buffers and edge tile.
-type workspace struct {
-	a, b, tile []float32
+type workspace[T elem] struct {
+	a, b, tile []T
 }
 
-var workspaces = sync.Pool{New: func() any { return new(workspace) }}
+var (
+	workspaces32 = sync.Pool{New: func() any { return new(workspace[float32]) }}
+	workspaces64 = sync.Pool{New: func() any { return new(workspace[float64]) }}
+)
 
-func grow(s []float32, n int) []float32 {
+func pool[T elem]() *sync.Pool {
+	var z T
+	if any(z) == any(float32(0)) {
+		return &workspaces32
+	}
+	return &workspaces64
+}
+
+func grow[T elem](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]float32, n)
+		return make([]T, n)
 	}
 	return s[:n]
 }
@@ -72,7 +83,7 @@ func grow(s []float32, n int) []float32 {
 // gemm computes C = α·op(A)·op(B) + C for an m×n C (β already applied;
 // with overwrite, C = α·op(A)·op(B) and C is not read: β = 0),
 // splitting C into row or column stripes over goroutines for large shapes.
-func gemm(kern *kernel, m, n, k int, alpha float32, a, b operand, c []float32, ldc int, overwrite bool) {
+func gemm[T elem](kern tile[T], m, n, k int, alpha T, a, b operand[T], c []T, ldc int, overwrite bool) {
 	t := numThreads()
 	if t <= 1 || m*n*k < parallelMin {
 		gemmSerial(kern, m, n, k, alpha, a, b, c, ldc, overwrite)
@@ -108,9 +119,10 @@ func gemm(kern *kernel, m, n, k int, alpha float32, a, b operand, c []float32, l
 }
 
 // gemmSerial is the blocked loop nest on one goroutine.
-func gemmSerial(kern *kernel, m, n, k int, alpha float32, a, b operand, c []float32, ldc int, overwrite bool) {
-	ws := workspaces.Get().(*workspace)
-	defer workspaces.Put(ws)
+func gemmSerial[T elem](kern tile[T], m, n, k int, alpha T, a, b operand[T], c []T, ldc int, overwrite bool) {
+	p := pool[T]()
+	ws := p.Get().(*workspace[T])
+	defer p.Put(ws)
 	mr, nr := kern.mr, kern.nr
 	ws.tile = grow(ws.tile, mr*nr)
 	for jc := 0; jc < n; jc += blockN {
@@ -165,7 +177,7 @@ func gemmSerial(kern *kernel, m, n, k int, alpha float32, a, b operand, c []floa
 
 // packA copies the mb×kb block of op(A) at (ic, pc) into dst as mr-row
 // micro-panels, each kb steps of mr values (rows past mb are zero).
-func packA(dst []float32, a operand, ic, pc, mb, kb, mr int) {
+func packA[T elem](dst []T, a operand[T], ic, pc, mb, kb, mr int) {
 	for ir := 0; ir < mb; ir += mr {
 		panel := dst[ir*kb : (ir+mr)*kb]
 		mv := min(mr, mb-ir)
@@ -191,7 +203,7 @@ func packA(dst []float32, a operand, ic, pc, mb, kb, mr int) {
 
 // packB copies the kb×nb panel of op(B) at (pc, jc) into dst as nr-column
 // micro-panels, each kb steps of nr values (columns past nb are zero).
-func packB(dst []float32, b operand, pc, jc, kb, nb, nr int) {
+func packB[T elem](dst []T, b operand[T], pc, jc, kb, nb, nr int) {
 	for jr := 0; jr < nb; jr += nr {
 		panel := dst[jr*kb : (jr+nr)*kb]
 		nv := min(nr, nb-jr)

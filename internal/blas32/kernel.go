@@ -13,13 +13,22 @@ import (
 // add ≠ 0, updates c[r·ldc+j] += α·acc[r][j] with a rounded multiply and
 // then a rounded add (no fused α update, so that a tile written through a
 // buffer rounds the same way).
-type microKernel func(a, b, c *float32, kc, ldc, add int, alpha float32)
+type microKernel[T elem] func(a, b, c *T, kc, ldc, add int, alpha T)
 
-// kernel is one micro-kernel with its register-block shape.
-type kernel struct {
-	name   string
+// elem is the element type of a GEMM: float32 (Sgemm) or float64 (Dgemm).
+type elem interface{ float32 | float64 }
+
+// tile is one micro-kernel with its register-block shape (fn nil: gonum).
+type tile[T elem] struct {
 	mr, nr int
-	fn     microKernel
+	fn     microKernel[T]
+}
+
+// kernel is one named choice: its float32 and float64 micro-kernels.
+type kernel struct {
+	name string
+	s    tile[float32]
+	d    tile[float64]
 }
 
 // kernels lists the micro-kernels this build and CPU can run, fastest
@@ -28,7 +37,8 @@ type kernel struct {
 // faster than the portable 4×4 Go kernel, so it is the automatic choice
 // without AVX2), then the portable kernel, there to be forced and tested.
 // A variable initialiser, so that it is complete before init reads it.
-var kernels = append(asmKernels(), &kernel{name: "gonum"}, &kernel{name: "portable", mr: 4, nr: 4, fn: kernPortable})
+var kernels = append(asmKernels(), &kernel{name: "gonum"},
+	&kernel{name: "portable", s: tile[float32]{4, 4, kernPortable[float32]}, d: tile[float64]{4, 4, kernPortable[float64]}})
 
 // active is the kernel Sgemm uses.
 var active atomic.Pointer[kernel]
@@ -95,10 +105,10 @@ func SetKernel(name string) error {
 }
 
 // kernPortable is the Go 4×4 micro-kernel: 16 scalar accumulators.
-func kernPortable(a, b, c *float32, kc, ldc, add int, alpha float32) {
+func kernPortable[T elem](a, b, c *T, kc, ldc, add int, alpha T) {
 	pa := unsafeSlice(a, 4*kc)
 	pb := unsafeSlice(b, 4*kc)
-	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 float32
+	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 T
 	for p := 0; p < kc; p++ {
 		av := pa[4*p : 4*p+4 : 4*p+4]
 		bv := pb[4*p : 4*p+4 : 4*p+4]
@@ -122,16 +132,16 @@ func kernPortable(a, b, c *float32, kc, ldc, add int, alpha float32) {
 		c33 += a3 * b3
 	}
 	cs := unsafeSlice(c, 3*ldc+4)
-	upd := func(r []float32, x0, x1, x2, x3 float32) {
+	upd := func(r []T, x0, x1, x2, x3 T) {
 		r = r[:4:4]
 		if add == 0 {
 			r[0], r[1], r[2], r[3] = alpha*x0, alpha*x1, alpha*x2, alpha*x3
 			return
 		}
-		r[0] += float32(alpha * x0)
-		r[1] += float32(alpha * x1)
-		r[2] += float32(alpha * x2)
-		r[3] += float32(alpha * x3)
+		r[0] += T(alpha * x0)
+		r[1] += T(alpha * x1)
+		r[2] += T(alpha * x2)
+		r[3] += T(alpha * x3)
 	}
 	upd(cs[0:], c00, c01, c02, c03)
 	upd(cs[ldc:], c10, c11, c12, c13)

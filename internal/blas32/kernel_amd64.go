@@ -16,15 +16,25 @@ func gemmAVX512(a, b, c *float32, kc, ldc, add int, alpha float32)
 //go:noescape
 func gemmAVX2(a, b, c *float32, kc, ldc, add int, alpha float32)
 
+// dgemmAVX512 is the float64 12×16 AVX-512 micro-kernel.
+//
+//go:noescape
+func dgemmAVX512(a, b, c *float64, kc, ldc, add int, alpha float64)
+
+// dgemmAVX2 is the float64 6×8 AVX2+FMA micro-kernel.
+//
+//go:noescape
+func dgemmAVX2(a, b, c *float64, kc, ldc, add int, alpha float64)
+
 // asmKernels returns the assembly kernels this CPU runs, fastest first.
 func asmKernels() []*kernel {
 	var fast []*kernel
 	// cpu.X86.HasAVX512F is only set when the OS saves the ZMM state.
 	if cpu.X86.HasAVX512F {
-		fast = append(fast, &kernel{name: "avx512", mr: 12, nr: 32, fn: gemmAVX512})
+		fast = append(fast, &kernel{name: "avx512", s: tile[float32]{12, 32, gemmAVX512}, d: tile[float64]{12, 16, dgemmAVX512}})
 	}
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		fast = append(fast, &kernel{name: "avx2", mr: 6, nr: 16, fn: gemmAVX2})
+		fast = append(fast, &kernel{name: "avx2", s: tile[float32]{6, 16, gemmAVX2}, d: tile[float64]{6, 8, dgemmAVX2}})
 	}
 	return fast
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"math"
 	"runtime"
 	"sync"
 
@@ -309,24 +310,8 @@ func (op poolOp) window(b, oy, ox int) (p0, p1, p2, p3 int) {
 	return p0, p0 + C, p0 + W*C, p0 + W*C + C
 }
 
-// argmax returns the offset of the first maximum of channel c of a window
-// (strict >, row-major order) and that maximum.
-func argmax(z []float32, p0, p1, p2, p3, c int) (int, float32) {
-	m, arg := z[p0+c], p0+c
-	if v := z[p1+c]; v > m {
-		m, arg = v, p1+c
-	}
-	if v := z[p2+c]; v > m {
-		m, arg = v, p2+c
-	}
-	if v := z[p3+c]; v > m {
-		m, arg = v, p3+c
-	}
-	return arg, m
-}
-
 // forward writes the pooled pixels of maps b0..b1−1: per channel the
-// window maximum (the value argmax picks), plus the bias, through ReLU.
+// window maximum, plus the bias, through ReLU.
 func (op poolOp) forward(z, bias, o []float32, b0, b1 int) {
 	C, ho, wo := op.g.C, op.ho(), op.wo()
 	bias = bias[:C]
@@ -354,36 +339,51 @@ func (op poolOp) forward(z, bias, o []float32, b0, b1 int) {
 
 // poolValue is ReLU(max(v0, v1, v2, v3) + b) with Go's branch-free max
 // (random data makes a compare-and-branch chain mispredict about once per
-// compare). It equals the maximum argmax picks except for signed zeros
+// compare). It equals the first-maximum compare chain except for signed zeros
 // (−0 vs +0, numerically equal) and NaN, which max propagates from any
 // window position.
 func poolValue(v0, v1, v2, v3, b float32) float32 {
 	return max(max(max(v0, v1), max(v2, v3))+b, 0)
 }
 
-// backward adds the gradient of maps b0..b1−1 into dz (zeroed): each pooled
-// pixel's gradient goes to its window's first maximum when the output is
-// positive (ReLU), else nowhere.
+// backward writes the gradient of maps b0..b1−1 into dz (zeroed): each
+// pooled pixel's gradient goes to the first window position holding the
+// window maximum when the output is positive (ReLU), else nowhere. Written
+// without data-dependent branches (random data mispredicts them).
 func (op poolOp) backward(z, o, gr, dz []float32, b0, b1 int) {
 	C, ho, wo := op.g.C, op.ho(), op.wo()
 	for b := b0; b < b1; b++ {
 		for oy := 0; oy < ho; oy++ {
 			for ox := 0; ox < wo; ox++ {
 				p0, p1, p2, p3 := op.window(b, oy, ox)
+				r0, r1, r2, r3 := z[p0:p0+C], z[p1:p1+C], z[p2:p2+C], z[p3:p3+C]
 				base, step := op.outAt(b, 0, oy, ox), 1
 				if op.chw {
 					step = ho * wo
 				}
-				for c := 0; c < C; c++ {
+				offs := [4]int{p0, p1, p2, p3}
+				for c := range r0 {
+					v0, v1, v2, v3 := r0[c], r1[c], r2[c], r3[c]
+					m := max(max(v0, v1), max(v2, v3))
+					// k = index of the first v == m (3 if none: NaN)
+					n0, n1, n2 := b2i(v0 != m), b2i(v1 != m), b2i(v2 != m)
+					k := n0 * (1 + n1*(1+n2))
 					i := base + c*step
-					if o[i] > 0 {
-						arg, _ := argmax(z, p0, p1, p2, p3, c)
-						dz[arg] = gr[i]
-					}
+					g := gr[i]
+					dz[offs[k]+c] = math.Float32frombits(math.Float32bits(g) & -uint32(b2i(o[i] > 0)))
 				}
 			}
 		}
 	}
+}
+
+// b2i is 1 for true, 0 for false (compiled to SETcc, no branch).
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
 }
 
 func (op poolOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {

@@ -3,6 +3,7 @@ module github.com/dmlbench/dmlbench
 go 1.26
 
 require (
+	github.com/ebitengine/purego v0.11.3
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/sbinet/npyio v0.6.0
 	github.com/schollz/progressbar/v3 v3.19.1

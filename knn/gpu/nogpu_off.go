@@ -1,0 +1,5 @@
+//go:build !nogpu
+
+package gpu
+
+const noGPUTag = false

@@ -22,9 +22,10 @@
 // The order depends only on the kernel (its FMA use) and kc, not on the
 // tile position of the element, the split of C over goroutines or the
 // thread count: results are bit-for-bit reproducible for a given kernel on
-// any number of threads. Different kernels (avx512, avx2, portable, gonum)
-// agree to rounding (about 1e-6 relative), not bit for bit: a training run
-// repeats bit for bit on machines that pick the same kernel.
+// any number of threads. The avx512 and avx2 kernels run the same FMA
+// chain per element, so they give the same bits too (a run repeats across
+// AVX2 and AVX-512 machines); portable (no FMA) and gonum agree with them
+// to rounding (about 1e-6 relative), not bit for bit.
 //
 // The kernel can be forced with the environment variable DMLBENCH_GEMM
 // (avx512, avx2, gonum or portable; empty or "auto" picks the fastest the

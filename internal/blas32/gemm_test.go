@@ -255,3 +255,40 @@ func BenchmarkSgemm(b *testing.B) {
 		}
 	}
 }
+
+// TestAVXKernelsBitIdentical: the AVX-512 and AVX2 kernels run the same
+// FMA chain per element in the same order (kc blocks, p ascending), so
+// they give the same bits: a run repeats exactly across AVX2 and AVX-512
+// machines.
+func TestAVXKernelsBitIdentical(t *testing.T) {
+	have := map[string]bool{}
+	for _, k := range Kernels() {
+		have[k] = true
+	}
+	if !have["avx512"] || !have["avx2"] {
+		t.Skip("needs both AVX-512 and AVX2")
+	}
+	prev := Kernel()
+	defer SetKernel(prev)
+	rng := rand.New(rand.NewSource(5))
+	for _, sh := range gemmShapes {
+		m, n, k := sh[0], sh[1], sh[2]
+		for _, tr := range [][2]blas.Transpose{{blas.NoTrans, blas.NoTrans}, {blas.NoTrans, blas.Trans}, {blas.Trans, blas.NoTrans}} {
+			a, lda, b, ldb, c0, ldc := gemmCase(rng, tr[0], tr[1], m, n, k)
+			var out [2][]float32
+			var out64 [2][]float64
+			for i, name := range []string{"avx512", "avx2"} {
+				SetKernel(name)
+				out[i] = append([]float32(nil), c0...)
+				Implementation{}.Sgemm(tr[0], tr[1], m, n, k, 0.75, a, lda, b, ldb, 0.5, out[i], ldc)
+				out64[i] = widen(c0)
+				Implementation{}.Dgemm(tr[0], tr[1], m, n, k, 0.75, widen(a), lda, widen(b), ldb, 0.5, out64[i], ldc)
+			}
+			for j := range out[0] {
+				if math.Float32bits(out[0][j]) != math.Float32bits(out[1][j]) || math.Float64bits(out64[0][j]) != math.Float64bits(out64[1][j]) {
+					t.Fatalf("%c%c m=%d n=%d k=%d: avx512 and avx2 differ at %d", tr[0], tr[1], m, n, k, j)
+				}
+			}
+		}
+	}
+}

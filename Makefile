@@ -1,11 +1,10 @@
 # dmlbench — see README.md. `make demo` and `make test` do all set-up themselves.
 SHELL := /bin/bash
-export GOEXPERIMENT := simd
 export GOFLAGS := -buildvcs=false
 GO ?= go
 BIN := bin/dmlbench
 
-.PHONY: all setup datasets build test test-slurm test-short bench demo lint faiss fuzz clean
+.PHONY: all setup datasets build test test-slurm test-short bench demo lint check-generate faiss fuzz clean
 
 all: build
 
@@ -26,7 +25,7 @@ build:
 demo: setup build
 	bash scripts/demo.sh
 
-test: setup datasets
+test: setup datasets check-generate
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags faiss ./knn/... ./clustering/... ./metrics/... ./cmd/...
@@ -46,15 +45,29 @@ test-slurm:
 test-short:
 	$(GO) test -short -count=1 ./...
 
+# BenchmarkKernel (knn) and BenchmarkNearestCentroids (clustering) time
+# every kernel level this CPU has; the rest use the chosen one.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./knn/ ./clustering/ ./metrics/ ./spectra/ ./trainers/... ./internal/blas32/
 
-lint:
+# check-generate fails when a generated file (the assembly kernels written
+# by internal/asmgen) differs from what its generator writes now.
+check-generate:
+	$(GO) run ./internal/asmgen -check
+
+lint: check-generate
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 
 faiss:
 	bash scripts/install-faiss.sh
+
+# The input readers' fuzz targets, FUZZTIME each (go test runs one -fuzz at a time).
+FUZZTIME ?= 60s
+fuzz:
+	for f in FuzzLoadEmbeddings FuzzLoadNPZ FuzzTextLabels; do \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./fixtures/ || exit 1; \
+	done
 
 clean:
 	rm -rf bin

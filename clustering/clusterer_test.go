@@ -512,10 +512,19 @@ func benchClusterer(b *testing.B, name string) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
+	var labels []int32
 	for i := 0; i < b.N; i++ {
-		if _, err := c.Cluster(ctx, x); err != nil {
+		if labels, err = c.Cluster(ctx, x); err != nil {
 			b.Fatal(err)
 		}
+	}
+	b.StopTimer()
+	distinct := map[int32]bool{}
+	for _, l := range labels {
+		distinct[l] = true
+	}
+	if len(labels) != n || len(distinct) < 2 {
+		b.Fatalf("%d labels, %d distinct, for %d rows", len(labels), len(distinct), n)
 	}
 }
 

@@ -464,6 +464,16 @@ func benchKMeans(b *testing.B, x knn.Matrix, k int) {
 				skipped[p] = fmt.Sprintf("%.3f", 1-float64(e)/(n*float64(k)))
 			}
 			b.ReportMetric(float64(evals)/brute, "work")
+			// The result must be a fixed point of the last assignment: every
+			// row assigned to a valid centroid, the objective finite.
+			for i, a := range res.Assign {
+				if a < 0 || int(a) >= k {
+					b.Fatalf("row %d assigned to %d of %d", i, a, k)
+				}
+			}
+			if math.IsNaN(res.Objective) || math.IsInf(res.Objective, 0) || res.Objective < 0 {
+				b.Fatalf("objective %v", res.Objective)
+			}
 			if mode == "pruned" {
 				b.Logf("share of distance evaluations skipped per pass: %v", skipped)
 			}

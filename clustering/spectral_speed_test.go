@@ -141,9 +141,14 @@ func BenchmarkSpectralChebyshev2400(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
+	var labels []int32
 	for i := 0; i < b.N; i++ {
-		if _, err := c.Cluster(ctx, x); err != nil {
+		if labels, err = c.Cluster(ctx, x); err != nil {
 			b.Fatal(err)
 		}
+	}
+	b.StopTimer()
+	if len(labels) != x.Rows {
+		b.Fatalf("%d labels for %d rows", len(labels), x.Rows)
 	}
 }

@@ -113,22 +113,20 @@ func TestKMeansYinyangExact(t *testing.T) {
 	}
 }
 
-// TestKMeansYinyangKernels repeats the comparison with the portable
-// kernels (argminTileGeneric and boundsTileGeneric must round alike).
+// TestKMeansYinyangKernels repeats the comparison with the kernels of every
+// level (each level's argmin and bounds kernels must round alike).
 func TestKMeansYinyangKernels(t *testing.T) {
-	a, b, r, l, g, m := argminTile, boundsTile, boundsRows, lbDecay, groupArgmin, lbMask
-	defer func(gs int) {
-		argminTile, boundsTile, boundsRows, lbDecay, groupArgmin, lbMask, yyGroupSize = a, b, r, l, g, m, gs
-	}(yyGroupSize)
-	argminTile, boundsTile, boundsRows, lbDecay, groupArgmin, lbMask = argminTileGeneric, boundsTileGeneric, boundsRowsGeneric, lbDecayGeneric, groupArgminGeneric, lbMaskGeneric
+	defer func(gs int) { yyGroupSize = gs }(yyGroupSize)
 	yyGroupSize = 4
 	rng := rand.New(rand.NewSource(22))
 	x := clusteredMatrix(rng, 400, 21, 15, 3)
-	for _, k := range []int{9, 60, 399} {
-		opt := DefaultKMeansOptions()
-		opt.Seed = int64(k)
-		kmeansBothWays(t, fmt.Sprintf("generic k=%d", k), x, k, opt)
-	}
+	forEachLevel(t, func(t *testing.T) {
+		for _, k := range []int{9, 60, 399} {
+			opt := DefaultKMeansOptions()
+			opt.Seed = int64(k)
+			kmeansBothWays(t, fmt.Sprintf("%s k=%d", KernelName(), k), x, k, opt)
+		}
+	})
 }
 
 // TestKMeansYinyangSubsampled: the training passes are pruned, the final
@@ -187,6 +185,10 @@ func TestKMeansYinyangSkipsWork(t *testing.T) {
 // TestYinyangHelpers checks the vector helpers against their portable
 // versions (lexicographic lane reduction with ties, bound masks, decay).
 func TestYinyangHelpers(t *testing.T) {
+	forEachLevel(t, testYinyangHelpers)
+}
+
+func testYinyangHelpers(t *testing.T) {
 	rng := rand.New(rand.NewSource(25))
 	best := make([]float32, tileRows*tileCols)
 	bidx := make([]int32, tileRows*tileCols)

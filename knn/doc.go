@@ -23,15 +23,16 @@
 // products to distances and compares them with each query's current k-th
 // distance, so the per-query top-k (a sorted list for k <= 32, a buffered
 // radix select above) is touched only by candidates that can enter.
-// KernelName reports the kernel chosen at run time:
+// KernelName reports the kernel chosen at run time from the CPU's features
+// (internal/kernelsel; DMLBENCH_KERNEL=avx512|avx2|portable forces one):
 //
-//   - "avx2-fma asm 6x16": Go assembly (kernel_avx2_amd64.s), 12 YMM
-//     accumulators, VBROADCASTSS + VFMADD231PS; needs GOEXPERIMENT=simd
-//     (for the archsimd CPU-feature check) on amd64 and AVX2+FMA at run time.
-//   - "avx2-fma archsimd 6x16": the same kernel in simd/archsimd Float32x8
-//     code, compiled alongside as a cross-check. Go 1.26 spills this shape
-//     (16 YMM registers, destructive VFMADD213PS) and reaches about half the
-//     assembly kernel's speed, so it is never the default.
-//   - "portable 6x16": pure Go, for other architectures or builds without
-//     GOEXPERIMENT=simd.
+//   - "avx512 asm 6x32": AVX-512F Go assembly (kernel_amd64.s), 12 ZMM
+//     accumulators over 6 queries × 32 database items.
+//   - "avx2-fma asm 6x16": AVX2+FMA Go assembly, 12 YMM accumulators,
+//     VBROADCASTSS + VFMADD231PS.
+//   - "portable 6x16": pure Go, for other architectures, CPUs without
+//     AVX2+FMA and -tags purego builds.
+//
+// The assembly is written by internal/asmgen (go generate); it needs no
+// GOEXPERIMENT, so `go build` and `go install` get it.
 package knn

@@ -10,7 +10,8 @@ import (
 
 // Exact is the default pure-Go exact searcher: a blocked float32 distance
 // computation (packed query tiles × packed database panels through a
-// register-blocked 6×16 micro-kernel, AVX2+FMA assembly when the CPU has it;
+// register-blocked 6×16 or 6×32 micro-kernel, AVX-512 or AVX2+FMA assembly
+// when the CPU has it;
 // see KernelName) fused with a per-query bounded top-k. It never forms an
 // N×M distance matrix: memory is the packed database (one copy of db), the
 // output (N·k ids and distances) and per-query candidate buffers of k keys
@@ -77,6 +78,7 @@ type exactRun struct {
 	ip       bool
 	pad      float32 // distance of −1 slots
 	kern     kernelFunc
+	nr       int // the kernel's panel width (16 or 32)
 	d        int // dimension
 	npan     int // database panels of nr items
 	bpack    []float32
@@ -124,12 +126,13 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 		ki := activeKernel()
 		impl = &ki
 	}
-	r.kern = impl.fn
+	r.kern, r.nr = impl.fn, impl.nr
+	nr := r.nr
 	r.threads = opt.Threads
 	if r.threads <= 0 {
 		r.threads = runtime.GOMAXPROCS(0)
 	}
-	r.noCol = make([]float32, nr)
+	r.noCol = make([]float32, nrMax)
 	for i := range r.noCol {
 		r.noCol[i] = negInf
 	}
@@ -150,7 +153,9 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 	if tile <= 0 {
 		tile = (128 << 10) / (4 * max(r.d, 1))
 	}
-	tile = min(max((tile+47)/48*48, 48), 1<<20)
+	// Tiles hold whole 6-row query blocks and whole nr-item panels.
+	step := mr * nr / gcd(mr, nr)
+	tile = min(max((tile+step-1)/step*step, step), (1<<20)/step*step)
 
 	same := sameMatrix(q, db)
 	symCap, symOK := 0, false
@@ -289,7 +294,11 @@ func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
 	k := r.k
 	st.flush(r.keff, r.out.IDs[qi*k:(qi+1)*k], r.out.Dist[qi*k:(qi+1)*k], r.ip, r.pad, scratch)
 	if st.w != nil {
-		r.out.Ranks[qi] = st.w.ranks()
+		if st.w.needsRecount() {
+			r.out.Ranks[qi] = r.exactRanks(qi, st.w)
+		} else {
+			r.out.Ranks[qi] = st.w.ranks()
+		}
 		st.w = nil
 	}
 }
@@ -306,7 +315,7 @@ func (r *exactRun) attachWatch(st *topk, qi int) {
 // every database panel through them. The database panel (nr·D floats) stays
 // in L1 while the tile's 6-row query panels (tile·D floats) come from L2.
 func (r *exactRun) runTiles(ctx context.Context, tile int) error {
-	n, d := r.q.Rows, r.d
+	n, d, nr := r.q.Rows, r.d, r.nr
 	nt := (n + tile - 1) / tile
 	var next atomic.Int64
 	var firstErr error
@@ -416,7 +425,7 @@ func ptrAt(s []float32, i int) *float32 {
 // by a mutex, taken in ascending block order (try-locks first, so workers
 // skip busy blocks instead of queueing behind each other).
 func (r *exactRun) runSymmetric(ctx context.Context, tile int) error {
-	n, d := r.q.Rows, r.d
+	n, d, nr := r.q.Rows, r.d, r.nr
 	nb := (n + tile - 1) / tile
 	states := make([]topk, n)
 	backing := make([]uint64, n*r.capacity)
@@ -593,4 +602,12 @@ func (r *exactRun) runSymmetric(ctx context.Context, tile int) error {
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// gcd is the greatest common divisor of two positive ints.
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"testing"
 	"unsafe"
+
+	"github.com/dmlbench/dmlbench/internal/kernelsel"
 )
 
 func TestKernEpiLayout(t *testing.T) {
@@ -14,7 +16,7 @@ func TestKernEpiLayout(t *testing.T) {
 		"scale": unsafe.Offsetof(e.scale), "lo": unsafe.Offsetof(e.lo), "nx": unsafe.Offsetof(e.nx),
 		"cthr": unsafe.Offsetof(e.cthr), "rmask": unsafe.Offsetof(e.rmask), "cmask": unsafe.Offsetof(e.cmask),
 	}
-	want := map[string]uintptr{"c": 0, "nq": 384, "thr": 416, "scale": 448, "lo": 480, "nx": 512, "cthr": 520, "rmask": 528, "cmask": 560}
+	want := map[string]uintptr{"c": 0, "nq": 768, "thr": 800, "scale": 832, "lo": 864, "nx": 896, "cthr": 904, "rmask": 912, "cmask": 944}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("kernEpi.%s at offset %d, assembly expects %d", k, got[k], v)
@@ -22,11 +24,28 @@ func TestKernEpiLayout(t *testing.T) {
 	}
 }
 
-// TestKernels checks every available micro-kernel against a float64
-// reference of the contract, including the masks, for both metrics.
+// TestKernels checks the micro-kernel of every level (AVX-512, AVX2,
+// portable; skipped where this CPU lacks it) against a float64 reference of
+// the contract, including the masks, for both metrics.
 func TestKernels(t *testing.T) {
+	for _, l := range []kernelsel.Level{kernelsel.AVX512, kernelsel.AVX2, kernelsel.Portable} {
+		t.Run(l.String(), func(t *testing.T) {
+			for _, k := range kernels {
+				if k.level == l {
+					testKernel(t, k)
+					return
+				}
+			}
+			t.Skipf("this CPU or build lacks the %s kernel", l)
+		})
+	}
+	t.Logf("kernels: %d, active %s", len(kernels), KernelName())
+}
+
+func testKernel(t *testing.T, k kernelImpl) {
 	rng := rand.New(rand.NewSource(1))
-	for _, k := range kernels {
+	{
+		nr := k.nr
 		for _, kc := range []int{0, 1, 3, 17, 128} {
 			for _, metric := range []Metric{L2, IP} {
 				a := alignedFloats(kc * mr)
@@ -114,7 +133,6 @@ func TestKernels(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("kernels: %d, active %s", len(kernels), KernelName())
 }
 
 func ptrOrNil(s []float32) *float32 {

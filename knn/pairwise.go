@@ -14,7 +14,7 @@ import (
 //
 // It runs the same blocked micro-kernel as Exact (squared distances by the
 // norm expansion ‖a‖² + ‖b‖² − 2a·b in float32, clamped at 0) and reduces
-// every 6×16 block on the fly, so memory is one packed copy of x and the
+// every 6×nr block on the fly, so memory is one packed copy of x and the
 // cost is the n²·D/2 GEMM (π_inter of seed 000 §5 over 11 316 SOP class
 // means: about 0.1 s instead of seconds for a scalar loop). Square roots and
 // sums are float64. The result is deterministic: each 6-row block's partial
@@ -30,12 +30,13 @@ func MeanPairwiseL2(ctx context.Context, x Matrix, threads int) (float64, error)
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	kern := activeKernel().fn
+	ki := activeKernel()
+	kern, nr := ki.fn, ki.nr
 	npan := (n + nr - 1) / nr
 	bpack := alignedFloats(npan * nr * d)
 	parallelFor(threads, npan, func(p int) { packPanel(bpack[p*nr*d:], x, p*nr, nr) })
 	nx := sqNorms(x, npan*nr)
-	noCol := make([]float32, nr)
+	noCol := make([]float32, nrMax)
 	for i := range noCol {
 		noCol[i] = negInf
 	}
@@ -68,7 +69,7 @@ func MeanPairwiseL2(ctx context.Context, x Matrix, threads int) (float64, error)
 				kern(ptrAt(apack, 0), ptrAt(bpack, jp*nr*d), d, ep)
 				j0 := jp * nr
 				if j0 >= i0+mr && j0+nr <= n && i0+mr <= n {
-					s += sqrtSum96(&ep.c) // interior block: every pair counts
+					s += sqrtSumBlock(ep.c[:mr*nr]) // interior block: every pair counts
 					continue
 				}
 				for r := 0; r < mr && i0+r < n; r++ {
@@ -92,10 +93,11 @@ func MeanPairwiseL2(ctx context.Context, x Matrix, threads int) (float64, error)
 	return total / (nf * (nf - 1) / 2), nil
 }
 
-// sqrtSum96 is Σ √c over a full 6×16 block with four independent chains.
-func sqrtSum96(c *[mr * nr]float32) float64 {
+// sqrtSumBlock is Σ √c over a full 6×nr block (length a multiple of 4)
+// with four independent chains.
+func sqrtSumBlock(c []float32) float64 {
 	var s0, s1, s2, s3 float64
-	for i := 0; i < mr*nr; i += 4 {
+	for i := 0; i+3 < len(c); i += 4 {
 		s0 += math.Sqrt(float64(c[i]))
 		s1 += math.Sqrt(float64(c[i+1]))
 		s2 += math.Sqrt(float64(c[i+2]))

@@ -43,10 +43,16 @@ func TestMeanPairwiseL2(t *testing.T) {
 
 func BenchmarkMeanPairwiseL2_12k(b *testing.B) {
 	x := gaussUnit(12100, 128, 4)
+	var got float64
 	for b.Loop() {
-		if _, err := MeanPairwiseL2(context.Background(), x, 0); err != nil {
+		var err error
+		if got, err = MeanPairwiseL2(context.Background(), x, 0); err != nil {
 			b.Fatal(err)
 		}
+	}
+	// Independent unit vectors in 128-D: ‖a − b‖ = √(2 − 2a·b) ≈ √2.
+	if math.Abs(got-math.Sqrt2) > 0.01 {
+		b.Fatalf("mean pairwise distance %v, want ≈ √2", got)
 	}
 	b.ReportMetric(float64(x.Rows)*float64(x.Rows)*float64(x.Cols)/1e9/(b.Elapsed().Seconds()/float64(b.N)), "eff-Gflop/s")
 }

@@ -129,3 +129,58 @@ func TestWatchBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchSpeculativeCap: large classes (watched rows far beyond MaxRank)
+// take the speculative-cap path; the ranks equal the full ranking whether
+// the cap is proven during the scan (default parameters) or not (a cap
+// aimed below MaxRank, so that queries are ranked again by exactRanks), on
+// both paths, for L2 and IP, with 1 and 2 threads.
+func TestWatchSpeculativeCap(t *testing.T) {
+	defer func(s int, f, g float64) { watchSpecSample, watchSpecFactor, watchSpecSigmas = s, f, g }(watchSpecSample, watchSpecFactor, watchSpecSigmas)
+	rng := rand.New(rand.NewSource(12))
+	n, maxRank := 1500, 40
+	x := randMatrix(rng, n, 12, "gauss")
+	w := &Watch{MaxRank: maxRank, IDs: make([][]int32, n)}
+	for i := range w.IDs {
+		for j := i % 5; j < n; j += 5 { // 5 classes of 300 rows
+			if j != i {
+				w.IDs[i] = append(w.IDs[i], int32(j))
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name           string
+		sample         int
+		factor, sigmas float64
+		recount        bool
+	}{{"proven", 2048, 1.0, 4, false}, {"recounted", 256, 0.3, 0, true}} {
+		watchSpecSample, watchSpecFactor, watchSpecSigmas = tc.sample, tc.factor, tc.sigmas
+		for _, metric := range []Metric{L2, IP} {
+			opt := Options{Metric: metric, Exclude: ExcludeSelf, Watch: w}
+			for _, e := range []Exact{{NoSymmetry: true, TileQ: 96}, {TileQ: 96}} {
+				var want [][]int32
+				for _, threads := range []int{1, 2} {
+					opt.Threads = threads
+					before := watchRecounts.Load()
+					nb, err := e.Search(context.Background(), x, x, 5, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					recounts := watchRecounts.Load() - before
+					if tc.recount != (recounts > 0) {
+						t.Fatalf("%s %v sym=%v: %d queries ranked again", tc.name, metric, !e.NoSymmetry, recounts)
+					}
+					if want == nil {
+						want = ranksFromFull(t, e, x, x, w, opt)
+					}
+					for i := range want {
+						if !slices.Equal(nb.Ranks[i], want[i]) {
+							t.Fatalf("%s %v sym=%v threads=%d query %d: ranks %v, full search %v",
+								tc.name, metric, !e.NoSymmetry, threads, i, nb.Ranks[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -78,13 +78,12 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 		if opt.Progress != nil {
 			kopt.Progress = func(done, total int) { opt.Progress("knn", done, total) }
 		}
-		nb, err := s.Search(ctx, q, g, plan.depth, kopt)
+		vals, sums, err := plan.search(ctx, s, q, g, kopt, threads)
 		if err != nil {
 			return nil, fmt.Errorf("k-NN search (%s, depth %d): %w", s.Name(), plan.depth, err)
 		}
 		res.Timings["knn"] = time.Since(t0).Seconds()
 		t1 := time.Now()
-		vals, sums := plan.score(nb, threads)
 		for k, v := range vals {
 			res.Metrics[k] = v
 		}
@@ -98,6 +97,12 @@ func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) dropped from k-NN metrics (pml convention)", sums.lone))
 			case Strict:
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000", sums.lone))
+			case Roth:
+				if loo {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k, mAP@C and mAP@1000 and are left out of MAP@R, R-Precision (roth convention)", sums.lone))
+				} else {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%d queries whose class has no gallery item score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000 (roth convention)", sums.lone))
+				}
 			}
 		}
 		if conv == Roth && sums.padded > 0 {

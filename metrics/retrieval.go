@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -132,7 +133,144 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 	if loo {
 		p.exclude = knn.ExcludeSelf
 	}
+	if p.rank1000 && loo && len(qLabels)*p.depth > neighbourBudget {
+		// The chunked search (see search) emulates the self-exclusion with
+		// a plain search one deeper, under which the watched ranks would
+		// count the query itself: use the depth-1000 lists instead (the
+		// same mAP@1000, bit for bit; see rankPrecisionSum).
+		p.rank1000 = false
+		p.depth = max(p.depth, min(map1000Window, p.gallery))
+	}
 	return p, nil
+}
+
+// neighbourBudget bounds the neighbour-list entries (an int32 id and a
+// float32 distance each) held at once: 2²² entries, 32 MiB. MAP@R,
+// R-Precision and mAP@C search as deep as the largest class, so all lists
+// at once would take N × (largest class) entries, quadratic in N when there
+// are few classes (20 000 rows in 2 classes: 1.6 GB). A variable so tests
+// can lower it.
+var neighbourBudget = 1 << 22
+
+// chunkRows is the number of queries searched at once: all of them when
+// their lists fit neighbourBudget, otherwise as many as fit (at least one).
+func (p *retrievalPlan) chunkRows(depth int) int {
+	n := len(p.qLabels)
+	if n*depth <= neighbourBudget {
+		return n
+	}
+	return max(1, neighbourBudget/depth)
+}
+
+// search runs the plan's k-NN search of q in g and scores it. When the
+// neighbour lists of all queries would exceed neighbourBudget, queries are
+// searched and scored chunk by chunk, so memory stays bounded whatever the
+// class sizes. The values are bit-identical to one search: every query's
+// list is the same (an exact search ranks each query on its own; a
+// self-excluding search is emulated by a search one deeper without
+// exclusion from which the query's own row is removed, or the last row when
+// the own row is not among them — exactly the rows and order the
+// exclusion gives), and the per-query terms are added in the same order
+// into the same fixed 2048-query partial sums.
+func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g knn.Matrix, opt knn.Options, threads int) (map[string]float64, *retrievalSums, error) {
+	n := q.Rows
+	emulate := opt.Exclude == knn.ExcludeSelf && n*p.depth > neighbourBudget
+	depth := p.depth
+	if emulate {
+		depth++ // ≤ gallery + 1 = rows of g
+		opt.Exclude = knn.ExcludeNone
+	}
+	rows := p.chunkRows(depth)
+	if rows >= n {
+		nb, err := s.Search(ctx, q, g, p.depth, opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		vals, sums := p.score(nb, threads)
+		return vals, sums, nil
+	}
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if e, ok := s.(knn.Exact); ok && e.TileQ == 0 {
+		// The exact search keeps ~3·depth candidates for every query of
+		// a tile in each worker; at this depth its default tile (240 rows
+		// at D = 128) would hold more than the lists themselves. Tiles of
+		// 48 rows keep each worker's buffers near neighbourBudget/10
+		// entries at MAP@R depths; the lists do not depend on the tile.
+		e.TileQ = max(48, neighbourBudget/(30*depth))
+		s = e
+	}
+	parts := make([]*retrievalSums, (n+scoreChunk-1)/scoreChunk)
+	for c := range parts {
+		parts[c] = p.newSums()
+	}
+	progress := opt.Progress
+	watch := opt.Watch
+	for r0 := 0; r0 < n; r0 += rows {
+		r1 := min(n, r0+rows)
+		sub := knn.Matrix{Rows: r1 - r0, Cols: q.Cols, Data: q.Data[r0*q.Cols : r1*q.Cols]}
+		if progress != nil {
+			base := r0
+			opt.Progress = func(done, _ int) { progress(base+done, n) }
+		}
+		if watch != nil {
+			opt.Watch = &knn.Watch{IDs: watch.IDs[r0:r1], MaxRank: watch.MaxRank}
+		}
+		nb, err := s.Search(ctx, sub, g, depth, opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		if emulate {
+			dropSelf(nb, r0)
+		}
+		// Score the chunk's part of each fixed block; blocks are disjoint.
+		first, last := r0/scoreChunk, (r1-1)/scoreChunk
+		next := make(chan int, last-first+1)
+		for c := first; c <= last; c++ {
+			next <- c
+		}
+		close(next)
+		var wg sync.WaitGroup
+		for w := 0; w < min(threads, last-first+1); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for c := range next {
+					p.scoreRange(nb, parts[c], max(r0, c*scoreChunk), min(r1, (c+1)*scoreChunk), r0)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	vals, sums := p.merge(parts)
+	return vals, sums, nil
+}
+
+// dropSelf turns the lists of a search one deeper without exclusion, for
+// queries r0, r0+1, … of the database itself, into the lists of the
+// self-excluding search: each query's own row is removed, or the last row
+// when the own row is not among them. It compacts nb in place (K − 1).
+func dropSelf(nb *knn.Neighbors, r0 int) {
+	k := nb.K - 1
+	for i := 0; i < nb.N; i++ {
+		ids, dist := nb.IDsOf(i), nb.DistOf(i)
+		out := i * k
+		self := int32(r0 + i)
+		for j := range ids {
+			if ids[j] == self {
+				self = -2 // removed; no id equals −2
+				continue
+			}
+			if out == (i+1)*k {
+				break
+			}
+			nb.IDs[out], nb.Dist[out] = ids[j], dist[j]
+			out++
+		}
+	}
+	nb.K = k
+	nb.IDs, nb.Dist = nb.IDs[:nb.N*k], nb.Dist[:nb.N*k]
 }
 
 // retrievalSums accumulates per-query scores.
@@ -155,7 +293,7 @@ func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float6
 		threads = runtime.GOMAXPROCS(0)
 	}
 	// Fixed-size chunks merged in order: the sums do not depend on threads.
-	const chunk = 2048
+	const chunk = scoreChunk
 	parts := make([]*retrievalSums, (nb.N+chunk-1)/chunk)
 	next := make(chan int, len(parts))
 	for c := range parts {
@@ -169,11 +307,21 @@ func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float6
 		go func() {
 			defer wg.Done()
 			for c := range next {
-				p.scoreRange(nb, parts[c], c*chunk, min((c+1)*chunk, nb.N))
+				p.scoreRange(nb, parts[c], c*chunk, min((c+1)*chunk, nb.N), 0)
 			}
 		}()
 	}
 	wg.Wait()
+	return p.merge(parts)
+}
+
+// scoreChunk is the number of queries per partial sum: partial sums are
+// merged in order, so the totals depend neither on threads nor on how the
+// search was chunked.
+const scoreChunk = 2048
+
+// merge adds the partial sums in order and turns them into metric values.
+func (p *retrievalPlan) merge(parts []*retrievalSums) (map[string]float64, *retrievalSums) {
 	s := p.newSums()
 	for _, o := range parts {
 		s.add(o)
@@ -201,14 +349,15 @@ func (p *retrievalPlan) newSums() *retrievalSums {
 		extra: make([]float64, len(p.perQuery)), extraN: make([]int, len(p.perQuery))}
 }
 
-// scoreRange scores queries [lo, hi) into s.
-func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi int) {
+// scoreRange scores queries [lo, hi) into s; their lists are rows
+// lo−base … hi−1−base of nb.
+func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi, base int) {
 	hits := make([]bool, nb.K)
 	lastLabel := p.gLabels[len(p.gLabels)-1]
 	for q := lo; q < hi; q++ {
 		y := p.qLabels[q]
 		padded := false
-		for i, id := range nb.IDsOf(q) {
+		for i, id := range nb.IDsOf(q - base) {
 			if id < 0 {
 				// faiss pads with −1; numpy's labels[-1] is the last row's label.
 				hits[i] = p.conv == Roth && lastLabel == y
@@ -223,7 +372,7 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi i
 		}
 		var ranks []int32
 		if p.rank1000 {
-			ranks = nb.Ranks[q]
+			ranks = nb.Ranks[q-base]
 		}
 		p.scoreQuery(s, hits[p.offset:], ranks, rq, y, padded)
 		for i, d := range p.perQuery {

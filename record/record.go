@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 // SchemaVersion of run.json written by this build.
@@ -57,47 +56,15 @@ type Run struct {
 	FinalRefined Metrics `json:"final_refined,omitempty"`
 }
 
-// WriteAtomic writes v as indented JSON to path via a temporary file in
-// the same directory, synced to disk before it is renamed over path: a
-// reader, or a run killed at any moment, sees either the old complete file
-// or the new complete one, never a part. The file is readable by all
-// (0644), as results are meant to be shared.
+// WriteAtomic writes v as JSON (MarshalJSON: indented, NaN as null) to
+// path with WriteFile: atomically, through symbolic links, never over a
+// directory or device.
 func WriteAtomic(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := MarshalJSON(v)
 	if err != nil {
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(append(b, '\n'))
-	merr := f.Chmod(0o644)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := firstErr(werr, merr, serr, cerr); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %v", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+	return WriteBytes(path, b)
 }
 
 // Read loads a run.json.

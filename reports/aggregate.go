@@ -340,7 +340,7 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 		}
 		t.References = selectReferences(opt, ds)
 		if len(opt.References) > 0 && len(t.References) == 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no published rows for this dataset (choose one with the reference dataset option)", ds))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no published rows for this dataset; pass --reference-dataset with one of %s", ds, referenceDatasets(opt.References)))
 		}
 		rep.Tables = append(rep.Tables, t)
 	}

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/dmlbench/dmlbench/record"
 )
 
 // PNGDPI is the resolution of PNG figures.
@@ -366,25 +368,13 @@ func SavePlots(path string, plots []*plot.Plot, w, h vg.Length) error {
 			p.Draw(cs[0][i])
 		}
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := record.WriteFile(path, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
+		return err
+	}); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	tmp := f.Name()
-	_, werr := c.WriteTo(f)
-	if werr == nil {
-		werr = f.Chmod(0o644)
-	}
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("reports: write %s: %v", path, errors.Join(werr, cerr))
-	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 // SaveSeries plots series with opt and writes the figure to path.

@@ -180,6 +180,20 @@ func normDataset(s string) string {
 // Online Products).
 func SameDataset(a, b string) bool { return normDataset(a) == normDataset(b) }
 
+// referenceDatasets lists the distinct datasets of rows, in order of
+// appearance, for messages ("CUB200-2011, CARS196, SOP").
+func referenceDatasets(rows []ReferenceRow) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if !seen[r.Dataset] {
+			seen[r.Dataset] = true
+			out = append(out, r.Dataset)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 func selectReferences(opt Options, dataset string) []ReferenceRow {
 	want := dataset
 	if opt.ReferenceDataset != "" {

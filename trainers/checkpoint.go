@@ -2,10 +2,9 @@ package trainers
 
 import (
 	"encoding/gob"
-	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers/losses"
@@ -39,23 +38,10 @@ type checkpoint struct {
 }
 
 func saveCheckpoint(path string, ck *checkpoint) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if err := record.WriteFile(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(ck) }); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	werr := gob.NewEncoder(f).Encode(ck)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write checkpoint %s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 func loadCheckpoint(path string) (*checkpoint, error) {

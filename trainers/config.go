@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"reflect"
@@ -269,6 +271,9 @@ func LoadConfigFile(path string) (Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Config{}, fmt.Errorf("read config %s: the file is empty (want YAML with the flag names as keys)", path)
+		}
 		return Config{}, fmt.Errorf("read config %s: %w", path, err)
 	}
 	return c, nil

@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"strings"
+	"sync"
 
 	"github.com/dmlbench/dmlbench/clustering"
+	"github.com/dmlbench/dmlbench/internal/kernelsel"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/trainers"
@@ -16,12 +20,39 @@ func init() {
 		func() string { return "distance kernel: " + knn.KernelName() },
 		func() string { return "k-means assignment kernel: " + clustering.KernelName() },
 		func() string {
+			var have []string
+			for l := kernelsel.AVX512; l >= kernelsel.Portable; l-- {
+				if kernelsel.Supported(l) {
+					have = append(have, l.String())
+				}
+			}
+			return "kernel levels on this CPU: " + strings.Join(have, " ") + " (force one with " + kernelsel.EnvVar + "=LEVEL)"
+		},
+		func() string {
 			if !knn.FaissCompiled {
 				return "faiss: not compiled (build with -tags faiss after `make faiss`)"
 			}
 			return "faiss: " + knn.FaissVersion()
 		},
 	)
+}
+
+// portableWarned makes the portable-kernel warning appear once per process.
+var portableWarned sync.Once
+
+// checkKernels rejects a bad DMLBENCH_KERNEL and says once on stderr when
+// the portable (several times slower) kernels run on an amd64 CPU that was
+// not asked for them.
+func checkKernels(stderr io.Writer) error {
+	if err := kernelsel.Err(); err != nil {
+		return err
+	}
+	if kernelsel.PortableOnAMD64() && os.Getenv(kernelsel.EnvVar) == "" {
+		portableWarned.Do(func() {
+			fmt.Fprintln(stderr, "dmlbench: warning: this amd64 CPU lacks AVX2+FMA (or the binary was built with -tags purego): the portable distance and k-means kernels run, several times slower")
+		})
+	}
+	return nil
 }
 
 // clusterFunc returns the clustering that serves NMI, F1 and AMI, or nil

@@ -31,14 +31,14 @@ func init() {
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "dataset", Value: "omniglot", Usage: "data set (see dmlbench list datasets)"},
 				&cli.StringFlag{Name: "split", Value: "test", Usage: "train | test"},
-				&cli.IntFlag{Name: "size", Usage: "image side after downsampling (default per data set)"},
+				&cli.IntFlag{Name: "size", DefaultText: "per data set", Usage: "image side after downsampling"},
 				&cli.StringFlag{Name: "path", Usage: "data location override (emoji .npz, fashion-mnist directory)"},
 				&cli.BoolFlag{Name: "normalize", Usage: "L2-normalise rows"},
 				&cli.Int64Flag{Name: "seed", Usage: "seed of synthetic data sets"},
-				&cli.IntFlag{Name: "classes", Usage: "synthetic: classes in total, half train / half test (default 64)"},
-				&cli.IntFlag{Name: "per-class", Usage: "synthetic: samples per class (default 32)"},
-				&cli.IntFlag{Name: "dim", Usage: "synthetic: dimension (default 32)"},
-				&cli.Float64Flag{Name: "spread", Usage: "synthetic: per-coordinate noise σ (default 0.15)"},
+				&cli.IntFlag{Name: "classes", DefaultText: "64", Usage: "synthetic: classes in total, half train / half test"},
+				&cli.IntFlag{Name: "per-class", DefaultText: "32", Usage: "synthetic: samples per class"},
+				&cli.IntFlag{Name: "dim", DefaultText: "32", Usage: "synthetic: dimension"},
+				&cli.Float64Flag{Name: "spread", DefaultText: "0.15", Usage: "synthetic: per-coordinate noise σ"},
 				&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`"},
 			},
 			Action: func(c *cli.Context) error {
@@ -70,7 +70,7 @@ func init() {
 				if err := fixtures.SaveLabelsNPY(filepath.Join(dir, "labels.npy"), s.Labels); err != nil {
 					return err
 				}
-				fmt.Printf("wrote %s/emb.npy (%d×%d) and labels.npy (%d classes)\n", dir, x.Rows, x.Cols, s.NumClasses())
+				fmt.Fprintf(c.App.Writer, "wrote %s/emb.npy (%d×%d) and labels.npy (%d classes)\n", dir, x.Rows, x.Cols, s.NumClasses())
 				return nil
 			},
 		}},

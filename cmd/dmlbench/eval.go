@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -53,7 +52,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.StringFlag{Name: "query-labels", Usage: "query labels"},
 			&cli.StringFlag{Name: "gallery-emb", Usage: "gallery embeddings (no self-exclusion)"},
 			&cli.StringFlag{Name: "gallery-labels", Usage: "gallery labels"},
-			&cli.StringFlag{Name: "metrics", Usage: "comma-separated metrics (default: all; see `dmlbench list metrics`)"},
+			&cli.StringFlag{Name: "metrics", DefaultText: "all", Usage: "comma-separated `NAMES` of metrics (see dmlbench list metrics)"},
 			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks of R@k (with --metrics, name R@k there)"},
 			&cli.StringFlag{Name: "distance", Value: "euclidean", Usage: "euclidean | cosine | ip"},
 			&cli.BoolFlag{Name: "binarize", Usage: "threshold coordinates at 0 into ±1 codes and rank by Hamming distance (seed 002); all metrics on the codes"},
@@ -74,8 +73,9 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.IntFlag{Name: "test-time-kr", DefaultText: "2k", Usage: "with --refine: reciprocal batch size k_r"},
 			&cli.IntFlag{Name: "test-time-n", Value: trainers.Defaults().TestTimeN, Usage: "with --refine: chunks per knn/cluster batch"},
 			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the evaluation to `FILE` (go tool pprof)"},
 		},
-		Action: evalAction,
+		Action: withCPUProfile(evalAction),
 	})
 }
 
@@ -215,39 +215,20 @@ func loadPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
 	return x, y, nil
 }
 
-// jointLabels loads two label files and gives equal original labels equal ids.
+// jointLabels loads the query and gallery labels into one id space
+// (fixtures.JointLabels: integers by value, text by text, a mix refused).
 func jointLabels(a, b string) ([]int32, []int32, error) {
-	ida, na, err := fixtures.LoadLabels(a)
+	ids, err := fixtures.JointLabels(a, b)
 	if err != nil {
 		return nil, nil, err
 	}
-	idb, nb, err := fixtures.LoadLabels(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	ids := map[string]int32{}
-	conv := func(dense []int32, names []string) []int32 {
-		out := make([]int32, len(dense))
-		for i, d := range dense {
-			name := names[d]
-			v, ok := ids[name]
-			if !ok {
-				v = int32(len(ids))
-				ids[name] = v
-			}
-			out[i] = v
-		}
-		return out
-	}
-	return conv(ida, na), conv(idb, nb), nil
+	return ids[0], ids[1], nil
 }
 
 func writeResult(w io.Writer, res *metrics.Result, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return record.EncodeJSON(w, res)
 	case "markdown":
 		fmt.Fprintf(w, "| metric | value |\n|---|---:|\n")
 		for _, k := range metrics.Keys(res.Metrics) {

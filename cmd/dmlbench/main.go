@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -27,8 +28,26 @@ type usageError struct{ error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+// defaultFlagStringer is urfave/cli's own flag line.
+var defaultFlagStringer = cli.FlagStringer
+
+// flagString writes every flag as it is typed in the examples: a
+// one-letter name such as k is shown as --k (urfave/cli would show -k;
+// both parse).
+func flagString(f cli.Flag) string {
+	s := defaultFlagStringer(f)
+	if strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") {
+		s = "-" + s
+	}
+	return s
+}
+
 func newApp() *cli.App {
+	cli.FlagStringer = flagString
 	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	for _, c := range commands {
+		setUsageHandlers(c, c.Name)
+	}
 	return &cli.App{
 		Name:  "dmlbench",
 		Usage: "train and measure deep-metric-learning embeddings",
@@ -44,17 +63,116 @@ func newApp() *cli.App {
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
 		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return unknownCommand(c.Args().First(), "", commands)
+			}
+			return cli.ShowAppHelp(c)
+		},
 	}
 }
 
-func main() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) }
+// setUsageHandlers makes a bad flag of c (and of its subcommands) a usage
+// error (exit 2, one line on stderr, no help on stdout) and an unknown
+// subcommand name an error suggesting the nearest one.
+func setUsageHandlers(c *cli.Command, path string) {
+	if c.OnUsageError == nil {
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return usageError{fmt.Errorf("%s: %w (see dmlbench %s --help)", path, err, path)}
+		}
+	}
+	if len(c.Subcommands) == 0 {
+		return
+	}
+	if c.Action == nil {
+		subs := c.Subcommands
+		c.Action = func(ctx *cli.Context) error {
+			if ctx.Args().Present() {
+				return unknownCommand(ctx.Args().First(), path, subs)
+			}
+			return cli.ShowSubcommandHelp(ctx)
+		}
+	}
+	for _, s := range c.Subcommands {
+		setUsageHandlers(s, path+" "+s.Name)
+	}
+}
+
+// unknownCommand is the usage error for a command name that does not
+// exist, naming the nearest one when it is close (edit distance ≤ 2, or a
+// prefix of it).
+func unknownCommand(name, path string, cmds []*cli.Command) error {
+	best, bestD := "", 3
+	for _, c := range cmds {
+		if c.Hidden {
+			continue
+		}
+		for _, n := range c.Names() {
+			d := editDistance(name, n)
+			if strings.HasPrefix(n, name) && len(name) >= 2 {
+				d = min(d, 1)
+			}
+			if d < bestD {
+				best, bestD = c.Name, d
+			}
+		}
+	}
+	see := strings.TrimSpace("dmlbench " + path)
+	if best != "" {
+		return usagef("unknown command %q; did you mean %q? (see %s --help)", name, best, see)
+	}
+	return usagef("unknown command %q (see %s --help)", name, see)
+}
+
+// editDistance is the Levenshtein distance between a and b (in bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func main() {
+	code := run(os.Args, os.Stdout, os.Stderr)
+	// Data written to a file or pipe is only known to be delivered once
+	// standard output is closed without error (NFS reports write errors
+	// at close).
+	if err := os.Stdout.Close(); err != nil && code == 0 {
+		fmt.Fprintln(os.Stderr, "dmlbench: closing standard output:", unwrapPathError(err))
+		code = 1
+	}
+	os.Exit(code)
+}
 
 // run executes the CLI and returns the process exit code: 0 success,
-// 1 error (one line on stderr), 2 usage error.
+// 1 error (one line on stderr), 2 usage error. A failed write to stdout
+// (a full disk, a closed pipe) is an error even when the command itself
+// ignored it.
 func run(args []string, stdout, stderr io.Writer) int {
+	if err := checkKernels(stderr); err != nil {
+		fmt.Fprintln(stderr, "dmlbench:", err)
+		return 2
+	}
 	app := newApp()
-	app.Writer, app.ErrWriter = stdout, stderr
+	out := &checkedWriter{w: stdout}
+	app.Writer, app.ErrWriter = out, stderr
 	err := app.Run(args)
+	if err == nil && out.err != nil {
+		err = fmt.Errorf("writing standard output: %v", unwrapPathError(out.err))
+	}
 	if err == nil {
 		return 0
 	}
@@ -65,4 +183,43 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 1
+}
+
+// checkedWriter passes writes through to w and remembers the first error,
+// so that output lost to a full disk or a closed pipe fails the command.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// Fd lets terminal checks see through the wrapper to an *os.File.
+func (c *checkedWriter) Fd() uintptr {
+	if f, ok := c.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
+}
+
+// unwrapPathError reduces "write /dev/stdout: no space left on device" to
+// its cause.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

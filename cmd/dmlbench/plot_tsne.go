@@ -44,7 +44,7 @@ Examples:
 		&cli.Float64Flag{Name: "perplexity", Value: 30, Usage: "t-SNE perplexity (effective number of neighbours)"},
 		&cli.IntFlag{Name: "iters", Value: 1000, Usage: "gradient steps"},
 		&cli.Int64Flag{Name: "seed", Usage: "seed of the class/point sample and of the initial map"},
-		&cli.IntFlag{Name: "threads", Usage: "worker threads (default: all cores)"},
+		&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads"},
 		&cli.StringFlag{Name: "title", Usage: "figure title (default: t-SNE, with the sample size)"},
 		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches"},
 		&cli.Float64Flag{Name: "height", Value: 5, Usage: "figure height in inches"},

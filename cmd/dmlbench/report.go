@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
@@ -46,9 +45,9 @@ The run.json schema is documented in docs/run-json.md.
 Examples:
    dmlbench report runs/omniglot
    dmlbench report runs/ --format markdown --group-by loss,miner --metrics R@1,R@2,NMI
-   dmlbench report runs/ --baseline margin/distance --ci 0.95 --format terminal
+   dmlbench report runs/ --group-by loss,miner --baseline margin/distance --ci 0.95 --format terminal
    dmlbench report runs/ --format latex --standalone --out table.tex
-   dmlbench report runs/cub --reference roth2020 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
+   dmlbench report runs/cub --reference roth2020 --reference-dataset cub200 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
    dmlbench report runs/ --reference roth2020 --reference-dataset cub200 --format csv`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
@@ -178,7 +177,7 @@ func reportSplit(s, sep string) []string {
 
 // reportIsTTY reports whether w is a terminal.
 func reportIsTTY(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr }) // *os.File, or main's checkedWriter around one
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -188,26 +187,7 @@ func reportWriteOutput(stdout io.Writer, path string, b []byte) error {
 		_, err := stdout.Write(b)
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := io.Copy(f, bytes.NewReader(b))
-	if werr == nil {
-		werr = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return os.Rename(tmp, path)
+	return record.WriteBytes(path, b)
 }
 
 // reportLoad loads finished runs for the plot commands.

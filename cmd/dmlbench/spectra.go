@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/spectra"
 )
@@ -133,9 +133,7 @@ func spectraAction(c *cli.Context) error {
 		fmt.Fprintln(c.App.ErrWriter, "wrote", out)
 	}
 	if format == "json" {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return record.EncodeJSON(c.App.Writer, res)
 	}
 	fmt.Fprintf(c.App.Writer, "rho@%d %s\n", m, spectraFmtRho(rho))
 	if math.IsInf(rho, 0) {

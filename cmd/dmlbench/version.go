@@ -18,10 +18,10 @@ func init() {
    dmlbench version`,
 		Action: func(c *cli.Context) error {
 			names := knn.Backends.AvailableNames()
-			fmt.Printf("dmlbench %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			fmt.Printf("k-NN backends: %s\n", strings.Join(names, ", "))
+			fmt.Fprintf(c.App.Writer, "dmlbench %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(c.App.Writer, "k-NN backends: %s\n", strings.Join(names, ", "))
 			for _, l := range versionLines {
-				fmt.Println(l())
+				fmt.Fprintln(c.App.Writer, l())
 			}
 			return nil
 		},

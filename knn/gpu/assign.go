@@ -14,8 +14,9 @@ import (
 // CPU's arithmetic: ⟨x, c⟩ is one fused-multiply-add chain over d, the
 // arg-min value is fma(⟨x, c⟩, −2, ‖c‖²), and the norms are float32 sums in
 // order computed on the host by the same Go loop as clustering's. The
-// result is bit-identical to clustering.NearestCentroids with its FMA
-// kernel (avx2-fma-4x16), so a k-means whose assignment step calls this
+// result is bit-identical to clustering.NearestCentroids with its
+// single-chain FMA kernel (the AVX2 level, "avx2-fma asm 4x16"; the AVX-512
+// kernel sums two chains and may differ in the last bit), so a k-means whose assignment step calls this
 // (initialisation and updates unchanged) gives the CPU's clusters. Device
 // memory: 4·D·(N + K) + 12·N + 4·K bytes.
 //

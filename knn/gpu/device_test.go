@@ -81,7 +81,7 @@ func timed(f func() error) (time.Duration, error) {
 func TestDeviceParity(t *testing.T) {
 	requireDevice(t)
 	if !fmaCPU() {
-		t.Fatalf("the CPU kernel is %q: build the test binary with GOEXPERIMENT=simd for the FMA kernel", knn.KernelName())
+		t.Fatalf("the CPU kernel is %q: run on a CPU with AVX2+FMA (not DMLBENCH_KERNEL=portable) for the FMA kernel", knn.KernelName())
 	}
 	ctx := context.Background()
 	h, hl := classData(1, 20000, 128, 500, 0.7)

@@ -40,7 +40,7 @@ func randMatrix(rng *rand.Rand, n, d int, kind string) knn.Matrix {
 
 // fmaCPU reports whether knn.Exact runs a fused-multiply-add micro-kernel
 // here, whose arithmetic the GPU kernels reproduce bit for bit. The
-// portable kernel (built without GOEXPERIMENT=simd) rounds products and
+// portable kernel (no AVX2+FMA, or DMLBENCH_KERNEL=portable) rounds products and
 // sums separately; then float data may differ in the last bit and only
 // integer data (exact in both) is compared id for id.
 func fmaCPU() bool {

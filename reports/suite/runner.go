@@ -250,9 +250,11 @@ func (r *Runner) runJob(ctx context.Context, j Job) error {
 				fmt.Fprintf(logf, "# resuming from %s\n", r.ResumeFile)
 			}
 		}
-		err := r.exec(ctx, args, logf, logf)
+		var tail lastLine
+		err := r.exec(ctx, args, logf, io.MultiWriter(logf, &tail))
 		runPath := filepath.Join(j.Dir, "run.json")
 		if err != nil {
+			err = withLastLine(err, &tail)
 			if _, statErr := os.Stat(runPath); errors.Is(statErr, os.ErrNotExist) {
 				r.writeFailed(j, err, start)
 			}
@@ -305,7 +307,9 @@ type evalOutput struct {
 
 func (r *Runner) runEval(ctx context.Context, j Job, logf io.Writer, start time.Time) error {
 	var out bytes.Buffer
-	if err := r.exec(ctx, j.Args, &out, logf); err != nil {
+	var tail lastLine
+	if err := r.exec(ctx, j.Args, &out, io.MultiWriter(logf, &tail)); err != nil {
+		err = withLastLine(err, &tail)
 		logf.Write(out.Bytes())
 		r.writeFailed(j, err, start)
 		return fmt.Errorf("eval: %w", err)

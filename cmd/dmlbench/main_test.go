@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Usage errors exit 2 with one line on stderr and nothing on stdout; an
+// unknown command names the nearest one.
+func TestUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--foo"}, "eval: flag provided but not defined: -foo"},
+		{[]string{"report", "--nope", "runs"}, "report: flag provided but not defined: -nope"},
+		{[]string{"data", "export", "--foo"}, "data export: flag provided but not defined: -foo"},
+		{[]string{"evl"}, `unknown command "evl"; did you mean "eval"?`},
+		{[]string{"sute"}, `did you mean "suite"?`},
+		{[]string{"data", "exprt"}, `unknown command "exprt"; did you mean "export"?`},
+		{[]string{"xyzzy"}, `unknown command "xyzzy" (see dmlbench --help)`},
+		{[]string{"--foo"}, "flag provided but not defined: -foo"},
+	}
+	for _, c := range cases {
+		out, errs, code := runCLI(t, c.args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 2, no stdout, one line with %q",
+				c.args, code, len(out), errs, c.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"evl", "eval", 1}, {"kitten", "sitting", 3}, {"abc", "", 3}, {"plto", "plot", 2}} {
+		if got := editDistance(c.a, c.b); got != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+	}
+}
+
+// Output lost to a full disk is an error (exit 1, one line), whichever
+// command wrote it and however (c.App.Writer or os.Stdout).
+func TestStdoutFullDisk(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/dev/full is Linux-only")
+	}
+	dir, emb, lab := fixtureFiles(t)
+	suite := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(suite, []byte("out: runs\nepochs: 1\ngrid:\n  dataset: synthetic\n  loss: margin\n  seed: [0]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"eval", "--emb", emb, "--labels", lab, "-q", "--k", "1,2"},
+		{"eval", "--emb", emb, "--labels", lab, "-q", "--k", "1,2", "--format", "markdown"},
+		{"eval", "--emb", emb, "--labels", lab, "-q", "--k", "1,2", "--format", "json"},
+		{"list", "metrics"},
+		{"version"},
+		{"spectra", "--emb", emb},
+		{"suite", suite, "--dry-run"},
+		{"--help"},
+		{"eval", "--help"},
+		{"data", "export", "--dataset", "synthetic", "--out", filepath.Join(dir, "export")},
+	} {
+		full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+		if err != nil {
+			t.Skip(err)
+		}
+		var errb strings.Builder
+		saved := os.Stdout
+		os.Stdout = full
+		code := run(append([]string{"dmlbench"}, args...), full, &errb)
+		os.Stdout = saved
+		full.Close()
+		if code != 1 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "no space left on device") {
+			t.Errorf("%v > /dev/full: exit %d, stderr %q; want exit 1 and one line naming the full disk", args, code, errb.String())
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !purego
+
+package kernelsel
+
+const asmBuilt = true

@@ -1,0 +1,122 @@
+package record
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWriteFileNewAndExisting(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sub", "r.json")
+	if err := WriteBytes(p, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("new file: %v, mode %v; want 0644", err, st.Mode())
+	}
+	if err := os.Chmod(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBytes(p, []byte("b")); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = os.Stat(p)
+	if b, _ := os.ReadFile(p); string(b) != "b" || st.Mode().Perm() != 0o600 {
+		t.Fatalf("rewrite: content %q mode %v; want \"b\" and the old mode 0600", b, st.Mode().Perm())
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "sub", ".tmp-*")); len(left) > 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+// A symbolic link is written through: the link stays, its target changes.
+func TestWriteFileThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.json")
+	if err := os.WriteFile(target, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink("real.json", link); err != nil {
+		t.Fatal(err)
+	}
+	chain := filepath.Join(dir, "chain.json")
+	if err := os.Symlink(link, chain); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBytes(chain, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{link, chain} {
+		if st, err := os.Lstat(l); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("%s is no longer a symbolic link", l)
+		}
+	}
+	st, _ := os.Stat(target)
+	if b, _ := os.ReadFile(target); string(b) != "new" || st.Mode().Perm() != 0o640 {
+		t.Fatalf("target: %q mode %v; want \"new\" 0640", b, st.Mode().Perm())
+	}
+	// a dangling link creates its target
+	dangling := filepath.Join(dir, "dangling.json")
+	if err := os.Symlink("made.json", dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBytes(dangling, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "made.json")); err != nil || string(b) != "x" {
+		t.Fatalf("dangling link target: %q, %v", b, err)
+	}
+}
+
+// Directories and device files are refused with a one-line message, and
+// left as they are.
+func TestWriteFileRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	err := WriteBytes(dir, []byte("x"))
+	if err == nil || !strings.Contains(err.Error(), "is a directory") || strings.Contains(err.Error(), "rename") {
+		t.Fatalf("directory: %v", err)
+	}
+	if _, err := os.Stat("/dev/null"); err == nil {
+		err := WriteBytes("/dev/null", []byte("x"))
+		if err == nil || !strings.Contains(err.Error(), "not a regular file (character device)") {
+			t.Fatalf("/dev/null: %v", err)
+		}
+		if st, _ := os.Stat("/dev/null"); st.Mode()&os.ModeCharDevice == 0 {
+			t.Fatal("/dev/null was replaced")
+		}
+	}
+	link := filepath.Join(dir, "null")
+	if err := os.Symlink("/dev/null", link); err == nil {
+		if err := WriteBytes(link, []byte("x")); err == nil {
+			t.Fatal("a link to a device was written through")
+		}
+	}
+}
+
+// NaN and ±Inf metrics are null in JSON, and null reads back as NaN.
+func TestMetricsJSONNaN(t *testing.T) {
+	r := Run{Schema: 1, Final: Metrics{"R@1": 0.5, "MAP@R": math.NaN(), "rho": math.Inf(1)}}
+	b, err := MarshalJSON(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"MAP@R": null`) || !strings.Contains(string(b), `"rho": null`) {
+		t.Fatalf("NaN/Inf not written as null:\n%s", b)
+	}
+	p := filepath.Join(t.TempDir(), "run.json")
+	if err := WriteAtomic(p, r); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Final["R@1"] != 0.5 || !math.IsNaN(back.Final["MAP@R"]) || !math.IsNaN(back.Final["rho"]) {
+		t.Fatalf("read back %v; want R@1 0.5 and NaN for the nulls", back.Final)
+	}
+}

@@ -1,5 +1,7 @@
 package blas32
 
+//go:generate go run gen_kernels.go
+
 import (
 	"fmt"
 	"os"

@@ -48,12 +48,18 @@ test-short:
 # BenchmarkKernel (knn) and BenchmarkNearestCentroids (clustering) time
 # every kernel level this CPU has; the rest use the chosen one.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./knn/ ./clustering/ ./metrics/ ./spectra/ ./trainers/...
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./knn/ ./clustering/ ./metrics/ ./spectra/ ./trainers/... ./internal/blas32/
 
 # check-generate fails when a generated file (the assembly kernels written
-# by internal/asmgen) differs from what its generator writes now.
+# by internal/asmgen and internal/blas32/gen_kernels.go) differs from what
+# its generator writes now. (knn/gpu/kernels.ptx needs clang: see docs/gpu.md.)
 check-generate:
 	$(GO) run ./internal/asmgen -check
+	@tmp=$$(mktemp -d) && cp internal/blas32/gen_kernels.go $$tmp/ && \
+		(cd $$tmp && $(GO) run gen_kernels.go) && \
+		for f in kernel_avx2_amd64.s kernel_avx512_amd64.s; do \
+			cmp -s $$tmp/$$f internal/blas32/$$f || { echo "check-generate: internal/blas32/$$f differs from gen_kernels.go's output (run go generate ./internal/blas32)"; rm -rf $$tmp; exit 1; }; \
+		done; rm -rf $$tmp
 
 lint: check-generate
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -79,7 +79,7 @@ func testNearestCentroidsMatchesNaive(t *testing.T) {
 				for i := range want {
 					if got[i] != want[i] {
 						// Only a float32 near-tie may differ.
-						if math.Abs(sqdist(x.Row(i), c.Row(int(got[i])))-wd[i]) > 1e-4*(1+wd[i]) {
+						if math.Abs(knn.SquaredL2(x.Row(i), c.Row(int(got[i])))-wd[i]) > 1e-4*(1+wd[i]) {
 							t.Fatalf("%+v kernel %s row %d: got %d want %d", tc, KernelName(), i, got[i], want[i])
 						}
 					}
@@ -135,15 +135,6 @@ func TestNearestCentroidsErrors(t *testing.T) {
 	}
 }
 
-func sqdist(a, b []float32) float64 {
-	var s float64
-	for i := range a {
-		e := float64(a[i]) - float64(b[i])
-		s += e * e
-	}
-	return s
-}
-
 func BenchmarkNearestCentroids(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
 	x := randMatrix(rng, 8192, 128)
@@ -176,7 +167,7 @@ func checkNearestRows(b *testing.B, x, c knn.Matrix, got []int32, gd []float32, 
 	sub := knn.Matrix{Rows: rows, Cols: x.Cols, Data: x.Data[:rows*x.Cols]}
 	want, wd := naiveNearest(sub, c)
 	for i := range want {
-		if math.Abs(sqdist(x.Row(i), c.Row(int(got[i])))-wd[i]) > 1e-4*(1+wd[i]) || math.Abs(float64(gd[i])-wd[i]) > 1e-4*(1+wd[i]) {
+		if math.Abs(knn.SquaredL2(x.Row(i), c.Row(int(got[i])))-wd[i]) > 1e-4*(1+wd[i]) || math.Abs(float64(gd[i])-wd[i]) > 1e-4*(1+wd[i]) {
 			b.Fatalf("row %d: centroid %d at %v, float64 reference %d at %v", i, got[i], gd[i], want[i], wd[i])
 		}
 	}

@@ -89,7 +89,7 @@ func naiveKMeans(x knn.Matrix, k int, opt KMeansOptions) ([]int32, []float32, fl
 func nearest(p []float32, cent [][]float32) (int, float64) {
 	best, bi := math.Inf(1), 0
 	for j, c := range cent {
-		if s := sqdist(p, c); s < best {
+		if s := knn.SquaredL2(p, c); s < best {
 			best, bi = s, j
 		}
 	}

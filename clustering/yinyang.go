@@ -422,319 +422,32 @@ type yyTile struct {
 // (those of the rows' previous centroids) are evaluated first, then every
 // other group that some row of the tile cannot exclude. All decisions of a
 // row depend only on its tile, which does not depend on the thread count.
+// It returns the number of distance evaluations.
 func (ya *yinyangAssigner) pass(ctx context.Context, x knn.Matrix, cent []float32, assign []int32, dist []float32, first bool, cmax float64) (int64, error) {
-	n, d, k, ng := x.Rows, x.Cols, ya.k, ya.ng
-	npan := len(ya.real)
-	// Pack the centroids in group order; padding lanes get norm +Inf.
-	perm := make([]float32, npan*tileCols*d)
-	for p, j := range ya.ids {
-		if j != math.MaxInt32 {
-			copy(perm[p*d:(p+1)*d], cent[int(j)*d:int(j+1)*d])
-		}
+	n, d := x.Rows, x.Cols
+	ps := &yyPass{ya: ya, x: x, assign: assign, dist: dist, first: first, cmax: cmax,
+		pk: ya.packGroups(cent), ord: ya.rowOrder(assign, n, first),
+		kappa:   2 * float64(d+2) / (1 << 24) * (1 + 1.0/(1<<10)),
+		zero:    make([]float32, d),
+		tileLen: tileRows * lanes * d,
+		nblocks: (n + yyBlockRows - 1) / yyBlockRows,
 	}
-	pk := packCentroids(perm, npan*tileCols, d)
-	for p, j := range ya.ids {
-		if j == math.MaxInt32 {
-			pk.norms[p] = float32(math.Inf(1))
-		}
-	}
-	// Drifts, rounded up: per panel (local filter) and per group (float32,
-	// for lbDecay).
-	pdrift := make([]float64, npan)
-	gdrift := make([]float32, ng)
-	if !first {
-		for p := 0; p < npan; p++ {
-			var m float64
-			for _, j := range ya.ids[p*tileCols : (p+1)*tileCols] {
-				if j == math.MaxInt32 {
-					continue
-				}
-				a, b := cent[int(j)*d:int(j+1)*d], ya.prev[int(j)*d:int(j+1)*d]
-				var s float64
-				for t := range a {
-					e := float64(a[t]) - float64(b[t])
-					s += e * e
-				}
-				m = max(m, s)
-			}
-			pdrift[p] = math.Sqrt(m) * (1 + 1.0/(1<<30))
-		}
-		for g := 0; g < ng; g++ {
-			var m float64
-			for p := ya.gp[g]; p < ya.gp[g+1]; p++ {
-				m = max(m, pdrift[p])
-			}
-			gdrift[g] = roundUp32(m)
-		}
-	}
-	// Row order: by the packed position of the previous assignment
-	// (counting sort, stable): rows of one centroid are adjacent, and
-	// neighbouring tiles hold nearby centroids (the grouping tree's order),
-	// so they share home groups and mostly need the same other groups,
-	// which a block then loads once.
-	ord := make([]int32, n)
-	if first {
-		for i := range ord {
-			ord[i] = int32(i)
-		}
-	} else {
-		pos := make([]int32, k)
-		for p, j := range ya.ids {
-			if j != math.MaxInt32 {
-				pos[j] = int32(p)
-			}
-		}
-		start := make([]int32, len(ya.ids)+1)
-		for _, a := range assign {
-			start[pos[a]+1]++
-		}
-		for p := 1; p < len(start); p++ {
-			start[p] += start[p-1]
-		}
-		for i, a := range assign {
-			ord[start[pos[a]]] = int32(i)
-			start[pos[a]]++
-		}
-	}
-	kappa := 2 * float64(d+2) / (1 << 24) * (1 + 1.0/(1<<10))
-
+	ps.pdrift, ps.gdrift = ya.drifts(cent, first)
 	threads := ya.opt.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	nblocks := (n + yyBlockRows - 1) / yyBlockRows
-	threads = min(threads, nblocks)
-	var next atomic.Int64
+	threads = min(threads, ps.nblocks)
 	var wg sync.WaitGroup
 	errs := make([]error, threads)
 	evals := make([]int64, threads)
-	zero := make([]float32, d)
-	tileLen := tileRows * lanes * d
 	for w := 0; w < threads; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			old := make([]float32, yyBlockRows*ng)
-			pack := make([]float32, yyBlockTiles*tileLen+packPad)
-			infs := make([]float32, tileRows*tileCols)
-			union := make([]uint64, (ng+63)/64)
-			chunk := make([]int32, 0, ng)
-			gbest := make([]float32, tileRows*tileCols)
-			gbidx := make([]int32, tileRows*tileCols)
-			maxIDs := make([]int32, tileRows*tileCols)
-			tiles := make([]yyTile, yyBlockTiles)
-			for t := range tiles {
-				tiles[t].evG = make([]int32, 0, ng)
-				tiles[t].evM = make([]float32, 0, ng*tileRows)
-				tiles[t].evSkip = make([]bool, 0, ng)
-				tiles[t].need = make([]uint64, (ng+63)/64)
-			}
-			var pairs int64
-			inf := float32(math.Inf(1))
-			for i := range infs {
-				infs[i], maxIDs[i] = inf, math.MaxInt32
-			}
-
-			// evalGroup evaluates group g for tile ti (all panels, or the
-			// panels some row cannot exclude when filter is set).
-			evalGroup := func(ti int, g int32, filter bool) {
-				tl := &tiles[ti]
-				copy(gbest, infs)
-				copy(gbidx, maxIDs)
-				evaluated, skipped := false, false
-				for p := ya.gp[g]; p < ya.gp[g+1]; p++ {
-					if filter {
-						need := false
-						for r := 0; r < tl.nreal; r++ {
-							if float64(old[(ti*tileRows+r)*ng+int(g)])-pdrift[p] <= tl.tau[r] {
-								need = true
-								break
-							}
-						}
-						if !need {
-							skipped = true
-							continue
-						}
-					}
-					cp, cn, ci := pk.panels[int(p)*d*tileCols:], pk.norms[int(p)*tileCols:int(p+1)*tileCols], ya.ids[int(p)*tileCols:int(p+1)*tileCols]
-					rt := pack[ti*tileLen:]
-					switch tl.npan {
-					case 0:
-						boundsRows(tl.x32[0], tl.x32[1], tl.x32[2], tl.x32[3], cp, cn, ci, gbest, gbidx, d)
-					case 1:
-						for r, xr := range tl.x32 {
-							expandRow(rt[r*lanes:], xr)
-						}
-						fallthrough
-					default:
-						boundsTile(rt, cp, cn, ci, gbest, gbidx, d)
-					}
-					tl.npan++
-					pairs += int64(tl.nreal) * int64(ya.real[p])
-					evaluated = true
-				}
-				if !evaluated {
-					return
-				}
-				tl.evG = append(tl.evG, g)
-				tl.evSkip = append(tl.evSkip, skipped)
-				var gv [tileRows]float32
-				var gid [tileRows]int32
-				groupArgmin(gbest, gbidx, &gv, &gid)
-				tl.evM = append(tl.evM, gv[:]...)
-				for r := 0; r < tl.nreal; r++ {
-					if a := gv[r]; a < tl.cur[r] || (a == tl.cur[r] && gid[r] < tl.curID[r]) {
-						if a < tl.cur[r] {
-							tl.tau[r] = math.Sqrt(max(0, tl.x[r]+float64(a)+tl.e[r]))
-						}
-						tl.cur[r], tl.curID[r] = a, gid[r]
-					}
-				}
-			}
-
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= nblocks {
-					break
-				}
-				if err := ctx.Err(); err != nil {
-					errs[w] = err
-					break
-				}
-				clear(union)
-				r0 := b * yyBlockRows
-				r1 := min(r0+yyBlockRows, n)
-				ntiles := (r1 - r0 + tileRows - 1) / tileRows
-				for ti := 0; ti < ntiles; ti++ {
-					tl := &tiles[ti]
-					tl.nreal = min(tileRows, r1-r0-ti*tileRows)
-					tl.nhome = 0
-					tl.npan = 0
-					tl.evG, tl.evM, tl.evSkip = tl.evG[:0], tl.evM[:0], tl.evSkip[:0]
-					for r := 0; r < tileRows; r++ {
-						tl.tau[r] = math.Inf(-1)
-						if r >= tl.nreal {
-							tl.x32[r] = zero
-							continue
-						}
-						li := ti*tileRows + r
-						i := int(ord[r0+li])
-						tl.rows[r] = i
-						tl.x32[r] = x.Row(i)
-						tl.norm[r] = ya.norm[i]
-						tl.x[r] = ya.xnorm[i]
-						tl.e[r] = kappa*(ya.xnorm[i]+2*cmax) + 1e-30
-						tl.cur[r], tl.curID[r] = inf, math.MaxInt32
-						tl.tau[r] = math.Inf(1)
-						lbi := ya.lb[i*ng : (i+1)*ng]
-						o := old[li*ng : (li+1)*ng]
-						copy(o, lbi)
-						if !first {
-							lbDecay(lbi, o, gdrift)
-							h := ya.grp[assign[i]]
-							dup := false
-							for _, hh := range tl.homes[:tl.nhome] {
-								dup = dup || hh == h
-							}
-							if !dup {
-								tl.homes[tl.nhome] = h
-								tl.nhome++
-							}
-						}
-					}
-					// Home groups, ascending, evaluated fully.
-					hs := tl.homes[:tl.nhome]
-					for a := 1; a < len(hs); a++ {
-						for c := a; c > 0 && hs[c] < hs[c-1]; c-- {
-							hs[c], hs[c-1] = hs[c-1], hs[c]
-						}
-					}
-					for _, h := range hs {
-						evalGroup(ti, h, false)
-					}
-					clear(tl.need)
-					for r := 0; r < tl.nreal; r++ {
-						lbMask(ya.lb[tl.rows[r]*ng:(tl.rows[r]+1)*ng], float32(tl.tau[r]*(1+1.0/(1<<20))), tl.need)
-					}
-					for _, h := range hs {
-						tl.need[h>>6] &^= 1 << (h & 63)
-					}
-					for q, w := range tl.need {
-						union[q] |= w
-					}
-				}
-				// Other groups, in chunks of at most chunkCols/16 panels
-				// (L2-resident) over the block's tiles, groups innermost: a
-				// chunk's panels are loaded once per block and a tile's
-				// packed rows stay in L1 across it, as in the full kernel's
-				// blocking. Every tile still meets its groups in ascending
-				// order, so its results do not depend on the block.
-				chunk = chunk[:0]
-				cpan := 0
-				flush := func() {
-					for ti := 0; ti < ntiles; ti++ {
-						tl := &tiles[ti]
-						for _, g := range chunk {
-							if tl.need[g>>6]&(1<<(g&63)) == 0 {
-								continue
-							}
-							need := false
-							for r := 0; r < tl.nreal; r++ {
-								if float64(ya.lb[tl.rows[r]*ng+int(g)]) <= tl.tau[r] {
-									need = true
-									break
-								}
-							}
-							if need {
-								evalGroup(ti, g, !first)
-							}
-						}
-					}
-					chunk, cpan = chunk[:0], 0
-				}
-				for q, w := range union {
-					for ; w != 0; w &= w - 1 {
-						g := int32(q*64 + bits.TrailingZeros64(w))
-						np := int(ya.gp[g+1] - ya.gp[g])
-						if cpan > 0 && cpan+np > chunkCols/tileCols {
-							flush()
-						}
-						chunk = append(chunk, g)
-						cpan += np
-					}
-				}
-				flush()
-				// Outputs and new bounds.
-				for ti := 0; ti < ntiles; ti++ {
-					tl := &tiles[ti]
-					for r := 0; r < tl.nreal; r++ {
-						i := tl.rows[r]
-						bv, bi := tl.cur[r], tl.curID[r]
-						assign[i] = bi
-						dist[i] = max(tl.norm[r]+bv, 0)
-						lbi := ya.lb[i*ng : (i+1)*ng]
-						ga := ya.grp[bi]
-						for q, g := range tl.evG {
-							if g == ga {
-								// The group of the new centroid is the
-								// row's home group next pass: searched
-								// fully, its bound is never read (0 is
-								// valid).
-								lbi[g] = 0
-								continue
-							}
-							v := tl.evM[q*tileRows+r]
-							// float32(y·(1−2⁻²⁰)) ≤ y(1−2⁻²⁰)(1+2⁻²⁴) < y.
-							l := float32(math.Sqrt(max(0, tl.x[r]+float64(v)-tl.e[r])) * (1 - 1.0/(1<<20)))
-							if tl.evSkip[q] {
-								l = min(l, lbi[g])
-							}
-							lbi[g] = l
-						}
-					}
-				}
-			}
-			evals[w] = pairs
+			wk := newYYWorker(ps)
+			errs[w] = wk.run(ctx)
+			evals[w] = wk.pairs
 		}(w)
 	}
 	wg.Wait()
@@ -748,4 +461,381 @@ func (ya *yinyangAssigner) pass(ctx context.Context, x knn.Matrix, cent []float3
 		total += e
 	}
 	return total, nil
+}
+
+// packGroups packs the centroids in group order (ya.ids); padding lanes get
+// norm +Inf.
+func (ya *yinyangAssigner) packGroups(cent []float32) *centroidPack {
+	d := ya.d
+	npan := len(ya.real)
+	perm := make([]float32, npan*tileCols*d)
+	for p, j := range ya.ids {
+		if j != math.MaxInt32 {
+			copy(perm[p*d:(p+1)*d], cent[int(j)*d:int(j+1)*d])
+		}
+	}
+	pk := packCentroids(perm, npan*tileCols, d)
+	for p, j := range ya.ids {
+		if j == math.MaxInt32 {
+			pk.norms[p] = float32(math.Inf(1))
+		}
+	}
+	return pk
+}
+
+// drifts returns how far the centroids moved since the previous pass,
+// rounded up: the largest drift per panel (local filter) and per group
+// (float32, for lbDecay); zero on the first pass.
+func (ya *yinyangAssigner) drifts(cent []float32, first bool) (pdrift []float64, gdrift []float32) {
+	d := ya.d
+	pdrift = make([]float64, len(ya.real))
+	gdrift = make([]float32, ya.ng)
+	if first {
+		return pdrift, gdrift
+	}
+	for p := range pdrift {
+		var m float64
+		for _, j := range ya.ids[p*tileCols : (p+1)*tileCols] {
+			if j == math.MaxInt32 {
+				continue
+			}
+			m = max(m, knn.SquaredL2(cent[int(j)*d:int(j+1)*d], ya.prev[int(j)*d:int(j+1)*d]))
+		}
+		pdrift[p] = math.Sqrt(m) * (1 + 1.0/(1<<30))
+	}
+	for g := range gdrift {
+		var m float64
+		for p := ya.gp[g]; p < ya.gp[g+1]; p++ {
+			m = max(m, pdrift[p])
+		}
+		gdrift[g] = roundUp32(m)
+	}
+	return pdrift, gdrift
+}
+
+// rowOrder orders the rows by the packed position of their previous
+// assignment (counting sort, stable; the identity on the first pass): rows
+// of one centroid are adjacent, and neighbouring tiles hold nearby
+// centroids (the grouping tree's order), so they share home groups and
+// mostly need the same other groups, which a block then loads once.
+func (ya *yinyangAssigner) rowOrder(assign []int32, n int, first bool) []int32 {
+	ord := make([]int32, n)
+	if first {
+		for i := range ord {
+			ord[i] = int32(i)
+		}
+		return ord
+	}
+	pos := make([]int32, ya.k)
+	for p, j := range ya.ids {
+		if j != math.MaxInt32 {
+			pos[j] = int32(p)
+		}
+	}
+	start := make([]int32, len(ya.ids)+1)
+	for _, a := range assign {
+		start[pos[a]+1]++
+	}
+	for p := 1; p < len(start); p++ {
+		start[p] += start[p-1]
+	}
+	for i, a := range assign {
+		ord[start[pos[a]]] = int32(i)
+		start[pos[a]]++
+	}
+	return ord
+}
+
+// yyPass is what the workers of one pruned pass share.
+type yyPass struct {
+	ya          *yinyangAssigner
+	x           knn.Matrix
+	pk          *centroidPack // centroids in group order
+	pdrift      []float64     // per panel
+	gdrift      []float32     // per group
+	ord         []int32       // rows in processing order
+	assign      []int32
+	dist        []float32
+	first       bool
+	cmax, kappa float64   // largest ‖c‖², rounding-margin factor κ
+	zero        []float32 // the row of padding tiles
+	tileLen     int       // floats of a packed row tile
+	nblocks     int
+	next        atomic.Int64 // next block to take
+}
+
+// yyWorker is one worker of a pass with its scratch space.
+type yyWorker struct {
+	*yyPass
+	old           []float32 // the block's bounds before decay, [row][group]
+	pack          []float32 // the block's packed row tiles
+	union         []uint64  // groups some tile of the block needs
+	chunk         []int32
+	infs          []float32
+	gbest         []float32
+	gbidx, maxIDs []int32
+	tiles         []yyTile
+	pairs         int64 // distance evaluations
+}
+
+func newYYWorker(ps *yyPass) *yyWorker {
+	ng := ps.ya.ng
+	w := &yyWorker{yyPass: ps,
+		old:    make([]float32, yyBlockRows*ng),
+		pack:   make([]float32, yyBlockTiles*ps.tileLen+packPad),
+		infs:   make([]float32, tileRows*tileCols),
+		union:  make([]uint64, (ng+63)/64),
+		chunk:  make([]int32, 0, ng),
+		gbest:  make([]float32, tileRows*tileCols),
+		gbidx:  make([]int32, tileRows*tileCols),
+		maxIDs: make([]int32, tileRows*tileCols),
+		tiles:  make([]yyTile, yyBlockTiles),
+	}
+	for t := range w.tiles {
+		w.tiles[t].evG = make([]int32, 0, ng)
+		w.tiles[t].evM = make([]float32, 0, ng*tileRows)
+		w.tiles[t].evSkip = make([]bool, 0, ng)
+		w.tiles[t].need = make([]uint64, (ng+63)/64)
+	}
+	inf := float32(math.Inf(1))
+	for i := range w.infs {
+		w.infs[i], w.maxIDs[i] = inf, math.MaxInt32
+	}
+	return w
+}
+
+// run processes blocks until none is left or ctx is cancelled.
+func (w *yyWorker) run(ctx context.Context) error {
+	n := w.x.Rows
+	for {
+		b := int(w.next.Add(1) - 1)
+		if b >= w.nblocks {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		clear(w.union)
+		r0 := b * yyBlockRows
+		r1 := min(r0+yyBlockRows, n)
+		ntiles := (r1 - r0 + tileRows - 1) / tileRows
+		for ti := 0; ti < ntiles; ti++ {
+			w.loadTile(ti, r0, r1)
+			w.homeGroups(ti)
+		}
+		w.otherGroups(ntiles)
+		w.store(ntiles)
+	}
+}
+
+// loadTile fills tile ti of the block of rows [r0, r1) of the processing
+// order: its rows, their norms and rounding margins, decayed bounds (the
+// old ones kept in w.old) and home groups.
+func (w *yyWorker) loadTile(ti, r0, r1 int) {
+	ya, ng := w.ya, w.ya.ng
+	tl := &w.tiles[ti]
+	tl.nreal = min(tileRows, r1-r0-ti*tileRows)
+	tl.nhome = 0
+	tl.npan = 0
+	tl.evG, tl.evM, tl.evSkip = tl.evG[:0], tl.evM[:0], tl.evSkip[:0]
+	for r := 0; r < tileRows; r++ {
+		tl.tau[r] = math.Inf(-1)
+		if r >= tl.nreal {
+			tl.x32[r] = w.zero
+			continue
+		}
+		li := ti*tileRows + r
+		i := int(w.ord[r0+li])
+		tl.rows[r] = i
+		tl.x32[r] = w.x.Row(i)
+		tl.norm[r] = ya.norm[i]
+		tl.x[r] = ya.xnorm[i]
+		tl.e[r] = w.kappa*(ya.xnorm[i]+2*w.cmax) + 1e-30
+		tl.cur[r], tl.curID[r] = float32(math.Inf(1)), math.MaxInt32
+		tl.tau[r] = math.Inf(1)
+		lbi := ya.lb[i*ng : (i+1)*ng]
+		o := w.old[li*ng : (li+1)*ng]
+		copy(o, lbi)
+		if !w.first {
+			lbDecay(lbi, o, w.gdrift)
+			h := ya.grp[w.assign[i]]
+			dup := false
+			for _, hh := range tl.homes[:tl.nhome] {
+				dup = dup || hh == h
+			}
+			if !dup {
+				tl.homes[tl.nhome] = h
+				tl.nhome++
+			}
+		}
+	}
+}
+
+// homeGroups evaluates tile ti's home groups fully, in ascending order,
+// then marks the other groups some row cannot exclude (tl.need, and the
+// block's union).
+func (w *yyWorker) homeGroups(ti int) {
+	ya, ng := w.ya, w.ya.ng
+	tl := &w.tiles[ti]
+	hs := tl.homes[:tl.nhome]
+	for a := 1; a < len(hs); a++ {
+		for c := a; c > 0 && hs[c] < hs[c-1]; c-- {
+			hs[c], hs[c-1] = hs[c-1], hs[c]
+		}
+	}
+	for _, h := range hs {
+		w.evalGroup(ti, h, false)
+	}
+	clear(tl.need)
+	for r := 0; r < tl.nreal; r++ {
+		lbMask(ya.lb[tl.rows[r]*ng:(tl.rows[r]+1)*ng], float32(tl.tau[r]*(1+1.0/(1<<20))), tl.need)
+	}
+	for _, h := range hs {
+		tl.need[h>>6] &^= 1 << (h & 63)
+	}
+	for q, m := range tl.need {
+		w.union[q] |= m
+	}
+}
+
+// otherGroups evaluates the groups beyond the home ones in chunks of at
+// most chunkCols/16 panels (L2-resident) over the block's tiles, groups
+// innermost: a chunk's panels are loaded once per block and a tile's
+// packed rows stay in L1 across it, as in the full kernel's blocking.
+// Every tile still meets its groups in ascending order, so its results do
+// not depend on the block.
+func (w *yyWorker) otherGroups(ntiles int) {
+	w.chunk = w.chunk[:0]
+	cpan := 0
+	for q, m := range w.union {
+		for ; m != 0; m &= m - 1 {
+			g := int32(q*64 + bits.TrailingZeros64(m))
+			np := int(w.ya.gp[g+1] - w.ya.gp[g])
+			if cpan > 0 && cpan+np > chunkCols/tileCols {
+				w.flush(ntiles)
+				cpan = 0
+			}
+			w.chunk = append(w.chunk, g)
+			cpan += np
+		}
+	}
+	w.flush(ntiles)
+}
+
+// flush evaluates the chunk's groups for every tile that needs them (some
+// row's decayed bound at most its τ), and empties the chunk.
+func (w *yyWorker) flush(ntiles int) {
+	ya, ng := w.ya, w.ya.ng
+	for ti := 0; ti < ntiles; ti++ {
+		tl := &w.tiles[ti]
+		for _, g := range w.chunk {
+			if tl.need[g>>6]&(1<<(g&63)) == 0 {
+				continue
+			}
+			need := false
+			for r := 0; r < tl.nreal; r++ {
+				if float64(ya.lb[tl.rows[r]*ng+int(g)]) <= tl.tau[r] {
+					need = true
+					break
+				}
+			}
+			if need {
+				w.evalGroup(ti, g, !w.first)
+			}
+		}
+	}
+	w.chunk = w.chunk[:0]
+}
+
+// evalGroup evaluates group g for tile ti (all panels, or the panels some
+// row cannot exclude when filter is set) and updates the tile's best
+// values and thresholds τ.
+func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
+	ya, d, ng := w.ya, w.x.Cols, w.ya.ng
+	old, pdrift, pk, gbest, gbidx := w.old, w.pdrift, w.pk, w.gbest, w.gbidx
+	tl := &w.tiles[ti]
+	copy(gbest, w.infs)
+	copy(gbidx, w.maxIDs)
+	evaluated, skipped := false, false
+	for p := ya.gp[g]; p < ya.gp[g+1]; p++ {
+		if filter {
+			need := false
+			for r := 0; r < tl.nreal; r++ {
+				if float64(old[(ti*tileRows+r)*ng+int(g)])-pdrift[p] <= tl.tau[r] {
+					need = true
+					break
+				}
+			}
+			if !need {
+				skipped = true
+				continue
+			}
+		}
+		cp, cn, ci := pk.panels[int(p)*d*tileCols:], pk.norms[int(p)*tileCols:int(p+1)*tileCols], ya.ids[int(p)*tileCols:int(p+1)*tileCols]
+		rt := w.pack[ti*w.tileLen:]
+		switch tl.npan {
+		case 0:
+			boundsRows(tl.x32[0], tl.x32[1], tl.x32[2], tl.x32[3], cp, cn, ci, gbest, gbidx, d)
+		case 1:
+			for r, xr := range tl.x32 {
+				expandRow(rt[r*lanes:], xr)
+			}
+			fallthrough
+		default:
+			boundsTile(rt, cp, cn, ci, gbest, gbidx, d)
+		}
+		tl.npan++
+		w.pairs += int64(tl.nreal) * int64(ya.real[p])
+		evaluated = true
+	}
+	if !evaluated {
+		return
+	}
+	tl.evG = append(tl.evG, g)
+	tl.evSkip = append(tl.evSkip, skipped)
+	var gv [tileRows]float32
+	var gid [tileRows]int32
+	groupArgmin(gbest, gbidx, &gv, &gid)
+	tl.evM = append(tl.evM, gv[:]...)
+	for r := 0; r < tl.nreal; r++ {
+		if a := gv[r]; a < tl.cur[r] || (a == tl.cur[r] && gid[r] < tl.curID[r]) {
+			if a < tl.cur[r] {
+				tl.tau[r] = math.Sqrt(max(0, tl.x[r]+float64(a)+tl.e[r]))
+			}
+			tl.cur[r], tl.curID[r] = a, gid[r]
+		}
+	}
+}
+
+// store writes the block's assignments and distances, and the new lower
+// bounds of every group a tile evaluated.
+func (w *yyWorker) store(ntiles int) {
+	ya, ng := w.ya, w.ya.ng
+	for ti := 0; ti < ntiles; ti++ {
+		tl := &w.tiles[ti]
+		for r := 0; r < tl.nreal; r++ {
+			i := tl.rows[r]
+			bv, bi := tl.cur[r], tl.curID[r]
+			w.assign[i] = bi
+			w.dist[i] = max(tl.norm[r]+bv, 0)
+			lbi := ya.lb[i*ng : (i+1)*ng]
+			ga := ya.grp[bi]
+			for q, g := range tl.evG {
+				if g == ga {
+					// The group of the new centroid is the row's home
+					// group next pass: searched fully, its bound is
+					// never read (0 is valid).
+					lbi[g] = 0
+					continue
+				}
+				v := tl.evM[q*tileRows+r]
+				// float32(y·(1−2⁻²⁰)) ≤ y(1−2⁻²⁰)(1+2⁻²⁴) < y.
+				l := float32(math.Sqrt(max(0, tl.x[r]+float64(v)-tl.e[r])) * (1 - 1.0/(1<<20)))
+				if tl.evSkip[q] {
+					l = min(l, lbi[g])
+				}
+				lbi[g] = l
+			}
+		}
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/dmlbench/dmlbench/internal/knnkey"
 )
 
 // Exact is the default pure-Go exact searcher: a blocked float32 distance
@@ -160,17 +162,7 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 	same := sameMatrix(q, db)
 	symCap, symOK := 0, false
 	if same && !e.NoSymmetry && q.Rows > tile && r.keff <= symMaxK {
-		budget := e.MaxStateBytes
-		if budget <= 0 {
-			budget = 256 << 20
-		}
-		per := budget / (8 * int64(q.Rows)) // candidates per query the budget allows
-		want := int64(r.capFor(r.keff, true))
-		if per >= want {
-			symCap, symOK = int(want), true
-		} else if r.keff > smallK && per >= int64(r.keff+max(r.keff/4, 16)) {
-			symCap, symOK = int(per), true
-		}
+		symCap, symOK = e.symCapacity(r, q.Rows)
 	}
 
 	// Pack the database once: panels of nr items, item j of a panel in lane j.
@@ -219,6 +211,27 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 		return nil, err
 	}
 	return out, nil
+}
+
+// symCapacity is the candidate buffer capacity per query of the symmetric
+// path, which keeps one buffer for each of the rows queries at once, and
+// whether the state budget (MaxStateBytes, default 256 MiB) allows the
+// path at all: the full capFor(k, true), else, for k > smallK, as many as
+// the budget holds when that is at least k + max(k/4, 16).
+func (e Exact) symCapacity(r *exactRun, rows int) (int, bool) {
+	budget := e.MaxStateBytes
+	if budget <= 0 {
+		budget = 256 << 20
+	}
+	per := budget / (8 * int64(rows)) // candidates per query the budget allows
+	want := int64(r.capFor(r.keff, true))
+	if per >= want {
+		return int(want), true
+	}
+	if r.keff > smallK && per >= int64(r.keff+max(r.keff/4, 16)) {
+		return int(per), true
+	}
+	return 0, false
 }
 
 // symMaxK is the largest k for which the symmetric path is used: beyond it
@@ -389,7 +402,7 @@ func (r *exactRun) runTiles(ctx context.Context, tile int) error {
 								if r.excl && id == qi {
 									continue
 								}
-								if st.offer(keyOf(ep.c[rr*nr+j], id), r.keff, scratch) {
+								if st.offer(knnkey.Of(ep.c[rr*nr+j], id), r.keff, scratch) {
 									thr[li] = st.thrF()
 								}
 							}
@@ -425,183 +438,215 @@ func ptrAt(s []float32, i int) *float32 {
 // by a mutex, taken in ascending block order (try-locks first, so workers
 // skip busy blocks instead of queueing behind each other).
 func (r *exactRun) runSymmetric(ctx context.Context, tile int) error {
-	n, d, nr := r.q.Rows, r.d, r.nr
-	nb := (n + tile - 1) / tile
-	states := make([]topk, n)
-	backing := make([]uint64, n*r.capacity)
-	for i := range states {
-		states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
-		r.attachWatch(&states[i], i)
-	}
-	thr := make([]float32, nb*tile) // ≥ npan*nr
-	for i := range thr {
-		thr[i] = posInf
-		if i >= n {
-			thr[i] = negInf
-		}
-	}
-	mus := make([]sync.Mutex, nb)
-	rem := make([]int, nb) // tiles still to touch each block
-	for i := range rem {
-		rem[i] = nb
-	}
-	var remMu sync.Mutex
-
-	finishTile := func(I, J int, scratch []uint64) {
-		var fin []int
-		remMu.Lock()
-		rem[I]--
-		if rem[I] == 0 {
-			fin = append(fin, I)
-		}
-		if J != I {
-			rem[J]--
-			if rem[J] == 0 {
-				fin = append(fin, J)
-			}
-		}
-		remMu.Unlock()
-		for _, B := range fin {
-			lo, hi := B*tile, min(n, (B+1)*tile)
-			for qi := lo; qi < hi; qi++ {
-				r.flush(&states[qi], qi, scratch)
-			}
-			r.report(hi - lo)
-		}
-	}
-
-	doTile := func(I, J int, apack []float32, ep *kernEpi, scratch []uint64) {
-		rowLo := I * tile
-		nblk := (min(n, rowLo+tile) - rowLo + mr - 1) / mr
-		pLo, pHi := J*tile/nr, min(r.npan, (J+1)*tile/nr)
-		diag := I == J
-		for jp := pLo; jp < pHi; jp++ {
-			bp := ptrAt(r.bpack, jp*nr*d)
-			ep.nx = &r.nx[jp*nr]
-			base := jp * nr
-			if diag {
-				ep.cthr = &r.noCol[0]
-			} else {
-				ep.cthr = &thr[base]
-			}
-			for b := 0; b < nblk; b++ {
-				i0 := rowLo + b*mr
-				copy(ep.nq[:mr], r.nq[i0:i0+mr])
-				copy(ep.thr[:mr], thr[i0:i0+mr])
-				r.kern(ptrAt(apack, b*mr*d), bp, d, ep)
-				for rr := 0; rr < mr; rr++ {
-					m := ep.rmask[rr]
-					if m == 0 {
-						continue
-					}
-					qi := i0 + rr
-					if qi >= n {
-						break
-					}
-					st := &states[qi]
-					for ; m != 0; m &= m - 1 {
-						j := bits.TrailingZeros32(m)
-						id := base + j
-						if id >= n {
-							break
-						}
-						if r.excl && id == qi {
-							continue
-						}
-						if st.offer(keyOf(ep.c[rr*nr+j], id), r.keff, scratch) {
-							thr[qi] = st.thrF()
-						}
-					}
-				}
-				if diag {
-					continue
-				}
-				for m := ep.cmask; m != 0; m &= m - 1 {
-					j := bits.TrailingZeros32(m)
-					qj := base + j
-					if qj >= n {
-						break
-					}
-					st := &states[qj]
-					for rr := 0; rr < mr; rr++ {
-						qi := i0 + rr
-						if qi >= n {
-							break
-						}
-						dv := ep.c[rr*nr+j]
-						if dv <= thr[qj] && st.offer(keyOf(dv, qi), r.keff, scratch) {
-							thr[qj] = st.thrF()
-						}
-					}
-				}
-			}
-		}
-	}
-
-	var next atomic.Int64
+	s := newSymRun(r, tile)
 	var firstErr error
 	var emu sync.Mutex
 	var wg sync.WaitGroup
-	for w := 0; w < min(r.threads, nb); w++ {
+	for w := 0; w < min(r.threads, s.nb); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			apack := alignedFloats(tile * d)
-			ep := new(kernEpi)
-			ep.scale, ep.lo = r.scale, r.lo
-			pending := make([]int, 0, nb)
-			scratch := make([]uint64, r.capacity)
-			for {
-				I := int(next.Add(1) - 1)
-				if I >= nb {
-					return
-				}
-				rowLo := I * tile
-				for b := 0; b < (min(n, rowLo+tile)-rowLo+mr-1)/mr; b++ {
-					packPanel(apack[b*mr*d:], r.q, rowLo+b*mr, mr)
-				}
-				pending = pending[:0]
-				for J := I; J < nb; J++ {
-					pending = append(pending, J)
-				}
-				for len(pending) > 0 {
-					if err := ctx.Err(); err != nil {
-						emu.Lock()
-						firstErr = err
-						emu.Unlock()
-						return
-					}
-					pick := -1
-					for idx, J := range pending {
-						if mus[I].TryLock() {
-							if J == I || mus[J].TryLock() {
-								pick = idx
-								break
-							}
-							mus[I].Unlock()
-						}
-					}
-					if pick < 0 { // everything busy: wait for the first, in lock order
-						pick = 0
-						mus[I].Lock()
-						if J := pending[0]; J != I {
-							mus[J].Lock()
-						}
-					}
-					J := pending[pick]
-					doTile(I, J, apack, ep, scratch)
-					if J != I {
-						mus[J].Unlock()
-					}
-					mus[I].Unlock()
-					pending = append(pending[:pick], pending[pick+1:]...)
-					finishTile(I, J, scratch)
-				}
+			if err := s.work(ctx); err != nil {
+				emu.Lock()
+				firstErr = err
+				emu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// symRun is the state the workers of runSymmetric share.
+type symRun struct {
+	r      *exactRun
+	tile   int
+	n, nb  int          // queries, blocks of tile queries
+	states []topk       // per query
+	thr    []float32    // per query: its buffer's threshold (row and column tests)
+	mus    []sync.Mutex // per block
+	rem    []int        // per block: tiles still to touch it
+	remMu  sync.Mutex
+	next   atomic.Int64 // next row block to take
+}
+
+func newSymRun(r *exactRun, tile int) *symRun {
+	n := r.q.Rows
+	nb := (n + tile - 1) / tile
+	s := &symRun{r: r, tile: tile, n: n, nb: nb, states: make([]topk, n),
+		thr: make([]float32, nb*tile), // ≥ npan*nr
+		mus: make([]sync.Mutex, nb), rem: make([]int, nb)}
+	backing := make([]uint64, n*r.capacity)
+	for i := range s.states {
+		s.states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
+		r.attachWatch(&s.states[i], i)
+	}
+	for i := range s.thr {
+		s.thr[i] = posInf
+		if i >= n {
+			s.thr[i] = negInf
+		}
+	}
+	for i := range s.rem {
+		s.rem[i] = nb
+	}
+	return s
+}
+
+// work is one worker: it takes row blocks I in order and computes their
+// tiles (I, J ≥ I), whichever pair of blocks it can lock first.
+func (s *symRun) work(ctx context.Context) error {
+	r, d, tile, n := s.r, s.r.d, s.tile, s.n
+	apack := alignedFloats(tile * d)
+	ep := new(kernEpi)
+	ep.scale, ep.lo = r.scale, r.lo
+	pending := make([]int, 0, s.nb)
+	scratch := make([]uint64, r.capacity)
+	for {
+		I := int(s.next.Add(1) - 1)
+		if I >= s.nb {
+			return nil
+		}
+		rowLo := I * tile
+		for b := 0; b < (min(n, rowLo+tile)-rowLo+mr-1)/mr; b++ {
+			packPanel(apack[b*mr*d:], r.q, rowLo+b*mr, mr)
+		}
+		pending = pending[:0]
+		for J := I; J < s.nb; J++ {
+			pending = append(pending, J)
+		}
+		for len(pending) > 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			pick := s.lockPair(I, pending)
+			J := pending[pick]
+			s.doTile(I, J, apack, ep, scratch)
+			if J != I {
+				s.mus[J].Unlock()
+			}
+			s.mus[I].Unlock()
+			pending = append(pending[:pick], pending[pick+1:]...)
+			s.finishTile(I, J, scratch)
+		}
+	}
+}
+
+// lockPair locks block I and one pending block J (I itself for the
+// diagonal tile) and returns J's position in pending: the first pair free
+// now, else, waiting, the first pending pair in lock order.
+func (s *symRun) lockPair(I int, pending []int) int {
+	for idx, J := range pending {
+		if s.mus[I].TryLock() {
+			if J == I || s.mus[J].TryLock() {
+				return idx
+			}
+			s.mus[I].Unlock()
+		}
+	}
+	s.mus[I].Lock()
+	if J := pending[0]; J != I {
+		s.mus[J].Lock()
+	}
+	return 0
+}
+
+// finishTile counts tile (I, J) done for both blocks and flushes the
+// queries of a block no tile will touch again.
+func (s *symRun) finishTile(I, J int, scratch []uint64) {
+	var fin []int
+	s.remMu.Lock()
+	s.rem[I]--
+	if s.rem[I] == 0 {
+		fin = append(fin, I)
+	}
+	if J != I {
+		s.rem[J]--
+		if s.rem[J] == 0 {
+			fin = append(fin, J)
+		}
+	}
+	s.remMu.Unlock()
+	for _, B := range fin {
+		lo, hi := B*s.tile, min(s.n, (B+1)*s.tile)
+		for qi := lo; qi < hi; qi++ {
+			s.r.flush(&s.states[qi], qi, scratch)
+		}
+		s.r.report(hi - lo)
+	}
+}
+
+// doTile computes tile (I, J) with the kernel, 6-row panel by panel, and
+// offers each pair that passes a threshold to its row's buffer and, off
+// the diagonal, to its column's. The hot loop of the symmetric path.
+func (s *symRun) doTile(I, J int, apack []float32, ep *kernEpi, scratch []uint64) {
+	r, d, nr, n, tile := s.r, s.r.d, s.r.nr, s.n, s.tile
+	states, thr := s.states, s.thr
+	rowLo := I * tile
+	nblk := (min(n, rowLo+tile) - rowLo + mr - 1) / mr
+	pLo, pHi := J*tile/nr, min(r.npan, (J+1)*tile/nr)
+	diag := I == J
+	for jp := pLo; jp < pHi; jp++ {
+		bp := ptrAt(r.bpack, jp*nr*d)
+		ep.nx = &r.nx[jp*nr]
+		base := jp * nr
+		if diag {
+			ep.cthr = &r.noCol[0]
+		} else {
+			ep.cthr = &thr[base]
+		}
+		for b := 0; b < nblk; b++ {
+			i0 := rowLo + b*mr
+			copy(ep.nq[:mr], r.nq[i0:i0+mr])
+			copy(ep.thr[:mr], thr[i0:i0+mr])
+			r.kern(ptrAt(apack, b*mr*d), bp, d, ep)
+			for rr := 0; rr < mr; rr++ {
+				m := ep.rmask[rr]
+				if m == 0 {
+					continue
+				}
+				qi := i0 + rr
+				if qi >= n {
+					break
+				}
+				st := &states[qi]
+				for ; m != 0; m &= m - 1 {
+					j := bits.TrailingZeros32(m)
+					id := base + j
+					if id >= n {
+						break
+					}
+					if r.excl && id == qi {
+						continue
+					}
+					if st.offer(knnkey.Of(ep.c[rr*nr+j], id), r.keff, scratch) {
+						thr[qi] = st.thrF()
+					}
+				}
+			}
+			if diag {
+				continue
+			}
+			for m := ep.cmask; m != 0; m &= m - 1 {
+				j := bits.TrailingZeros32(m)
+				qj := base + j
+				if qj >= n {
+					break
+				}
+				st := &states[qj]
+				for rr := 0; rr < mr; rr++ {
+					qi := i0 + rr
+					if qi >= n {
+						break
+					}
+					dv := ep.c[rr*nr+j]
+					if dv <= thr[qj] && st.offer(knnkey.Of(dv, qi), r.keff, scratch) {
+						thr[qj] = st.thrF()
+					}
+				}
+			}
+		}
+	}
 }
 
 // gcd is the greatest common divisor of two positive ints.

@@ -4,45 +4,21 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/dmlbench/dmlbench/internal/knnkey"
 )
 
-// Candidates are ranked by a single uint64 key: the order-preserving bit
-// pattern of the internal distance D (smaller is closer; IP uses D = −q·x) in
-// the high 32 bits and the database index in the low 32 bits. Comparing keys
-// therefore compares (D, index) lexicographically, which is exactly the
-// package's tie rule (equal distances → lower index first), and the k
-// smallest keys are a unique set whatever order candidates arrive in.
-
-// orderedBits maps a float32 to a uint32 with the same order (−0 counts as +0).
-func orderedBits(d float32) uint32 {
-	if d == 0 {
-		d = 0 // fold −0 into +0
-	}
-	b := math.Float32bits(d)
-	if b&0x80000000 != 0 {
-		return ^b
-	}
-	return b | 0x80000000
-}
-
-// fromOrderedBits inverts orderedBits.
-func fromOrderedBits(u uint32) float32 {
-	if u&0x80000000 != 0 {
-		return math.Float32frombits(u &^ 0x80000000)
-	}
-	return math.Float32frombits(^u)
-}
-
-func keyOf(d float32, id int) uint64 { return uint64(orderedBits(d))<<32 | uint64(uint32(id)) }
-
-func keyDist(key uint64) float32 { return fromOrderedBits(uint32(key >> 32)) }
+// Candidates are ranked by a single uint64 key (internal/knnkey): the
+// order-preserving bits of the internal distance D in the high 32 bits and
+// the database index in the low 32, so the k smallest keys are a unique
+// set whatever order candidates arrive in, ties to the lower index.
 
 // topk is one query's bounded candidate buffer: a "buffered partial select".
 // Accepted keys are appended; when the buffer is full the k smallest are
 // selected in O(cap) (radixSelect) and the k-th smallest becomes the
 // admission bound, so a push costs amortised O(cap/(cap−k)) and a rejected
 // candidate one compare. Callers pre-filter with the float bound
-// thrF = keyDist(bound) (a SIMD compare D <= thrF inside the micro-kernel):
+// thrF = knnkey.Dist(bound) (a SIMD compare D <= thrF inside the micro-kernel):
 // candidates with D < thrF always enter, D == thrF is decided by the index.
 type topk struct {
 	buf   []uint64    // len = candidates held, cap = capacity (> k)
@@ -115,7 +91,7 @@ func (t *topk) thrF() float32 {
 	if b == math.MaxUint64 {
 		return posInf
 	}
-	return keyDist(b)
+	return knnkey.Dist(b)
 }
 
 // flush writes the (at most k) nearest candidates in ascending key order
@@ -129,15 +105,7 @@ func (t *topk) flush(k int, ids []int32, dist []float32, ip bool, pad float32, s
 	}
 	radixSort(b, scratch)
 	for i, key := range b {
-		ids[i] = int32(uint32(key))
-		d := keyDist(key)
-		if ip {
-			d = -d
-			if d == 0 {
-				d = 0
-			}
-		}
-		dist[i] = d
+		ids[i], dist[i] = knnkey.Output(key, ip)
 	}
 	for i := len(b); i < len(ids); i++ {
 		ids[i], dist[i] = -1, pad

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
+
+	"github.com/dmlbench/dmlbench/internal/knnkey"
 )
 
 // watchState ranks one query's watched rows during the scan (Options.Watch).
@@ -170,7 +172,7 @@ func (r *exactRun) initWatch(w *Watch) {
 				packPanel(bpack, gather, 0, nr)
 				r.kern(ptrAt(apack, 0), ptrAt(bpack, 0), d, ep)
 				for j := 0; j < m; j++ {
-					ws.keys[s+j] = keyOf(ep.c[j], int(ids[s+j]))
+					ws.keys[s+j] = knnkey.Of(ep.c[j], int(ids[s+j]))
 				}
 			}
 			slices.Sort(ws.keys)
@@ -270,7 +272,7 @@ func (r *exactRun) initSpec() {
 					r.kern(ptrAt(apack, 0), ptrAt(spack, p*nr*d), d, ep)
 					for rr := 0; rr < mr; rr++ {
 						for j := 0; j < nr && p*nr+j < S; j++ {
-							keys[rr] = append(keys[rr], keyOf(ep.c[rr*nr+j], sid[p*nr+j]))
+							keys[rr] = append(keys[rr], knnkey.Of(ep.c[rr*nr+j], sid[p*nr+j]))
 						}
 					}
 				}
@@ -334,7 +336,7 @@ func (r *exactRun) exactRanks(qi int, w *watchState) []int32 {
 		r.kern(ptrAt(apack, 0), ptrAt(r.bpack, p*nr*d), d, ep)
 		for j := 0; j < nr && p*nr+j < nd; j++ {
 			if id := p*nr + j; !(r.excl && id == qi) {
-				all = append(all, keyOf(ep.c[j], id))
+				all = append(all, knnkey.Of(ep.c[j], id))
 			}
 		}
 	}

@@ -2,33 +2,19 @@ package metrics
 
 import (
 	"encoding/json"
-	"math"
+
+	"github.com/dmlbench/dmlbench/record"
 )
 
-// MarshalJSON writes Result with every NaN or ±Inf metric (a mean over no
-// query, a rank-deficient ρ) as null, which JSON can represent, so that
-// stdout and --out files carry the same document.
+// MarshalJSON writes Result with its metric maps under record.Metrics's
+// policy (the one of run.json): an undefined metric (NaN, a mean over no
+// query) is null and an infinite one (ρ of a rank-deficient embedding) the
+// string "+Inf", so stdout, --out files and run.json carry the same values.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	type plain Result
 	return json.Marshal(struct {
 		*plain
-		Metrics map[string]*float64 `json:"metrics"`
-		Extra   map[string]*float64 `json:"extra,omitempty"`
-	}{(*plain)(r), nullable(r.Metrics), nullable(r.Extra)})
-}
-
-func nullable(m map[string]float64) map[string]*float64 {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]*float64, len(m))
-	for k, v := range m {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			out[k] = nil
-			continue
-		}
-		v := v
-		out[k] = &v
-	}
-	return out
+		Metrics record.Metrics `json:"metrics"`
+		Extra   record.Metrics `json:"extra,omitempty"`
+	}{(*plain)(r), record.Metrics(r.Metrics), record.Metrics(r.Extra)})
 }

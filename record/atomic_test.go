@@ -105,8 +105,8 @@ func TestMetricsJSONNaN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"MAP@R": null`) || !strings.Contains(string(b), `"rho": null`) {
-		t.Fatalf("NaN/Inf not written as null:\n%s", b)
+	if !strings.Contains(string(b), `"MAP@R": null`) || !strings.Contains(string(b), `"rho": "+Inf"`) {
+		t.Fatalf("NaN not written as null or +Inf not as \"+Inf\":\n%s", b)
 	}
 	p := filepath.Join(t.TempDir(), "run.json")
 	if err := WriteAtomic(p, r); err != nil {
@@ -116,7 +116,11 @@ func TestMetricsJSONNaN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Final["R@1"] != 0.5 || !math.IsNaN(back.Final["MAP@R"]) || !math.IsNaN(back.Final["rho"]) {
-		t.Fatalf("read back %v; want R@1 0.5 and NaN for the nulls", back.Final)
+	if back.Final["R@1"] != 0.5 || !math.IsNaN(back.Final["MAP@R"]) || !math.IsInf(back.Final["rho"], 1) {
+		t.Fatalf("read back %v; want R@1 0.5, NaN for the null and +Inf for ρ", back.Final)
+	}
+	var bad Metrics
+	if err := bad.UnmarshalJSON([]byte(`{"rho": "big"}`)); err == nil {
+		t.Fatal("a string other than \"+Inf\"/\"-Inf\" was accepted")
 	}
 }

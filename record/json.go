@@ -2,36 +2,44 @@ package record
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 )
 
 // JSON policy. JSON has no NaN or ±Inf, yet a metric can be undefined (a
-// class-free split, an empty average): every metric map of dmlbench is a
-// Metrics, which writes a non-finite value as null and reads null back as
-// NaN, so stdout (`eval --format json`), `eval --out` and run.json agree and
-// a missing value is never read as 0.
+// class-free split, an empty average: NaN) or infinite (ρ of a
+// rank-deficient embedding). Every metric map of dmlbench is a Metrics,
+// which writes NaN as null and ±Inf as the strings "+Inf" and "-Inf", and
+// reads them back the same way, so stdout (`eval --format json`), `eval
+// --out` and run.json agree, a missing value is never read as 0 and an
+// infinite one is never read as missing.
 
-// MarshalJSON writes the map with sorted keys; NaN and ±Inf become null.
+// MarshalJSON writes the map with sorted keys; NaN becomes null and ±Inf
+// the strings "+Inf" / "-Inf".
 func (m Metrics) MarshalJSON() ([]byte, error) {
 	if m == nil {
 		return []byte("null"), nil
 	}
-	out := make(map[string]*float64, len(m))
+	out := make(map[string]any, len(m))
 	for k, v := range m {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		switch {
+		case math.IsNaN(v):
 			out[k] = nil
-			continue
+		case math.IsInf(v, 1):
+			out[k] = "+Inf"
+		case math.IsInf(v, -1):
+			out[k] = "-Inf"
+		default:
+			out[k] = v
 		}
-		v := v
-		out[k] = &v
 	}
 	return json.Marshal(out)
 }
 
-// UnmarshalJSON reads null values as NaN.
+// UnmarshalJSON reads null as NaN and "+Inf" / "-Inf" as ±Inf.
 func (m *Metrics) UnmarshalJSON(b []byte) error {
-	var in map[string]*float64
+	var in map[string]json.RawMessage
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
@@ -40,11 +48,20 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	out := make(Metrics, len(in))
-	for k, v := range in {
-		if v == nil {
+	for k, raw := range in {
+		switch string(raw) {
+		case "null":
 			out[k] = math.NaN()
-		} else {
-			out[k] = *v
+		case `"+Inf"`, `"Inf"`:
+			out[k] = math.Inf(1)
+		case `"-Inf"`:
+			out[k] = math.Inf(-1)
+		default:
+			var v float64
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return fmt.Errorf("metric %q: %s is not a number, null, \"+Inf\" or \"-Inf\"", k, raw)
+			}
+			out[k] = v
 		}
 	}
 	*m = out

@@ -290,8 +290,9 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 			t.Rows = append(t.Rows, row)
 		}
 		// Values per row and metric, in path order (LoadRuns sorts paths).
-		// A run without a finite value (missing, or null in run.json) is
-		// left out of the mean: the cell's N is then below the row's N.
+		// A run without a value (missing, or null in run.json) is left out
+		// of the mean: the cell's N is then below the row's N. An infinite
+		// value stays in, so the cell reads +Inf rather than a smaller n.
 		for _, row := range t.Rows {
 			if dup := duplicates(row.Seeds); len(dup) > 0 {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s: seed(s) %v occur more than once (%s)", ds, row.Label, dup, strings.Join(row.Paths, ", ")))
@@ -300,8 +301,8 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 				var xs []float64
 				for _, r := range groups[row.Label] {
 					v, ok := MetricsOf(r, opt.Source)[m]
-					if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-						continue
+					if !ok || math.IsNaN(v) {
+						continue // ±Inf (ρ of a rank-deficient embedding) is kept: the mean shows it
 					}
 					if !opt.Raw && IsPercentMetric(m) {
 						v *= 100
@@ -312,7 +313,7 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 					seenMetric[m] = true
 				}
 				s := Summarize(xs)
-				if rng != nil && len(xs) > 1 { // one value has no sampling spread
+				if rng != nil && len(xs) > 1 && allFinite(xs) { // one value has no sampling spread
 					lo, hi, err := BootstrapMeanCI(xs, opt.CI, opt.Bootstrap, rng)
 					if err != nil {
 						return nil, err
@@ -415,6 +416,11 @@ func compare(t *Table, opt Options, rng *rand.Rand) error {
 			if len(a) == 0 || len(b) == 0 {
 				continue
 			}
+			if !allFinite(a) || !allFinite(b) {
+				r.Delta[m] = &Comparison{TTest: TTest{Delta: math.NaN(), T: math.NaN(), DF: math.NaN(), P: math.NaN()},
+					CILo: math.NaN(), CIHi: math.NaN(), Err: "non-finite"}
+				continue
+			}
 			tt, err := WelchT(a, b)
 			c := &Comparison{TTest: tt, CILo: math.NaN(), CIHi: math.NaN()}
 			switch {
@@ -451,4 +457,14 @@ func precisionFor(m string, raw bool) int {
 		return 2
 	}
 	return 4
+}
+
+// allFinite reports whether no value is ±Inf (NaN never reaches a cell).
+func allFinite(xs []float64) bool {
+	for _, x := range xs {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
 }

@@ -7,8 +7,11 @@
 // spectra (seed 000 Fig. 11), ρ versus R@1 (Fig. 10), R@k curves, training
 // curves and embedding-dimension / batch-size sweeps (seed 002 Fig. 1–2).
 //
-// Reports read only run.json; the schema is documented in docs/run-json.md.
+// Tables and run figures read only run.json; the schema is documented in
+// docs/run-json.md. Figures of an embedding file (its singular-value
+// spectrum, EmbeddingSpectrum; a t-SNE map coloured by class, TSNEMap) read
+// the .npy/.npz embeddings and labels (package fixtures).
 // Formats: Markdown (GitHub), LaTeX (booktabs), terminal (tablewriter v1)
-// and CSV. Sub-package suite runs grids of experiments that produce the
-// run.json files.
+// and CSV. Package trainers/suite runs the grids of experiments that
+// produce the run.json files.
 package reports

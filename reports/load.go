@@ -1,11 +1,9 @@
 package reports
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -85,9 +83,8 @@ func LoadRuns(paths []string, opt LoadOptions) (*Loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := markNulls(f, r); err != nil {
-			return nil, err
-		}
+		// record.Metrics decodes null as NaN (undefined: left out of means
+		// and counted in the cell's n) and "+Inf" as +Inf.
 		if r.Status != "done" && !opt.IncludeUnfinished {
 			st := r.Status
 			if st == "" {
@@ -102,49 +99,4 @@ func LoadRuns(paths []string, opt LoadOptions) (*Loaded, error) {
 		return nil, fmt.Errorf("reports: no %s found under %v", RunFile, paths)
 	}
 	return out, nil
-}
-
-// markNulls sets to NaN every metric that run.json holds as null (an
-// undefined value, e.g. a mean over no query): JSON decoding into a float64
-// map would otherwise read it as 0, and a report would average that 0 in.
-// Reports leave NaN out of means and count it in the cell's n.
-func markNulls(path string, r *record.Run) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	type nullable map[string]*float64
-	var raw struct {
-		Initial      nullable `json:"initial"`
-		Final        nullable `json:"final"`
-		Best         nullable `json:"best"`
-		BestVal      nullable `json:"best_val"`
-		FinalRefined nullable `json:"final_refined"`
-		History      []struct {
-			Metrics   nullable `json:"metrics"`
-			ValMetric nullable `json:"val_metrics"`
-		} `json:"history"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	mark := func(dst record.Metrics, src nullable) {
-		for k, v := range src {
-			if v == nil && dst != nil {
-				dst[k] = math.NaN()
-			}
-		}
-	}
-	mark(r.Initial, raw.Initial)
-	mark(r.Final, raw.Final)
-	mark(r.Best, raw.Best)
-	mark(r.BestVal, raw.BestVal)
-	mark(r.FinalRefined, raw.FinalRefined)
-	for i := range raw.History {
-		if i < len(r.History) {
-			mark(r.History[i].Metrics, raw.History[i].Metrics)
-			mark(r.History[i].ValMetric, raw.History[i].ValMetric)
-		}
-	}
-	return nil
 }

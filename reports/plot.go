@@ -77,7 +77,10 @@ func (e xyErr) Label(i int) string              { return e.s.Label }
 func (e xyErr) YError(i int) (float64, float64) { v := e.s.YErr[e.idx[i]]; return v, v }
 func (e xyErr) XError(i int) (float64, float64) { v := e.s.XErr[e.idx[i]]; return v, v }
 
-// NewPlot builds a gonum plot of series.
+// NewPlot builds a gonum plot of series: each series' drawable points
+// become layers (error bars, line, markers, point labels), then the axes
+// get their scales and ticks, and the ranges grow to leave room for point
+// labels and the legend.
 func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 	if len(series) == 0 {
 		return nil, errors.New("reports: nothing to plot")
@@ -90,136 +93,180 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 	p.X.Label.Text = opt.XLabel
 	p.Y.Label.Text = opt.YLabel
 	p.Add(plotter.NewGrid())
-	var xticks []float64
-	var infinite []string // series with points at ±Inf, which cannot be drawn
-	npts, legendN := 0, 0
-	allIntX := true
+	st := plotStats{allIntX: true}
 	for i, s := range series {
-		if len(s.X) != len(s.Y) || (s.YErr != nil && len(s.YErr) != len(s.Y)) || (s.XErr != nil && len(s.XErr) != len(s.X)) {
-			return nil, fmt.Errorf("reports: series %q has mismatched lengths", s.Label)
-		}
-		if s.YErr != nil {
-			s.YErr = append([]float64(nil), s.YErr...)
-		}
-		if s.XErr != nil {
-			s.XErr = append([]float64(nil), s.XErr...)
-		}
-		d := xyErr{s: s}
-		for j := range s.X {
-			x, y := s.X[j], s.Y[j]
-			if math.IsInf(x, 0) || math.IsInf(y, 0) {
-				infinite = appendOnce(infinite, infiniteNote(s.Label, x, y, opt))
-				continue
-			}
-			if math.IsNaN(x) || math.IsNaN(y) {
-				continue
-			}
-			if (opt.LogX && x <= 0) || (opt.LogY && y <= 0) {
-				continue
-			}
-			if s.YErr != nil && (math.IsNaN(s.YErr[j]) || (opt.LogY && y-s.YErr[j] <= 0)) {
-				s.YErr[j] = 0
-			}
-			if s.XErr != nil && (math.IsNaN(s.XErr[j]) || (opt.LogX && x-s.XErr[j] <= 0)) {
-				s.XErr[j] = 0
-			}
-			d.idx = append(d.idx, j)
-			xticks = append(xticks, x)
-			allIntX = allIntX && x == math.Trunc(x)
+		d, err := st.drawable(s, opt)
+		if err != nil {
+			return nil, err
 		}
 		if len(d.idx) == 0 {
 			continue
 		}
-		npts += len(d.idx)
-		col := plotutil.Color(i)
-		if s.YErr != nil {
-			eb, err := plotter.NewYErrorBars(d)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %w", err)
-			}
-			eb.Color = color.Gray{Y: 110}
-			p.Add(eb)
-		}
-		if s.XErr != nil {
-			eb, err := plotter.NewXErrorBars(d)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %w", err)
-			}
-			eb.Color = color.Gray{Y: 110}
-			p.Add(eb)
-		}
-		var line *plotter.Line
-		var sc *plotter.Scatter
-		var err error
-		if opt.Lines && len(d.idx) > 1 {
-			if line, err = plotter.NewLine(d); err != nil {
-				return nil, fmt.Errorf("reports: %w", err)
-			}
-			line.Color = col
-			line.Width = vg.Points(1.5)
-			// Each series its own dash pattern as well as its own colour, so
-			// curves that coincide stay distinguishable (and in grey print).
-			line.Dashes = plotutil.Dashes(i)
-			p.Add(line)
-		}
-		if opt.Points || len(d.idx) == 1 {
-			// Dense curves (spectra) get a marker every few points only, the
-			// start shifted per series so coinciding curves show both marks.
-			md := d
-			if opt.Lines && len(d.idx) > 25 {
-				md = xyErr{s: s, idx: thinIndex(d.idx, 12, i)}
-			}
-			if sc, err = plotter.NewScatter(md); err != nil {
-				return nil, fmt.Errorf("reports: %w", err)
-			}
-			sc.Color = col
-			sc.Shape = plotutil.Shape(i)
-			sc.Radius = vg.Points(3)
-			p.Add(sc)
-		}
-		if opt.PointLabels {
-			lb, err := plotter.NewLabels(d)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %w", err)
-			}
-			for k := range lb.TextStyle {
-				lb.TextStyle[k].Font.Size = vg.Points(7)
-				lb.TextStyle[k].Color = col
-			}
-			lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
-			p.Add(lb)
-		}
-		var thumbs []plot.Thumbnailer
-		if line != nil {
-			thumbs = append(thumbs, line)
-		}
-		if sc != nil {
-			thumbs = append(thumbs, sc)
+		st.npts += len(d.idx)
+		thumbs, err := addSeriesLayers(p, d, i, opt)
+		if err != nil {
+			return nil, err
 		}
 		if s.Label != "" && !opt.PointLabels {
 			p.Legend.Add(s.Label, thumbs...)
-			legendN++
+			st.legendN++
 		}
 	}
-	if npts == 0 {
+	if st.npts == 0 {
 		return nil, errors.New("reports: no finite (and, on log axes, positive) points to plot")
 	}
+	setAxes(p, opt, st)
+	makeRoom(p, opt, st.legendN)
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	return p, nil
+}
+
+// plotStats is what NewPlot's per-series stage gathers for the axes.
+type plotStats struct {
+	xticks        []float64 // x of every drawn point
+	infinite      []string  // notes on points at ±Inf, which cannot be drawn
+	npts, legendN int
+	allIntX       bool // every drawn x is an integer
+}
+
+// drawable checks s and returns it with the points that can be drawn: finite,
+// and positive on a log axis. Error bars that are NaN or would reach below
+// zero on a log axis are dropped (set to 0 in a copy).
+func (st *plotStats) drawable(s Series, opt PlotOptions) (xyErr, error) {
+	if len(s.X) != len(s.Y) || (s.YErr != nil && len(s.YErr) != len(s.Y)) || (s.XErr != nil && len(s.XErr) != len(s.X)) {
+		return xyErr{}, fmt.Errorf("reports: series %q has mismatched lengths", s.Label)
+	}
+	if s.YErr != nil {
+		s.YErr = append([]float64(nil), s.YErr...)
+	}
+	if s.XErr != nil {
+		s.XErr = append([]float64(nil), s.XErr...)
+	}
+	d := xyErr{s: s}
+	for j := range s.X {
+		x, y := s.X[j], s.Y[j]
+		if math.IsInf(x, 0) || math.IsInf(y, 0) {
+			st.infinite = appendOnce(st.infinite, infiniteNote(s.Label, x, y, opt))
+			continue
+		}
+		if math.IsNaN(x) || math.IsNaN(y) {
+			continue
+		}
+		if (opt.LogX && x <= 0) || (opt.LogY && y <= 0) {
+			continue
+		}
+		if s.YErr != nil && (math.IsNaN(s.YErr[j]) || (opt.LogY && y-s.YErr[j] <= 0)) {
+			s.YErr[j] = 0
+		}
+		if s.XErr != nil && (math.IsNaN(s.XErr[j]) || (opt.LogX && x-s.XErr[j] <= 0)) {
+			s.XErr[j] = 0
+		}
+		d.idx = append(d.idx, j)
+		st.xticks = append(st.xticks, x)
+		st.allIntX = st.allIntX && x == math.Trunc(x)
+	}
+	return d, nil
+}
+
+// addSeriesLayers adds the i-th series' layers to p: grey error bars, a
+// line in its colour and dash pattern, markers in its shape, and point
+// labels. It returns the line and markers for the legend.
+func addSeriesLayers(p *plot.Plot, d xyErr, i int, opt PlotOptions) ([]plot.Thumbnailer, error) {
+	if err := addErrorBars(p, d); err != nil {
+		return nil, err
+	}
+	col := plotutil.Color(i)
+	var thumbs []plot.Thumbnailer
+	if opt.Lines && len(d.idx) > 1 {
+		line, err := plotter.NewLine(d)
+		if err != nil {
+			return nil, fmt.Errorf("reports: %w", err)
+		}
+		line.Color = col
+		line.Width = vg.Points(1.5)
+		// Each series its own dash pattern as well as its own colour, so
+		// curves that coincide stay distinguishable (and in grey print).
+		line.Dashes = plotutil.Dashes(i)
+		p.Add(line)
+		thumbs = append(thumbs, line)
+	}
+	if opt.Points || len(d.idx) == 1 {
+		// Dense curves (spectra) get a marker every few points only, the
+		// start shifted per series so coinciding curves show both marks.
+		md := d
+		if opt.Lines && len(d.idx) > 25 {
+			md = xyErr{s: d.s, idx: thinIndex(d.idx, 12, i)}
+		}
+		sc, err := plotter.NewScatter(md)
+		if err != nil {
+			return nil, fmt.Errorf("reports: %w", err)
+		}
+		sc.Color = col
+		sc.Shape = plotutil.Shape(i)
+		sc.Radius = vg.Points(3)
+		p.Add(sc)
+		thumbs = append(thumbs, sc)
+	}
+	if opt.PointLabels {
+		lb, err := plotter.NewLabels(d)
+		if err != nil {
+			return nil, fmt.Errorf("reports: %w", err)
+		}
+		for k := range lb.TextStyle {
+			lb.TextStyle[k].Font.Size = vg.Points(7)
+			lb.TextStyle[k].Color = col
+		}
+		lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
+		p.Add(lb)
+	}
+	return thumbs, nil
+}
+
+// addErrorBars adds d's y and x error bars (those it has) in grey.
+func addErrorBars(p *plot.Plot, d xyErr) error {
+	if d.s.YErr != nil {
+		eb, err := plotter.NewYErrorBars(d)
+		if err != nil {
+			return fmt.Errorf("reports: %w", err)
+		}
+		eb.Color = color.Gray{Y: 110}
+		p.Add(eb)
+	}
+	if d.s.XErr != nil {
+		eb, err := plotter.NewXErrorBars(d)
+		if err != nil {
+			return fmt.Errorf("reports: %w", err)
+		}
+		eb.Color = color.Gray{Y: 110}
+		p.Add(eb)
+	}
+	return nil
+}
+
+// setAxes gives p its log scales and tick markers, and names the points
+// that could not be drawn in the title.
+func setAxes(p *plot.Plot, opt PlotOptions, st plotStats) {
 	if opt.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	if opt.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = valueTicks(xticks)
-	} else if allIntX {
+		p.X.Tick.Marker = valueTicks(st.xticks)
+	} else if st.allIntX {
 		// Epochs, indices, dimensions: no tick at 2.5.
 		p.X.Tick.Marker = integerTicks{}
 	}
-	if len(infinite) > 0 {
-		p.Title.Text = strings.TrimSpace(p.Title.Text + "\nnot drawn: " + strings.Join(infinite, "; "))
+	if len(st.infinite) > 0 {
+		p.Title.Text = strings.TrimSpace(p.Title.Text + "\nnot drawn: " + strings.Join(st.infinite, "; "))
 	}
+}
+
+// makeRoom widens p's ranges: right of the rightmost points for point
+// labels, and above the data for a legend of legendN entries.
+func makeRoom(p *plot.Plot, opt PlotOptions, legendN int) {
 	if opt.PointLabels {
-		// Room for the labels right of the rightmost points.
 		if span := p.X.Max - p.X.Min; span > 0 && !opt.LogX {
 			p.X.Min -= 0.05 * span
 			p.X.Max += 0.2 * span
@@ -229,10 +276,10 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 			p.Y.Max += 0.08 * span
 		}
 	}
-	if n := legendN; n > 0 {
+	if legendN > 0 {
 		// Head-room above the data for the legend (about 5% of the height
 		// per entry), so it never hides curves.
-		frac := 0.05*float64(n) + 0.03
+		frac := 0.05*float64(legendN) + 0.03
 		if opt.LogY && p.Y.Min > 0 && p.Y.Max > p.Y.Min {
 			lspan := math.Log10(p.Y.Max) - math.Log10(p.Y.Min)
 			p.Y.Max *= math.Pow(10, lspan*frac/(1-frac))
@@ -240,9 +287,6 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 			p.Y.Max += span * frac / (1 - frac)
 		}
 	}
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	return p, nil
 }
 
 // infiniteNote names a point that lies at ±Inf (ρ of a rank-deficient

@@ -33,15 +33,7 @@ func TestNormalizeAndAverageSpectra(t *testing.T) {
 }
 
 func TestSeriesFromRuns(t *testing.T) {
-	runs := loadTestRuns(t)
-	var cub, omni []LoadedRun
-	for _, r := range runs {
-		if r.Dataset == "cub200" {
-			cub = append(cub, r)
-		} else {
-			omni = append(omni, r)
-		}
-	}
+	cub, omni := cubAndOmniglot(t)
 	pts, err := RhoPoints(cub, []string{"loss"}, "R@1", "final", false, nil)
 	if err != nil || len(pts) != 3 {
 		t.Fatalf("rho points %v %v", pts, err)
@@ -98,15 +90,7 @@ func TestSavePlots(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	runs := loadTestRuns(t)
-	var cub, omni []LoadedRun
-	for _, r := range runs {
-		if r.Dataset == "cub200" {
-			cub = append(cub, r)
-		} else {
-			omni = append(omni, r)
-		}
-	}
+	cub, omni := cubAndOmniglot(t)
 	spec, _ := RunSpectra(cub, []string{"loss"}, "sum", 0)
 	rho, _ := RhoPoints(cub, []string{"loss"}, "R@1", "final", false, nil)
 	rec, _ := RecallSeries(cub, []string{"loss"}, "final", false)
@@ -203,4 +187,17 @@ func TestThinIndexShiftsPerSeries(t *testing.T) {
 	if a[0] == b[0] {
 		t.Fatalf("series 0 and 1 both start at %d", a[0])
 	}
+}
+
+// cubAndOmniglot loads the test runs split into the CUB200 runs and the
+// others (Omniglot).
+func cubAndOmniglot(t *testing.T) (cub, omni []LoadedRun) {
+	for _, r := range loadTestRuns(t) {
+		if r.Dataset == "cub200" {
+			cub = append(cub, r)
+		} else {
+			omni = append(omni, r)
+		}
+	}
+	return cub, omni
 }

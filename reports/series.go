@@ -185,9 +185,10 @@ func RunSpectra(runs []LoadedRun, groupBy []string, mode string, top int) ([]Ser
 // value reads metric m of a run (×100 for fraction metrics unless raw).
 func value(r LoadedRun, m, source string, raw bool) (float64, bool) {
 	v, ok := MetricsOf(r, source)[m]
-	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+	if !ok || math.IsNaN(v) {
 		return 0, false
 	}
+	// ±Inf stays: a figure names such points instead of dropping them.
 	if !raw && IsPercentMetric(m) {
 		v *= 100
 	}

@@ -3,6 +3,8 @@ package trainers
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/dmlbench/dmlbench/trainers/losses"
 )
@@ -60,19 +62,56 @@ func (a *Adam) Step(lr, factor float64) error {
 		m, v := a.M[k], a.V[k]
 		b1, b2 := a.Beta1, a.Beta2
 		invBc2 := 1 / math.Sqrt(bc2)
-		var sum float64 // NaN/Inf in any gradient makes the sum non-finite
-		for i, g32 := range p.Grad {
-			th := float64(p.Data[i])
-			g := float64(g32) + wd*th
-			sum += float64(g32)
-			mi := b1*float64(m[i]) + (1-b1)*g
-			vi := b2*float64(v[i]) + (1-b2)*g*g
-			m[i], v[i] = float32(mi), float32(vi)
-			p.Data[i] = float32(th - step*mi/(math.Sqrt(vi)*invBc2+a.Eps))
+		// Elementwise, so the update is the same on any split: large
+		// tensors are shared among the cores (adamBlock elements at least
+		// per goroutine).
+		update := func(lo, hi int) (sum float64) { // NaN/Inf in any gradient makes the sum non-finite
+			for i := lo; i < hi; i++ {
+				g32 := p.Grad[i]
+				th := float64(p.Data[i])
+				g := float64(g32) + wd*th
+				sum += float64(g32)
+				mi := b1*float64(m[i]) + (1-b1)*g
+				vi := b2*float64(v[i]) + (1-b2)*g*g
+				m[i], v[i] = float32(mi), float32(vi)
+				p.Data[i] = float32(th - step*mi/(math.Sqrt(vi)*invBc2+a.Eps))
+			}
+			return sum
 		}
-		if math.IsNaN(sum) || math.IsInf(sum, 0) {
+		if !finite(parallelSum(len(p.Grad), update)) {
 			return fmt.Errorf("adam: non-finite gradient in %s", p.Name)
 		}
 	}
 	return nil
 }
+
+// adamBlock is the fewest elements worth a goroutine in Adam.Step.
+const adamBlock = 1 << 15
+
+// parallelSum runs f over [0, n) in up to GOMAXPROCS contiguous ranges of
+// at least adamBlock elements and adds up what they return (in range order).
+func parallelSum(n int, f func(lo, hi int) float64) float64 {
+	t := min(runtime.GOMAXPROCS(0), n/adamBlock)
+	if t <= 1 {
+		return f(0, n)
+	}
+	per := (n + t - 1) / t
+	sums := make([]float64, t)
+	var wg sync.WaitGroup
+	for w := 1; w < t; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			sums[w] = f(w*per, min((w+1)*per, n))
+		}(w)
+	}
+	sums[0] = f(0, min(per, n))
+	wg.Wait()
+	var s float64
+	for _, x := range sums {
+		s += x
+	}
+	return s
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

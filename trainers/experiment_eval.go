@@ -2,7 +2,6 @@ package trainers
 
 import (
 	"context"
-	"math"
 
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/knn"
@@ -11,9 +10,10 @@ import (
 )
 
 // newEvaluator scores held-out embeddings with metrics.Evaluate under cfg's
-// metrics, convention, distance and backend. run.json is strict JSON, so an
-// undefined metric (NaN, e.g. no query with a positive) or an infinite one
-// is left out of the returned map rather than written.
+// metrics, convention, distance and backend. Every metric asked for is
+// kept: an undefined one (NaN, e.g. no query with a positive) is written to
+// run.json as null and an infinite one (ρ of a rank-deficient embedding)
+// as "+Inf" (record.Metrics), so reports can show both as what they are.
 func newEvaluator(cfg Config, searcher knn.Searcher) EvalFunc {
 	// The convention was validated with the config; an unknown one fails in
 	// metrics.Evaluate below with its own message.
@@ -27,9 +27,7 @@ func newEvaluator(cfg Config, searcher knn.Searcher) EvalFunc {
 		}
 		m := record.Metrics{}
 		for k, v := range r.Metrics {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				m[k] = v
-			}
+			m[k] = v
 		}
 		return m, nil
 	}

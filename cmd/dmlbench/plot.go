@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/spectra"
 )
@@ -186,6 +185,14 @@ func plotDone(c *cli.Context, path string) error {
 	return nil
 }
 
+// plotSave draws series with opt into the figure file and says so.
+func plotSave(c *cli.Context, series []reports.Series, opt reports.PlotOptions) error {
+	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
+		return err
+	}
+	return plotDone(c, plotPath(c))
+}
+
 func plotSpectrumAction(c *cli.Context) error {
 	paths, err := reportArgs(c)
 	if err != nil {
@@ -202,7 +209,7 @@ func plotSpectrumAction(c *cli.Context) error {
 		return usagef("--per-class needs --labels")
 	}
 	mode := c.String("normalize")
-	if mode != "sum" && mode != "max" && mode != "none" {
+	if !reports.ValidSpectrumNorm(mode) {
 		return usagef("--normalize must be sum, max or none (got %q)", mode)
 	}
 	top := c.Int("top")
@@ -226,47 +233,49 @@ func plotSpectrumAction(c *cli.Context) error {
 		series = append(series, s...)
 	}
 	for i, e := range embs {
-		x, err := fixtures.LoadEmbeddings(e)
+		s, err := plotEmbeddingSpectrum(c, e, labs, i)
 		if err != nil {
 			return err
 		}
-		name := strings.TrimSuffix(filepath.Base(e), filepath.Ext(e))
-		var sv []float64
-		if c.Bool("per-class") {
-			lp := labs[0]
-			if len(labs) > 1 {
-				lp = labs[i]
-			}
-			labels, _, err := fixtures.LoadLabels(lp)
-			if err != nil {
-				return err
-			}
-			if err := fixtures.CheckPair(x, labels, e, lp); err != nil {
-				return err
-			}
-			var skipped int
-			if sv, skipped, err = spectra.PerClass(x, labels); err != nil {
-				return err
-			}
-			if skipped > 0 {
-				fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d all-zero classes left out of the class average\n", e, skipped)
-			}
-			name += " (per class)"
-		} else if sv, err = spectra.SingularValues(x); err != nil {
-			return err
-		}
-		norm, err := reports.NormalizeSpectrum(sv, mode)
-		if err != nil {
-			return fmt.Errorf("%s: %w", e, err)
-		}
-		series = append(series, reports.SpectrumSeries(name, norm, nil, top))
+		series = append(series, s)
 	}
-	opt.YLabel = map[string]string{"sum": "s_i / Σ s", "max": "s_i / s_1", "none": "s_i"}[mode]
+	opt.YLabel = reports.SpectrumYLabel(mode)
 	opt.LogY = true
-	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
-		return err
+	return plotSave(c, series, opt)
+}
+
+// plotEmbeddingSpectrum is the curve of the i-th --emb file e, labelled
+// with its name: its spectrum or, with --per-class, its class-averaged
+// spectrum (labels: one for all files or one per file).
+func plotEmbeddingSpectrum(c *cli.Context, e string, labs []string, i int) (reports.Series, error) {
+	name := strings.TrimSuffix(filepath.Base(e), filepath.Ext(e))
+	if !c.Bool("per-class") {
+		sp, err := reports.LoadEmbeddingSpectrum(e, "", true)
+		if err != nil {
+			return reports.Series{}, err
+		}
+		return plotSpectrumSeries(c, e, name, sp.Singular)
 	}
-	return plotDone(c, plotPath(c))
+	lp := labs[0]
+	if len(labs) > 1 {
+		lp = labs[i]
+	}
+	sp, err := reports.LoadEmbeddingSpectrum(e, lp, false)
+	if err != nil {
+		return reports.Series{}, err
+	}
+	if sp.Skipped > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d all-zero classes left out of the class average\n", e, sp.Skipped)
+	}
+	return plotSpectrumSeries(c, e, name+" (per class)", sp.PerClass)
+}
+
+func plotSpectrumSeries(c *cli.Context, e, name string, sv []float64) (reports.Series, error) {
+	s, err := reports.EmbeddingSpectrumSeries(name, sv, c.String("normalize"), c.Int("top"))
+	if err != nil {
+		return reports.Series{}, fmt.Errorf("%s: %w", e, err)
+	}
+	return s, nil
 }
 
 // plotRho is ρ@1 of a spectrum (spectra.Rho).
@@ -287,10 +296,7 @@ func plotRhoAction(c *cli.Context) error {
 		return err
 	}
 	opt.Points, opt.PointLabels = true, true
-	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
-		return err
-	}
-	return plotDone(c, plotPath(c))
+	return plotSave(c, series, opt)
 }
 
 func plotRecallAction(c *cli.Context) error {
@@ -311,10 +317,7 @@ func plotRecallAction(c *cli.Context) error {
 		return err
 	}
 	opt.LogX = true
-	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
-		return err
-	}
-	return plotDone(c, plotPath(c))
+	return plotSave(c, series, opt)
 }
 
 func plotCurvesAction(c *cli.Context) error {
@@ -350,8 +353,5 @@ func plotSweepAction(c *cli.Context) error {
 		return err
 	}
 	opt.LogX = c.Bool("log-x")
-	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
-		return err
-	}
-	return plotDone(c, plotPath(c))
+	return plotSave(c, series, opt)
 }

@@ -4,7 +4,6 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -64,48 +63,8 @@ func TestPlotTSNECommand(t *testing.T) {
 	}
 }
 
-// The sample is seeded: k classes out of the sorted ids, then maxPts rows,
-// both sorted; the same seed draws the same sample.
-func TestTSNESample(t *testing.T) {
-	ids := []int32{5, 3, 3, 9, 5, 1, 9, 1, 3}
-	rows, cl := tsneSample(ids, 0, 0, rand.New(rand.NewSource(1)))
-	if !reflect.DeepEqual(cl, []int32{1, 3, 5, 9}) || len(rows) != 9 {
-		t.Fatalf("all: %v %v", rows, cl)
-	}
-	rows, cl = tsneSample(ids, 2, 3, rand.New(rand.NewSource(4)))
-	r2, c2 := tsneSample(ids, 2, 3, rand.New(rand.NewSource(4)))
-	if len(cl) != 2 || len(rows) != 3 || !reflect.DeepEqual(rows, r2) || !reflect.DeepEqual(cl, c2) {
-		t.Fatalf("sample %v %v vs %v %v", rows, cl, r2, c2)
-	}
-	for k, i := range rows {
-		if ids[i] != cl[0] && ids[i] != cl[1] || k > 0 && rows[k-1] >= i {
-			t.Fatalf("rows %v not sorted rows of classes %v", rows, cl)
-		}
-	}
-}
-
-// The n hues are a permutation: no two classes share a colour.
-func TestHueColorsDistinct(t *testing.T) {
-	for _, n := range []int{1, 2, 7, 10, 11, 20} {
-		seen := map[any]bool{}
-		for k := 0; k < n; k++ {
-			c := hueColor(k, n)
-			if seen[c] {
-				t.Fatalf("n = %d: colour %v repeats at %d", n, c, k)
-			}
-			seen[c] = true
-		}
-	}
-}
-
-// A subsampled map says so in its title; --out may name a directory.
-func TestTSNETitleAndDirectoryOut(t *testing.T) {
-	if got := tsneTitle(50, 90, 4, 6, 10); !strings.Contains(got, "random subsample: 50 of 90 points, 4 of 6 classes") {
-		t.Fatalf("title %q", got)
-	}
-	if got := tsneTitle(90, 90, 6, 6, 10); strings.Contains(got, "subsample") {
-		t.Fatalf("title %q", got)
-	}
+// --out may name a directory.
+func TestTSNEDirectoryOut(t *testing.T) {
 	dir := t.TempDir()
 	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
 	x := knn.Matrix{Rows: 40, Cols: 4, Data: make([]float32, 160)}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/spectra"
@@ -64,7 +63,7 @@ func spectraAction(c *cli.Context) error {
 		return usagef("--format must be text or json (got %q)", format)
 	}
 	mode := c.String("normalize")
-	if mode != "sum" && mode != "max" && mode != "none" {
+	if !reports.ValidSpectrumNorm(mode) {
 		return usagef("--normalize must be sum, max or none (got %q)", mode)
 	}
 	m, top := c.Int("m"), c.Int("top")
@@ -74,60 +73,28 @@ func spectraAction(c *cli.Context) error {
 	if top < 0 {
 		return usagef("--top must be ≥ 0")
 	}
-	x, err := fixtures.LoadEmbeddings(c.String("emb"))
+	sp, err := reports.LoadEmbeddingSpectrum(c.String("emb"), c.String("labels"), true)
 	if err != nil {
 		return err
 	}
-	sv, err := spectra.SingularValues(x)
-	if err != nil {
-		return err
-	}
+	x, sv := sp.X, sp.Singular
 	rho, err := spectra.Rho(sv, m)
 	if err != nil {
 		return err
 	}
-	res := spectraResult{N: x.Rows, Dim: x.Cols, M: m, Singular: sv}
+	res := spectraResult{N: x.Rows, Dim: x.Cols, M: m, Singular: sv, PerClass: sp.PerClass}
+	if sp.PerClass != nil {
+		res.Classes = sp.Classes
+	}
 	if !math.IsInf(rho, 0) {
 		res.Rho = &rho
 	}
-	var perClass []float64
-	if lp := c.String("labels"); lp != "" {
-		labels, _, err := fixtures.LoadLabels(lp)
-		if err != nil {
-			return err
-		}
-		if err := fixtures.CheckPair(x, labels, c.String("emb"), lp); err != nil {
-			return err
-		}
-		var skipped int
-		if perClass, skipped, err = spectra.PerClass(x, labels); err != nil {
-			return err
-		}
-		classes := map[int32]bool{}
-		for _, l := range labels {
-			classes[l] = true
-		}
-		res.PerClass, res.Classes = perClass, len(classes)-skipped
-	}
 	if out := c.String("out"); out != "" {
-		norm, err := reports.NormalizeSpectrum(sv, mode)
-		if err != nil {
-			return err
-		}
-		series := []reports.Series{reports.SpectrumSeries("all embeddings", norm, nil, top)}
-		if perClass != nil {
-			pc, err := reports.NormalizeSpectrum(perClass, mode)
-			if err != nil {
-				return err
-			}
-			series = append(series, reports.SpectrumSeries(fmt.Sprintf("class-averaged (%d classes)", res.Classes), pc, nil, top))
-		}
 		title := c.String("title")
 		if title == "" {
 			title = fmt.Sprintf("singular value spectrum (N=%d, D=%d, ρ@%d=%s)", x.Rows, x.Cols, m, spectraFmtRho(rho))
 		}
-		ylabel := map[string]string{"sum": "s_i / Σ s", "max": "s_i / s_1", "none": "s_i"}[mode]
-		if err := reports.SaveSeries(out, series, reports.PlotOptions{Title: title, XLabel: "index i (sorted)", YLabel: ylabel, LogY: true}); err != nil {
+		if err := spectraPlot(out, sp, mode, top, title); err != nil {
 			return err
 		}
 		fmt.Fprintln(c.App.ErrWriter, "wrote", out)
@@ -148,4 +115,22 @@ func spectraFmtRho(r float64) string {
 		return "+Inf"
 	}
 	return fmt.Sprintf("%.6f", r)
+}
+
+// spectraPlot draws the spectrum of sp and, with labels, its class-averaged
+// spectrum as a second curve, normalised by mode, on a log y axis.
+func spectraPlot(out string, sp *reports.EmbeddingSpectrum, mode string, top int, title string) error {
+	all, err := reports.EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
+	if err != nil {
+		return err
+	}
+	series := []reports.Series{all}
+	if sp.PerClass != nil {
+		pc, err := reports.EmbeddingSpectrumSeries(fmt.Sprintf("class-averaged (%d classes)", sp.Classes), sp.PerClass, mode, top)
+		if err != nil {
+			return err
+		}
+		series = append(series, pc)
+	}
+	return reports.SaveSeries(out, series, reports.PlotOptions{Title: title, XLabel: "index i (sorted)", YLabel: reports.SpectrumYLabel(mode), LogY: true})
 }

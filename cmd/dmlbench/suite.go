@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/reports/suite"
 	"github.com/dmlbench/dmlbench/trainers"
+	"github.com/dmlbench/dmlbench/trainers/suite"
 )
 
 func init() {
@@ -71,7 +71,7 @@ Suite file (paths relative to the file):
      seed: [0, 1, 2]
    eval:
      - {name: imagenet, dataset: cub200, emb: cub.npy, labels: cub_labels.npy}
-See docs/examples/ and 'go doc github.com/dmlbench/dmlbench/reports/suite'.
+See docs/examples/ and 'go doc github.com/dmlbench/dmlbench/trainers/suite'.
 
 Examples:
    dmlbench suite docs/examples/omniglot-suite.yaml
@@ -122,12 +122,7 @@ func suiteAction(c *cli.Context) error {
 	if executor != "local" && executor != "slurm" {
 		return usagef("--executor must be local or slurm (got %q)", executor)
 	}
-	spec, err := suite.Load(args[0])
-	if err != nil {
-		return err
-	}
-	out := spec.OutDir(c.String("out"))
-	jobs, err := spec.Jobs(out)
+	spec, out, jobs, err := suite.LoadCells(args[0], c.String("out"))
 	if err != nil {
 		return err
 	}
@@ -168,8 +163,8 @@ func suiteAction(c *cli.Context) error {
 	if err := suite.WriteManifest(out, args[0], jobs); err != nil {
 		return err
 	}
-	r := &suite.Runner{Bin: bin, Jobs: c.Int("jobs"), Log: c.App.ErrWriter, FailFast: c.Bool("fail-fast"), Version: Version,
-		ResumeFile: trainers.CheckpointFile, ResumeFlag: "--resume", Claims: claims}
+	r := suiteRunner(c, bin, c.Int("jobs"), claims)
+	r.FailFast = c.Bool("fail-fast")
 	if !c.Bool("quiet") && reportIsTTY(c.App.ErrWriter) {
 		r.Progress = c.App.ErrWriter
 	}
@@ -188,4 +183,12 @@ func suiteAction(c *cli.Context) error {
 		}
 	}
 	return err
+}
+
+// suiteRunner is the Runner of every suite invocation: jobs runs at once,
+// the claims guarding each cell, and --resume added for a cell whose
+// directory holds the trainer's checkpoint.
+func suiteRunner(c *cli.Context, bin string, jobs int, claims *suite.Claimer) *suite.Runner {
+	return &suite.Runner{Bin: bin, Jobs: jobs, Log: c.App.ErrWriter, Version: Version,
+		ResumeFile: trainers.CheckpointFile, ResumeFlag: "--resume", Claims: claims}
 }

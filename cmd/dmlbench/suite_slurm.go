@@ -11,8 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/reports/suite"
-	"github.com/dmlbench/dmlbench/trainers"
+	"github.com/dmlbench/dmlbench/trainers/suite"
 )
 
 // suiteCell runs one cell (`suite FILE --cell N`, what a Slurm array task
@@ -42,8 +41,8 @@ func suiteCell(c *cli.Context, jobs []suite.Job, bin string, claims *suite.Claim
 		fmt.Fprintf(c.App.Writer, "%-4s %3d %s\n     %s\n", state, n, j.Name, suite.CommandLine(bin, j))
 		return nil
 	}
-	r := &suite.Runner{Bin: bin, Jobs: 1, Log: c.App.ErrWriter, Version: Version, Env: env,
-		ResumeFile: trainers.CheckpointFile, ResumeFlag: "--resume", Claims: claims}
+	r := suiteRunner(c, bin, 1, claims)
+	r.Env = env
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(c.App.ErrWriter, "suite: cell %d of %d: %s (%s)\n", n, len(jobs), j.Name, j.Dir)
@@ -162,12 +161,7 @@ func suiteStatusAction(c *cli.Context) error {
 	if len(args) != 1 {
 		return usagef("suite status needs exactly one suite file (got %d arguments)", len(args))
 	}
-	spec, err := suite.Load(args[0])
-	if err != nil {
-		return err
-	}
-	out := spec.OutDir(c.String("out"))
-	jobs, err := spec.Jobs(out)
+	spec, out, jobs, err := suite.LoadCells(args[0], c.String("out"))
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/dmlbench/dmlbench/record"
-	"github.com/dmlbench/dmlbench/reports/suite"
+	"github.com/dmlbench/dmlbench/trainers/suite"
 )
 
 // TestSlurmSuiteIntegration runs a 6-cell suite through a real Slurm
@@ -30,88 +30,132 @@ func TestSlurmSuiteIntegration(t *testing.T) {
 			t.Fatalf("DMLBENCH_SLURM=1 but %s is not on PATH", c)
 		}
 	}
-	begin := time.Now()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "dmlbench")
-	build := exec.Command("go", "build", "-buildvcs=false", "-o", bin, ".")
+	h := newSlurmHarness(t)
+	job1 := h.submitAll()
+	victim := h.cancelMidRun(job1)
+	h.resubmit(job1, victim)
+	h.checkCellsRanOnce(victim)
+	h.compareWithLocal()
+	t.Logf("cancelled cell %d; whole test %.1fs", victim, time.Since(h.begin).Seconds())
+}
+
+// slurmEpochs is the length of every run of the integration suite, enough
+// for a cell to be cancelled in the middle.
+const slurmEpochs = 40
+
+// slurmHarness is the integration test's binary, suite and helpers.
+type slurmHarness struct {
+	t         *testing.T
+	begin     time.Time
+	dir, bin  string
+	suiteFile string
+	out       string      // the suite's output directory
+	jobs      []suite.Job // its six cells
+	submitted []string    // Slurm job ids, cancelled at cleanup
+}
+
+// newSlurmHarness builds the binary and writes the 6-cell suite (3 losses
+// × 2 seeds on toy-lines, at most 2 array tasks at once).
+func newSlurmHarness(t *testing.T) *slurmHarness {
+	h := &slurmHarness{t: t, begin: time.Now(), dir: t.TempDir()}
+	h.bin = filepath.Join(h.dir, "dmlbench")
+	build := exec.Command("go", "build", "-buildvcs=false", "-o", h.bin, ".")
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
-	phase := func(what string) { t.Logf("%5.1fs %s", time.Since(begin).Seconds(), what) }
-	phase("built")
-	suiteFile := filepath.Join(dir, "toy.yaml")
-	const epochs = 40
-	os.WriteFile(suiteFile, []byte(`out: runs-slurm
-epochs: `+strconv.Itoa(epochs)+`
+	h.phase("built")
+	h.suiteFile = filepath.Join(h.dir, "toy.yaml")
+	os.WriteFile(h.suiteFile, []byte(`out: runs-slurm
+epochs: `+strconv.Itoa(slurmEpochs)+`
 grid:
   dataset: toy-lines
   loss: [margin, triplet, contrastive]
   miner: distance
   sampler: spc-2
+  batch-size: [32]  # toy-lines trains on 60 rows
   seed: [0, 1]
 slurm:
   cpus-per-task: 1
   time: "00:05:00"
   max_parallel: 2
 `), 0o644)
-	spec, err := suite.Load(suiteFile)
-	if err != nil {
-		t.Fatal(err)
+	var err error
+	_, h.out, h.jobs, err = suite.LoadCells(h.suiteFile, "")
+	if err != nil || len(h.jobs) != 6 {
+		t.Fatalf("%d jobs, %v", len(h.jobs), err)
 	}
-	out := spec.OutDir("")
-	jobs, err := spec.Jobs(out)
-	if err != nil || len(jobs) != 6 {
-		t.Fatalf("%d jobs, %v", len(jobs), err)
-	}
-	run := func(args ...string) (string, string) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		var o, e bytes.Buffer
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Stdout, cmd.Stderr = &o, &e
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("dmlbench %s: %v\n%s%s", strings.Join(args, " "), err, o.String(), e.String())
-		}
-		return o.String(), e.String()
-	}
-	squeue := func(job string) string {
-		b, _ := exec.Command("squeue", "-h", "-r", "-j", job, "-t", "PD,R,S,CG,CF", "-o", "%i %T").Output()
-		return strings.TrimSpace(string(b))
-	}
-	waitFor := func(what string, limit time.Duration, ok func() bool) {
-		t.Helper()
-		end := time.Now().Add(limit)
-		for !ok() {
-			if time.Now().After(end) {
-				b, _ := exec.Command("squeue", "-a").CombinedOutput()
-				t.Fatalf("timed out waiting for %s\nsqueue:\n%s", what, b)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-
-	// 1. Submit all six cells.
-	stdout, stderr := run("suite", suiteFile, "--executor", "slurm")
-	job1 := strings.TrimSpace(stdout)
-	submitted := []string{job1}
 	t.Cleanup(func() { // a failed test leaves nothing running in the cluster
-		exec.Command("scancel", submitted...).Run()
+		if len(h.submitted) > 0 {
+			exec.Command("scancel", h.submitted...).Run()
+		}
 	})
-	if !strings.Contains(stderr, "--array=0-5%2") {
-		t.Fatalf("first submission: %s", stderr)
-	}
-	script, _ := os.ReadFile(filepath.Join(out, "slurm", "suite.sbatch"))
-	if !bytes.Contains(script, []byte("#SBATCH --cpus-per-task=1\n")) || !bytes.Contains(script, []byte("--cell \"$SLURM_ARRAY_TASK_ID\"")) {
-		t.Fatalf("script:\n%s", script)
-	}
+	return h
+}
 
-	// 2. Cancel one task once it has a checkpoint, in the middle of its run.
+func (h *slurmHarness) phase(what string) {
+	h.t.Logf("%5.1fs %s", time.Since(h.begin).Seconds(), what)
+}
+
+// run executes the binary with args (2 minutes at most), failing the test
+// on a non-zero exit; it returns stdout and stderr.
+func (h *slurmHarness) run(args ...string) (string, string) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var o, e bytes.Buffer
+	cmd := exec.CommandContext(ctx, h.bin, args...)
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		h.t.Fatalf("dmlbench %s: %v\n%s%s", strings.Join(args, " "), err, o.String(), e.String())
+	}
+	return o.String(), e.String()
+}
+
+// slurmQueued lists the tasks of job that are still queued or running.
+func slurmQueued(job string) string {
+	b, _ := exec.Command("squeue", "-h", "-r", "-j", job, "-t", "PD,R,S,CG,CF", "-o", "%i %T").Output()
+	return strings.TrimSpace(string(b))
+}
+
+// waitFor polls ok every 50 ms, failing the test with the queue after limit.
+func (h *slurmHarness) waitFor(what string, limit time.Duration, ok func() bool) {
+	h.t.Helper()
+	end := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(end) {
+			b, _ := exec.Command("squeue", "-a").CombinedOutput()
+			h.t.Fatalf("timed out waiting for %s\nsqueue:\n%s", what, b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// submitAll submits the six cells as one array (2 at a time) and checks
+// the batch script; it returns the Slurm job id.
+func (h *slurmHarness) submitAll() string {
+	stdout, stderr := h.run("suite", h.suiteFile, "--executor", "slurm")
+	job := strings.TrimSpace(stdout)
+	h.submitted = append(h.submitted, job)
+	if !strings.Contains(stderr, "--array=0-5%2") {
+		h.t.Fatalf("first submission: %s", stderr)
+	}
+	script, _ := os.ReadFile(filepath.Join(h.out, "slurm", "suite.sbatch"))
+	if !bytes.Contains(script, []byte("#SBATCH --cpus-per-task=1\n")) || !bytes.Contains(script, []byte("--cell \"$SLURM_ARRAY_TASK_ID\"")) {
+		h.t.Fatalf("script:\n%s", script)
+	}
+	return job
+}
+
+// cancelMidRun scancels the task of a cell that is running and has a
+// checkpoint of an epoch in its first half, waits until it has left the
+// queue, checks that `suite status` shows it failed with its checkpoint,
+// and returns the cell.
+func (h *slurmHarness) cancelMidRun(job string) int {
 	victim := -1
-	waitFor("a running cell with a checkpoint", 60*time.Second, func() bool {
-		for i, j := range jobs {
+	h.waitFor("a running cell with a checkpoint", 60*time.Second, func() bool {
+		for i, j := range h.jobs {
 			r, err := record.Read(filepath.Join(j.Dir, "run.json"))
-			if err != nil || r.Status != "running" || len(r.History) == 0 || len(r.History) > epochs/2 {
+			if err != nil || r.Status != "running" || len(r.History) == 0 || len(r.History) > slurmEpochs/2 {
 				continue
 			}
 			if _, err := os.Stat(filepath.Join(j.Dir, "checkpoint.gob")); err == nil {
@@ -121,36 +165,43 @@ slurm:
 		}
 		return false
 	})
-	phase("cancelling")
-	task := job1 + "_" + strconv.Itoa(victim)
+	h.phase("cancelling")
+	task := job + "_" + strconv.Itoa(victim)
 	if b, err := exec.Command("scancel", task).CombinedOutput(); err != nil {
-		t.Fatalf("scancel %s: %v %s", task, err, b)
+		h.t.Fatalf("scancel %s: %v %s", task, err, b)
 	}
-	waitFor("the cancelled task to leave the queue", 30*time.Second, func() bool { return squeue(task) == "" })
-	if suite.IsDone(jobs[victim].Dir) {
-		t.Fatalf("cell %d finished although cancelled", victim)
+	h.waitFor("the cancelled task to leave the queue", 30*time.Second, func() bool { return slurmQueued(task) == "" })
+	if suite.IsDone(h.jobs[victim].Dir) {
+		h.t.Fatalf("cell %d finished although cancelled", victim)
 	}
-	st, _ := run("suite", "status", suiteFile)
+	st, _ := h.run("suite", "status", h.suiteFile)
 	if !strings.Contains(st, "failed") || !strings.Contains(st, "checkpoint kept") {
-		t.Errorf("status after scancel shows no failed cell with a checkpoint:\n%s", st)
+		h.t.Errorf("status after scancel shows no failed cell with a checkpoint:\n%s", st)
 	}
+	h.phase("cancelled")
+	return victim
+}
 
-	phase("cancelled")
-	// 3. Submit again: only the cancelled cell is new work.
-	stdout, stderr = run("suite", suiteFile, "--executor", "slurm")
+// resubmit submits the suite again, checks that only the cancelled cell is
+// new work, and waits for both jobs to finish.
+func (h *slurmHarness) resubmit(job1 string, victim int) {
+	stdout, stderr := h.run("suite", h.suiteFile, "--executor", "slurm")
 	job2 := strings.TrimSpace(stdout)
-	submitted = append(submitted, job2)
+	h.submitted = append(h.submitted, job2)
 	if !strings.Contains(stderr, "--array="+strconv.Itoa(victim)+"%2)") {
-		t.Fatalf("second submission should hold only cell %d: %s", victim, stderr)
+		h.t.Fatalf("second submission should hold only cell %d: %s", victim, stderr)
 	}
-	waitFor("both jobs to finish", 90*time.Second, func() bool { return squeue(job1) == "" && squeue(job2) == "" })
+	h.waitFor("both jobs to finish", 90*time.Second, func() bool { return slurmQueued(job1) == "" && slurmQueued(job2) == "" })
+	h.phase("slurm jobs finished")
+}
 
-	phase("slurm jobs finished")
-	// 4. Every cell done, run once; the cancelled one resumed.
-	for i, j := range jobs {
+// checkCellsRanOnce checks that every cell is done and its log.txt shows
+// one start, the cancelled cell's two with one resume.
+func (h *slurmHarness) checkCellsRanOnce(victim int) {
+	for i, j := range h.jobs {
 		if !suite.IsDone(j.Dir) {
-			st, _ := run("suite", "status", suiteFile)
-			t.Fatalf("cell %d (%s) not done:\n%s", i, j.Name, st)
+			st, _ := h.run("suite", "status", h.suiteFile)
+			h.t.Fatalf("cell %d (%s) not done:\n%s", i, j.Name, st)
 		}
 		b, _ := os.ReadFile(filepath.Join(j.Dir, "log.txt"))
 		var starts, resumes int
@@ -167,22 +218,24 @@ slurm:
 			want = 2
 		}
 		if starts != want || resumes != want-1 {
-			t.Errorf("cell %d: %d starts, %d resumes, want %d and %d\n%s", i, starts, resumes, want, want-1, b)
+			h.t.Errorf("cell %d: %d starts, %d resumes, want %d and %d\n%s", i, starts, resumes, want, want-1, b)
 		}
 	}
-	st, _ = run("suite", "status", suiteFile)
+	st, _ := h.run("suite", "status", h.suiteFile)
 	if !strings.Contains(st, "6 cells: 6 done, 0 running, 0 pending, 0 failed") {
-		t.Errorf("status:\n%s", st)
+		h.t.Errorf("status:\n%s", st)
 	}
+}
 
-	// 5. The same suite with the local executor gives the same table.
-	local := filepath.Join(dir, "runs-local")
-	run("suite", suiteFile, "--out", local, "--jobs", "2", "--quiet")
-	phase("local suite finished")
-	repSlurm, _ := run("report", out)
-	repLocal, _ := run("report", local)
+// compareWithLocal runs the same suite with the local executor and checks
+// that its report equals the Slurm one.
+func (h *slurmHarness) compareWithLocal() {
+	local := filepath.Join(h.dir, "runs-local")
+	h.run("suite", h.suiteFile, "--out", local, "--jobs", "2", "--quiet")
+	h.phase("local suite finished")
+	repSlurm, _ := h.run("report", h.out)
+	repLocal, _ := h.run("report", local)
 	if repSlurm != repLocal {
-		t.Errorf("report differs:\nslurm:\n%s\nlocal:\n%s", repSlurm, repLocal)
+		h.t.Errorf("report differs:\nslurm:\n%s\nlocal:\n%s", repSlurm, repLocal)
 	}
-	t.Logf("cancelled cell %d; whole test %.1fs", victim, time.Since(begin).Seconds())
 }

@@ -11,15 +11,19 @@ EX=docs/examples/omniglot
 "$BIN" suite docs/examples/omniglot-suite.yaml
 "$BIN" suite docs/examples/omniglot-dims-suite.yaml
 
-# Keep only the run.json files (checkpoints stay under runs/, git-ignored).
-rm -rf "$EX/runs" "$EX/runs-dims"
-for pair in "runs/omniglot-example:$EX/runs" "runs/omniglot-dims:$EX/runs-dims"; do
-	src=${pair%%:*} dst=${pair#*:}
+# copy_runs SRC DST replaces DST with the run.json files of SRC, in the same
+# directories (checkpoints stay under runs/, git-ignored).
+copy_runs() {
+	local src=$1 dst=$2
+	rm -rf "$dst"
 	(cd "$src" && find . -name run.json) | while read -r f; do
 		mkdir -p "$dst/$(dirname "$f")"
 		cp "$src/$f" "$dst/$f"
 	done
-done
+}
+
+copy_runs runs/omniglot-example "$EX/runs"
+copy_runs runs/omniglot-dims "$EX/runs-dims"
 
 R="$EX/runs"
 "$BIN" report "$R" --group-by loss,miner --format markdown --out "$EX/report-compact.md"
@@ -41,11 +45,7 @@ R="$EX/runs"
 
 # The method zoo (one seed): before (untrained model) and after training.
 "$BIN" suite docs/examples/omniglot-zoo-suite.yaml
-rm -rf "$EX/runs-zoo"
-(cd runs/omniglot-zoo && find . -name run.json) | while read -r f; do
-	mkdir -p "$EX/runs-zoo/$(dirname "$f")"
-	cp "runs/omniglot-zoo/$f" "$EX/runs-zoo/$f"
-done
+copy_runs runs/omniglot-zoo "$EX/runs-zoo"
 Z="$EX/runs-zoo"
 {
 	echo "# The method zoo on Omniglot (one seed, 8 epochs)"
@@ -67,9 +67,5 @@ Z="$EX/runs-zoo"
 
 # Batch-size sweep (fixed epochs, so smaller batches take more steps).
 "$BIN" suite docs/examples/omniglot-batch-suite.yaml
-rm -rf "$EX/runs-batch"
-(cd runs/omniglot-batch && find . -name run.json) | while read -r f; do
-	mkdir -p "$EX/runs-batch/$(dirname "$f")"
-	cp "runs/omniglot-batch/$f" "$EX/runs-batch/$f"
-done
+copy_runs runs/omniglot-batch "$EX/runs-batch"
 "$BIN" plot sweep "$EX/runs-batch" --param batch-size --group-by loss --metric R@1 --out "$EX/sweep-batch.png"

@@ -2,6 +2,8 @@ package gpu
 
 import (
 	"slices"
+
+	"github.com/dmlbench/dmlbench/internal/knnkey"
 )
 
 // emulator runs the kernels of kernels.cu on the CPU, one query at a time,
@@ -60,10 +62,10 @@ func (e *emulator) pairDist(gi, j int) float32 {
 func (e *emulator) begin(q0, qb int, woff, wids []int32) error {
 	e.q0, e.qb = q0, qb
 	for i := range e.top[:qb*e.p.k] {
-		e.top[i] = emptyKey
+		e.top[i] = knnkey.Empty
 	}
 	for i := 0; i < qb; i++ {
-		e.thr[i], e.cnt[i], e.ovf[i], e.alive[i], e.wbound[i] = emptyKey, 0, false, 0, 0
+		e.thr[i], e.cnt[i], e.ovf[i], e.alive[i], e.wbound[i] = knnkey.Empty, 0, false, 0, 0
 	}
 	e.woff, e.wids = woff, wids
 	if woff == nil {
@@ -74,7 +76,7 @@ func (e *emulator) begin(q0, qb int, woff, wids []int32) error {
 	for i := 0; i < qb; i++ { // kernel watch_keys, then watch_sort
 		lo, hi := woff[i], woff[i+1]
 		for t := lo; t < hi; t++ {
-			e.wkeys[t] = keyOf(e.pairDist(q0+i, int(wids[t])), int(wids[t]))
+			e.wkeys[t] = knnkey.Of(e.pairDist(q0+i, int(wids[t])), int(wids[t]))
 		}
 		slices.Sort(e.wkeys[lo:hi])
 		e.alive[i] = int32(min(int(hi-lo), e.p.maxRank))
@@ -108,7 +110,7 @@ func (e *emulator) dist(x0, xn int, rerun bool) error {
 			if v != v {
 				continue // NaN is never a neighbour nor counted
 			}
-			key := keyOf(v, j)
+			key := knnkey.Of(v, j)
 			if !rerun && key < e.wbound[i] {
 				ks := e.wkeys[e.woff[i] : e.woff[i]+e.alive[i]]
 				b, found := slices.BinarySearch(ks, key)
@@ -144,7 +146,7 @@ func (e *emulator) merge(rerun bool) (int, error) {
 			all = slices.Compact(all)
 		}
 		for t := range top {
-			top[t] = emptyKey
+			top[t] = knnkey.Empty
 			if t < len(all) {
 				top[t] = all[t]
 			}

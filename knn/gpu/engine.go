@@ -10,8 +10,8 @@ package gpu
 //
 // State of the current query block (qb queries from q0), per query i:
 //
-//	top[i]  k keys, ascending, emptyKey where unfilled
-//	thr[i]  the admission bound: top[i][k−1] (emptyKey while not full)
+//	top[i]  k keys, ascending, knnkey.Empty where unfilled
+//	thr[i]  the admission bound: top[i][k−1] (knnkey.Empty while not full)
 //	cand[i] up to C candidate keys of the current tile (unordered)
 //	cnt[i]  candidates offered in the current tile (may exceed C)
 //	ovf[i]  the last merge saw cnt[i] > C: the tile is re-run for query i

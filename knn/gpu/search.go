@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dmlbench/dmlbench/internal/knnkey"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
@@ -134,19 +135,11 @@ func run(ctx context.Context, eng engine, pl plan, q, db knn.Matrix, opt knn.Opt
 			gi := q0 + i
 			ids, dist := out.IDs[gi*k:(gi+1)*k], out.Dist[gi*k:(gi+1)*k]
 			for t, key := range keys[i*k : (i+1)*k] {
-				if key == emptyKey {
+				if key == knnkey.Empty {
 					ids[t], dist[t] = -1, pad
 					continue
 				}
-				ids[t] = int32(uint32(key))
-				d := keyDist(key)
-				if ip {
-					d = -d
-					if d == 0 {
-						d = 0
-					}
-				}
-				dist[t] = d
+				ids[t], dist[t] = knnkey.Output(key, ip)
 			}
 			if opt.Watch != nil {
 				out.Ranks[gi] = watchRanks(wcnt[woff[i]:woff[i+1]], int(walive[i]))

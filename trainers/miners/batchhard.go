@@ -22,25 +22,19 @@ func (BatchHard) Mine(dist []float32, labels []int, rng *rand.Rand) Triplets {
 	if checkShape(dist, labels) != nil {
 		return t
 	}
-	b := len(labels)
-	g := split(labels)
-	for a := range labels {
-		if len(g.pos[a]) == 0 || len(g.neg[a]) == 0 {
-			continue
-		}
-		row := dist[a*b : (a+1)*b]
-		p, n := g.pos[a][0], g.neg[a][0]
-		for _, j := range g.pos[a] {
+	split(labels).each(dist, func(a int, row []float32, pos, neg []int) {
+		p, n := pos[0], neg[0]
+		for _, j := range pos {
 			if row[j] > row[p] {
 				p = j
 			}
 		}
-		for _, j := range g.neg[a] {
+		for _, j := range neg {
 			if row[j] < row[n] {
 				n = j
 			}
 		}
 		t.add(a, p, n)
-	}
+	})
 	return t
 }

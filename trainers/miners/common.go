@@ -77,6 +77,19 @@ func ok(dist []float32, labels []int, rng *rand.Rand) bool {
 // pick returns a uniformly random element of s (s non-empty).
 func pick(s []int, rng *rand.Rand) int { return s[rng.Intn(len(s))] }
 
+// each calls f, in index order, for every anchor a of the batch that has
+// a positive and a negative, with a's row of the b×b distance matrix dist
+// and its positive and negative index lists.
+func (g groups) each(dist []float32, f func(a int, row []float32, pos, neg []int)) {
+	b := len(g.pos)
+	for a := range g.pos {
+		if len(g.pos[a]) == 0 || len(g.neg[a]) == 0 {
+			continue
+		}
+		f(a, dist[a*b:(a+1)*b], g.pos[a], g.neg[a])
+	}
+}
+
 // filter returns the elements of s for which keep is true.
 func filter(s []int, keep func(j int) bool) []int {
 	var out []int

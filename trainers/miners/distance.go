@@ -92,22 +92,17 @@ func (m *DistanceWeighted) Mine(dist []float32, labels []int, rng *rand.Rand) Tr
 	if !ok(dist, labels, rng) || m.Dim < 1 {
 		return t
 	}
-	b := len(labels)
-	g := split(labels)
-	for a := range labels {
-		if len(g.pos[a]) == 0 || len(g.neg[a]) == 0 {
-			continue
-		}
-		w := m.Weights(dist[a*b:(a+1)*b], g.neg[a])
-		u, n := rng.Float64(), g.neg[a][len(w)-1]
+	split(labels).each(dist, func(a int, row []float32, pos, neg []int) {
+		w := m.Weights(row, neg)
+		u, n := rng.Float64(), neg[len(w)-1]
 		for i, wi := range w {
 			if u < wi {
-				n = g.neg[a][i]
+				n = neg[i]
 				break
 			}
 			u -= wi
 		}
-		t.add(a, pick(g.pos[a], rng), n)
-	}
+		t.add(a, pick(pos, rng), n)
+	})
 	return t
 }

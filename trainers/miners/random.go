@@ -21,12 +21,8 @@ func (Random) Mine(dist []float32, labels []int, rng *rand.Rand) Triplets {
 	if !ok(dist, labels, rng) {
 		return t
 	}
-	g := split(labels)
-	for a := range labels {
-		if len(g.pos[a]) == 0 || len(g.neg[a]) == 0 {
-			continue
-		}
-		t.add(a, pick(g.pos[a], rng), pick(g.neg[a], rng))
-	}
+	split(labels).each(dist, func(a int, row []float32, pos, neg []int) {
+		t.add(a, pick(pos, rng), pick(neg, rng))
+	})
 	return t
 }

@@ -33,23 +33,17 @@ func (s *Semihard) Mine(dist []float32, labels []int, rng *rand.Rand) Triplets {
 	if !ok(dist, labels, rng) {
 		return t
 	}
-	b := len(labels)
-	g := split(labels)
-	for a := range labels {
-		if len(g.pos[a]) == 0 || len(g.neg[a]) == 0 {
-			continue
-		}
-		row := dist[a*b : (a+1)*b]
-		p := pick(g.pos[a], rng)
+	split(labels).each(dist, func(a int, row []float32, pos, neg []int) {
+		p := pick(pos, rng)
 		dap := float64(row[p])
-		semi := filter(g.neg[a], func(n int) bool {
+		semi := filter(neg, func(n int) bool {
 			d := float64(row[n])
 			return d > dap && d < dap+s.Margin
 		})
 		if len(semi) == 0 {
-			semi = g.neg[a]
+			semi = neg
 		}
 		t.add(a, p, pick(semi, rng))
-	}
+	})
 	return t
 }

@@ -28,29 +28,23 @@ func (Softhard) Mine(dist []float32, labels []int, rng *rand.Rand) Triplets {
 	if !ok(dist, labels, rng) {
 		return t
 	}
-	b := len(labels)
-	g := split(labels)
-	for a := range labels {
-		if len(g.pos[a]) == 0 || len(g.neg[a]) == 0 {
-			continue
-		}
-		row := dist[a*b : (a+1)*b]
-		maxPos, minNeg := row[g.pos[a][0]], row[g.neg[a][0]]
-		for _, p := range g.pos[a] {
+	split(labels).each(dist, func(a int, row []float32, pos, neg []int) {
+		maxPos, minNeg := row[pos[0]], row[neg[0]]
+		for _, p := range pos {
 			maxPos = max(maxPos, row[p])
 		}
-		for _, n := range g.neg[a] {
+		for _, n := range neg {
 			minNeg = min(minNeg, row[n])
 		}
-		hardP := filter(g.pos[a], func(p int) bool { return row[p] > minNeg })
+		hardP := filter(pos, func(p int) bool { return row[p] > minNeg })
 		if len(hardP) == 0 {
-			hardP = g.pos[a]
+			hardP = pos
 		}
-		hardN := filter(g.neg[a], func(n int) bool { return row[n] < maxPos })
+		hardN := filter(neg, func(n int) bool { return row[n] < maxPos })
 		if len(hardN) == 0 {
-			hardN = g.neg[a]
+			hardN = neg
 		}
 		t.add(a, pick(hardP, rng), pick(hardN, rng))
-	}
+	})
 	return t
 }

@@ -1,5 +1,27 @@
 package model
 
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+
+	"github.com/dmlbench/dmlbench/internal/blas32"
+)
+
 // BLASName names the BLAS that Gorgonia's matrix products use in this build:
-// "gonum" (pure Go, default) or "openblas" (build tag openblas, cgo).
-var BLASName = "gonum"
+// "dmlbench/avx512", "dmlbench/avx2" or "dmlbench/portable" (the project's
+// Sgemm, internal/blas32, kernel chosen at run time or by DMLBENCH_GEMM;
+// the default in every build, no cgo), or "openblas" (build tag openblas,
+// cgo, optional).
+var BLASName = "dmlbench/" + blas32.Kernel()
+
+func init() { G.Use(blas32.Implementation{}) }
+
+// checkBLAS reports a DMLBENCH_GEMM value this CPU/build cannot honour, so
+// that a forced kernel is never silently replaced.
+func checkBLAS() error {
+	if err := blas32.EnvError(); err != nil && BLASName != "openblas" {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}

@@ -6,7 +6,6 @@ import (
 	"math/rand"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 func init() {
@@ -38,16 +37,17 @@ var DefaultCNNChannels = []int{32, 64}
 // BatchNorm, for the reason given in the package comment (rows must stay
 // independent across chunks and padding).
 //
-// Each convolution is Gorgonia's Conv2d decomposition (nn.go: Im2Col →
-// patches·Wᵀ → reshape → transpose to channels-first) written out, so that
-// the per-channel bias is added to the (B·H·W)×C_out patch product with the
-// same 2-D BroadcastAdd as the MLP (Conv2d has no bias, and a 4-D broadcast
-// over B×C×H×W would materialise Repeat copies). The weight of block l is
-// stored as a (C_in·9)×C_out matrix with row index c·9 + ky·3 + kx (the
-// Im2Col column order). ReLU is applied after the pool: max-pooling and
-// ReLU commute (ReLU is monotone), and the pooled map is 4× smaller.
-// MaxPool2D routes each window's gradient to its first maximum (a mask),
-// unlike Gorgonia's Max, which splits it over ties.
+// Each convolution is im2col followed by one GEMM with the weight (the
+// project's Sgemm under Gorgonia, internal/blas32), and the per-channel
+// bias, the 2×2 max-pool and ReLU are one fused op on the channels-last
+// product (cnn_ops.go: adding a per-channel constant commutes with a window
+// maximum, and ReLU, being monotone, with both; the pooled map is 4×
+// smaller). Maps stay channels-last between blocks, so there is no
+// transpose; the last block writes channels-first for the flatten. The
+// weight of block l is stored as a (C_in·9)×C_out matrix with row index
+// c·9 + ky·3 + kx (the im2col column order). The pool routes each
+// window's gradient to its first maximum (row-major window order), unlike
+// Gorgonia's Max, which splits it over ties.
 //
 // Initialisation: conv weights He-uniform U(±√(6/fan_in)) with
 // fan_in = C_in·9, conv biases 0; the output layer U(±1/√fan_in) for
@@ -102,32 +102,22 @@ func NewCNN(c Config) (*CNN, error) {
 	return m, nil
 }
 
-// convBlock is MaxPool2×2(ReLU(Conv3×3(h) + b)) on h (B×cin×H×W), computed
-// as ReLU(MaxPool(…)) (see the type comment).
-func convBlock(h, w, b *G.Node, B, cin, cout, H, W int) (*G.Node, error) {
-	one := tensor.Shape{1, 1}
-	col, err := G.Im2Col(h, tensor.Shape{3, 3}, one, one, one) // B×H×W×(cin·9)
+// convBlock is ReLU(MaxPool2×2(Conv3×3(h; w) + b)) on h, a batch of B maps
+// of cin channels, H×W pixels, channels-first (the network input) or
+// channels-last (nhwc, the output of a previous block): im2col, one GEMM
+// with the (cin·9)×cout weight, then the fused pool+bias+ReLU of
+// cnn_ops.go, whose output is channels-last, or channels-first for the
+// last block (chw). grad is false for the network input.
+func convBlock(h, w, b *G.Node, B, cin, H, W int, nhwc, grad, chw bool) (*G.Node, error) {
+	col, err := G.ApplyOp(im2colOp{g: geom{B: B, C: cin, H: H, W: W, nhwc: nhwc}, grad: grad}, h)
 	if err != nil {
 		return nil, err
 	}
-	if col, err = G.Reshape(col, tensor.Shape{B * H * W, cin * 9}); err != nil {
-		return nil, err
-	}
-	z, err := linear(col, w, b) // (B·H·W)×cout
+	z, err := G.Mul(col, w) // (B·H·W)×cout, channels-last
 	if err != nil {
 		return nil, err
 	}
-	if z, err = G.Reshape(z, tensor.Shape{B, H, W, cout}); err != nil {
-		return nil, err
-	}
-	if z, err = G.Transpose(z, 0, 3, 1, 2); err != nil { // B×cout×H×W
-		return nil, err
-	}
-	p, err := G.MaxPool2D(z, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2})
-	if err != nil {
-		return nil, err
-	}
-	return G.Rectify(p)
+	return G.ApplyOp(poolOp{g: geom{B: B, C: w.Shape()[1], H: H, W: W, nhwc: true}, chw: chw}, z, b)
 }
 
 func (m *CNN) build(rng *rand.Rand) (err error) {
@@ -138,27 +128,20 @@ func (m *CNN) build(rng *rand.Rand) (err error) {
 	}()
 	c := m.cfg
 	B := c.Chunk
-	x := m.input()
+	h := m.input() // B×(C·H·W), channels-first
 
 	cin, H, W := c.InChannels, c.InHeight, c.InWidth
-	h, err := G.Reshape(x, tensor.Shape{B, cin, H, W})
-	if err != nil {
-		return err
-	}
+	last := len(c.Channels) - 1
 	for l, cout := range c.Channels {
 		wp, w := m.newParam(fmt.Sprintf("cnn.%d.weight", l), []int{cin * 9, cout}, false)
 		uniformFill(rng, wp.Data, math.Sqrt(6/float64(cin*9)))
 		_, b := m.newParam(fmt.Sprintf("cnn.%d.bias", l), []int{1, cout}, true)
-		if h, err = convBlock(h, w, b, B, cin, cout, H, W); err != nil {
+		if h, err = convBlock(h, w, b, B, cin, H, W, l > 0, l > 0, l == last); err != nil {
 			return fmt.Errorf("block %d: %w", l+1, err)
 		}
 		cin, H, W = cout, H/2, W/2
 	}
-	flat := cin * H * W
-	if h, err = G.Reshape(h, tensor.Shape{B, flat}); err != nil {
-		return err
-	}
-	return m.output(h, flat, rng)
+	return m.output(h, cin*H*W, rng)
 }
 
 // Name implements Model.

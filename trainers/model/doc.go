@@ -28,8 +28,13 @@
 // Gorgonia tensors directly, so the trainer's optimiser updates them in
 // place and the next run of either program sees the new values.
 //
-// Matrix products use gonum's pure-Go BLAS by default; building with
-// `-tags openblas` (cgo, Debian libopenblas-dev) routes Sgemm/Dgemm to
-// OpenBLAS (BLASName reports which). Cost of one step: two forward passes
-// and one backward pass (PyTorch-style autograd would forward once).
+// Matrix products run on the project's own float32 GEMM (internal/blas32:
+// packed, AVX-512 or AVX2+FMA assembly kernels chosen at run time, no cgo),
+// registered with Gorgonia in every build; `-tags openblas` (cgo, Debian
+// libopenblas-dev) is an optional alternative that routes Sgemm/Dgemm to
+// OpenBLAS (BLASName reports which). The CNN's convolution, bias, pooling
+// and ReLU, and the MLP's bias and ReLU, are the package's own ops on
+// preallocated memory (cnn_ops.go, ops.go), and the compiled programs keep
+// their tensors between runs (rewind.go). Cost of one step: two forward
+// passes and one backward pass (PyTorch-style autograd would forward once).
 package model

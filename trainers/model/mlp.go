@@ -78,7 +78,7 @@ func (m *MLP) build(rng *rand.Rand) (err error) {
 				return err
 			}
 		}
-		if h, err = G.Rectify(z); err != nil {
+		if h, err = relu(z); err != nil {
 			return err
 		}
 		in = width
@@ -92,48 +92,14 @@ func linear(h, w, b *G.Node) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return G.BroadcastAdd(hw, b, nil, []byte{0})
+	s := hw.Shape()
+	return G.ApplyOp(biasAddOp{rows: s[0], cols: s[1]}, hw, b)
 }
 
-// layerNorm normalises each row of z (B×H): (z−μ)/√(σ²+ε)·γ + β.
+// layerNorm normalises each row of z (B×H): (z−μ)/√(σ²+ε)·γ + β
+// (layerNormOp).
 func layerNorm(z, gamma, beta *G.Node, B int) (*G.Node, error) {
-	mu, err := G.Mean(z, 1)
-	if err != nil {
-		return nil, err
-	}
-	if mu, err = G.Reshape(mu, tensor.Shape{B, 1}); err != nil {
-		return nil, err
-	}
-	zc, err := G.BroadcastSub(z, mu, nil, []byte{1})
-	if err != nil {
-		return nil, err
-	}
-	sq, err := G.Square(zc)
-	if err != nil {
-		return nil, err
-	}
-	v, err := G.Mean(sq, 1)
-	if err != nil {
-		return nil, err
-	}
-	if v, err = G.Add(v, G.NewConstant(float32(layerNormEps))); err != nil {
-		return nil, err
-	}
-	sd, err := G.Sqrt(v)
-	if err != nil {
-		return nil, err
-	}
-	if sd, err = G.Reshape(sd, tensor.Shape{B, 1}); err != nil {
-		return nil, err
-	}
-	zn, err := G.BroadcastHadamardDiv(zc, sd, nil, []byte{1})
-	if err != nil {
-		return nil, err
-	}
-	if zn, err = G.BroadcastHadamardProd(zn, gamma, nil, []byte{0}); err != nil {
-		return nil, err
-	}
-	return G.BroadcastAdd(zn, beta, nil, []byte{0})
+	return G.ApplyOp(layerNormOp{rows: B, cols: z.Shape()[1], eps: float32(layerNormEps)}, z, gamma, beta)
 }
 
 // l2Normalize divides each row of e (B×D) by √(Σe²+ε).

@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
@@ -193,6 +194,38 @@ func TestEmbedChunksAndErrors(t *testing.T) {
 	for _, bad := range []Config{{InDim: 0}, {InDim: 3, Norm: "batch"}, {InDim: 3, Hidden: []int{0}}, {InDim: 3, Arch: "cnn9"}} {
 		if _, err := New(bad); err == nil {
 			t.Errorf("config %+v accepted", bad)
+		}
+	}
+}
+
+// TestLayerNormGradientNonUnitGamma repeats the finite-difference check
+// with random LayerNorm γ and β (they start at 1 and 0, which would hide a
+// missing γ factor in ∂/∂z).
+func TestLayerNormGradientNonUnitGamma(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	c := Config{InDim: 6, Hidden: []int{7}, EmbedDim: 4, Chunk: 5, Norm: "layer", L2Normalize: true, Seed: 4}
+	m := newTestMLP(t, c)
+	for _, p := range m.params {
+		if strings.Contains(p.Name, "ln_") {
+			for i := range p.Data {
+				p.Data[i] = float32(0.5 + rng.Float64())
+			}
+		}
+	}
+	s := backwardSurrogate(t, m, func(x []float32, rows int) []float64 { return refForward(m, x, rows) }, rng)
+	const h = 1e-3
+	for _, p := range m.params {
+		for i := range p.Data {
+			old := p.Data[i]
+			p.Data[i] = old + h
+			up := s()
+			p.Data[i] = old - h
+			dn := s()
+			p.Data[i] = old
+			fd := (up - dn) / float64(float32(old+h)-float32(old-h))
+			if math.Abs(fd-float64(p.Grad[i])) > 2e-3*(1+math.Abs(fd)) {
+				t.Errorf("d/d%s[%d]: backward %v, finite difference %v", p.Name, i, p.Grad[i], fd)
+			}
 		}
 	}
 }

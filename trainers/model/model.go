@@ -117,6 +117,9 @@ func New(c Config) (Model, error) {
 	if err := Check(c); err != nil {
 		return nil, err
 	}
+	if err := checkBLAS(); err != nil {
+		return nil, err
+	}
 	i, _ := reg.Lookup(c.Arch)
 	return i.New(c)
 }

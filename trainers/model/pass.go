@@ -160,7 +160,9 @@ func run(vm G.VM) (err error) {
 			err = fmt.Errorf("model: gorgonia panicked: %v", r)
 		}
 	}()
-	vm.Reset()
+	if !keepRegisters || !rewind(vm) {
+		vm.Reset()
+	}
 	if err := vm.RunAll(); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}

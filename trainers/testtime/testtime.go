@@ -256,15 +256,7 @@ func ReciprocalBatch(emb knn.Matrix, lists [][]int32, q, k, kr int, alpha float6
 	for x := range set {
 		others = append(others, int(x))
 	}
-	dist := func(i int) float64 {
-		s := 0.0
-		a, b := emb.Row(q), emb.Row(i)
-		for j := range a {
-			d := float64(a[j]) - float64(b[j])
-			s += d * d
-		}
-		return s
-	}
+	dist := func(i int) float64 { return knn.SquaredL2(emb.Row(q), emb.Row(i)) }
 	dq := make(map[int]float64, len(others))
 	for _, i := range others {
 		dq[i] = dist(i)

@@ -285,3 +285,26 @@ func TestSlugAndRunName(t *testing.T) {
 		t.Fatal("quoting")
 	}
 }
+
+// LoadCells is Load, OutDir and Jobs in one: the file's own output
+// directory unless one is given, and a bad file's error.
+func TestLoadCells(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, []byte("grid:\n  dataset: toy-lines\n  loss: [margin, triplet]\n  seed: [0]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, out, jobs, err := LoadCells(path, "")
+	if err != nil || spec == nil || out != filepath.Join(dir, "s") || len(jobs) != 2 {
+		t.Fatalf("got %v %q %d jobs, %v", spec, out, len(jobs), err)
+	}
+	if !strings.HasPrefix(jobs[0].Dir, out+string(filepath.Separator)) {
+		t.Fatalf("cell %s outside %s", jobs[0].Dir, out)
+	}
+	if _, out, _, _ := LoadCells(path, "elsewhere"); out != "elsewhere" {
+		t.Fatalf("override: %q", out)
+	}
+	if _, _, _, err := LoadCells(filepath.Join(dir, "none.yaml"), ""); err == nil {
+		t.Fatal("missing file accepted")
+	}
+}

@@ -78,6 +78,24 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 		return nil, errors.New("suite: no binary to run")
 	}
 	res := &Result{Errors: map[string]error{}}
+	todo := r.pending(jobs, res)
+	if len(todo) == 0 {
+		return res, nil
+	}
+	t := &tally{r: r, res: res, todo: len(todo), bar: r.progressBar(len(todo)), begin: time.Now()}
+	r.dispatch(ctx, todo, t)
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("suite interrupted after %d of %d runs: %w", len(res.Done), len(todo), err)
+	}
+	if len(res.Failed) > 0 {
+		return res, fmt.Errorf("suite: %d of %d runs failed (see log.txt in each run directory): %s", len(res.Failed), len(todo), strings.Join(res.Failed, ", "))
+	}
+	return res, nil
+}
+
+// pending returns the jobs whose run directory is not done yet, listing
+// the others in res.Skipped.
+func (r *Runner) pending(jobs []Job, res *Result) []Job {
 	var todo []Job
 	for _, j := range jobs {
 		if IsDone(j.Dir) {
@@ -89,96 +107,47 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 	if r.Log != nil && len(res.Skipped) > 0 {
 		fmt.Fprintf(r.Log, "suite: %d of %d runs already done, skipped\n", len(res.Skipped), len(jobs))
 	}
-	if len(todo) == 0 {
-		return res, nil
+	return todo
+}
+
+// progressBar is the bar over n runs on r.Progress (nil: none).
+func (r *Runner) progressBar(n int) *progressbar.ProgressBar {
+	if r.Progress == nil {
+		return nil
 	}
-	var bar *progressbar.ProgressBar
-	if r.Progress != nil {
-		bar = progressbar.NewOptions(len(todo),
-			progressbar.OptionSetWriter(r.Progress),
-			progressbar.OptionSetDescription("suite"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionSetRenderBlankState(true),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionOnCompletion(func() { fmt.Fprintln(r.Progress) }),
-		)
-	}
-	begin := time.Now()
-	workers := max(1, r.Jobs)
+	return progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(r.Progress),
+		progressbar.OptionSetDescription("suite"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionSetRenderBlankState(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(r.Progress) }),
+	)
+}
+
+// dispatch runs todo on r.Jobs workers (at least one), handing out jobs in
+// order until they run out, ctx is cancelled or a failure stops a
+// fail-fast suite; it returns when every started job has finished.
+func (r *Runner) dispatch(ctx context.Context, todo []Job, t *tally) {
 	ch := make(chan Job)
-	var mu sync.Mutex
-	stop := false
 	var wg sync.WaitGroup
-	for range min(workers, len(todo)) {
+	for range min(max(1, r.Jobs), len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				mu.Lock()
-				if stop || ctx.Err() != nil {
-					mu.Unlock()
+				if !t.start(ctx, j) {
 					continue
 				}
-				if bar != nil {
-					bar.Describe(j.Name)
-				}
-				mu.Unlock()
-				err := r.runJob(ctx, j)
-				mu.Lock()
-				var busy *ClaimedError
-				if errors.Is(err, errAlreadyDone) || errors.As(err, &busy) {
-					if busy != nil {
-						res.Busy = append(res.Busy, j.Name)
-						if r.Log != nil {
-							fmt.Fprintf(r.Log, "busy %s: %v\n", j.Name, busy)
-						}
-					} else {
-						res.Skipped = append(res.Skipped, j.Name)
-					}
-					if bar != nil {
-						bar.Add(1)
-					}
-					mu.Unlock()
-					continue
-				}
-				if err != nil {
-					res.Failed = append(res.Failed, j.Name)
-					res.Errors[j.Name] = err
-					if r.FailFast {
-						stop = true
-					}
-				} else {
-					res.Done = append(res.Done, j.Name)
-				}
-				if r.Log != nil {
-					if bar != nil {
-						bar.Clear()
-					}
-					n := len(res.Done) + len(res.Failed)
-					el := time.Since(begin)
-					eta := time.Duration(float64(el) / float64(n) * float64(len(todo)-n)).Round(time.Second)
-					prog := fmt.Sprintf("[%d/%d, %s elapsed, ETA %s]", n, len(todo), el.Round(time.Second), eta)
-					if err != nil {
-						fmt.Fprintf(r.Log, "FAIL %s %s: %v\n", j.Name, prog, err)
-					} else {
-						fmt.Fprintf(r.Log, "done %s %s\n", j.Name, prog)
-					}
-				}
-				if bar != nil {
-					bar.Add(1)
-				}
-				mu.Unlock()
+				t.finish(j, r.runJob(ctx, j))
 			}
 		}()
 	}
 	for _, j := range todo {
-		mu.Lock()
-		s := stop
-		mu.Unlock()
-		if s || ctx.Err() != nil {
+		if t.stopped() || ctx.Err() != nil {
 			break
 		}
 		select {
@@ -188,13 +157,88 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 	}
 	close(ch)
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("suite interrupted after %d of %d runs: %w", len(res.Done), len(todo), err)
+}
+
+// tally collects the outcome of the jobs a Run's workers finish, under
+// one lock: the Result lists, the progress bar and log, and the fail-fast
+// stop.
+type tally struct {
+	r     *Runner
+	res   *Result
+	bar   *progressbar.ProgressBar
+	begin time.Time
+	todo  int // jobs Run set out to run
+
+	mu   sync.Mutex
+	stop bool // a failure stopped a fail-fast suite
+}
+
+func (t *tally) stopped() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stop
+}
+
+// start reports whether job j should run (no stop, ctx not cancelled) and
+// names it on the bar.
+func (t *tally) start(ctx context.Context, j Job) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stop || ctx.Err() != nil {
+		return false
 	}
-	if len(res.Failed) > 0 {
-		return res, fmt.Errorf("suite: %d of %d runs failed (see log.txt in each run directory): %s", len(res.Failed), len(todo), strings.Join(res.Failed, ", "))
+	if t.bar != nil {
+		t.bar.Describe(j.Name)
 	}
-	return res, nil
+	return true
+}
+
+// finish records job j's outcome err: busy (another process holds its
+// claim) or skipped (done meanwhile), else failed or done with a log line
+// giving the progress and ETA.
+func (t *tally) finish(j Job, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.bar != nil {
+		defer t.bar.Add(1)
+	}
+	res, log := t.res, t.r.Log
+	var busy *ClaimedError
+	if errors.Is(err, errAlreadyDone) || errors.As(err, &busy) {
+		if busy != nil {
+			res.Busy = append(res.Busy, j.Name)
+			if log != nil {
+				fmt.Fprintf(log, "busy %s: %v\n", j.Name, busy)
+			}
+		} else {
+			res.Skipped = append(res.Skipped, j.Name)
+		}
+		return
+	}
+	if err != nil {
+		res.Failed = append(res.Failed, j.Name)
+		res.Errors[j.Name] = err
+		if t.r.FailFast {
+			t.stop = true
+		}
+	} else {
+		res.Done = append(res.Done, j.Name)
+	}
+	if log == nil {
+		return
+	}
+	if t.bar != nil {
+		t.bar.Clear()
+	}
+	n := len(res.Done) + len(res.Failed)
+	el := time.Since(t.begin)
+	eta := time.Duration(float64(el) / float64(n) * float64(t.todo-n)).Round(time.Second)
+	prog := fmt.Sprintf("[%d/%d, %s elapsed, ETA %s]", n, t.todo, el.Round(time.Second), eta)
+	if err != nil {
+		fmt.Fprintf(log, "FAIL %s %s: %v\n", j.Name, prog, err)
+	} else {
+		fmt.Fprintf(log, "done %s %s\n", j.Name, prog)
+	}
 }
 
 func (r *Runner) exec(ctx context.Context, args []string, stdout, stderr io.Writer) error {

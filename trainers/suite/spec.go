@@ -398,3 +398,19 @@ func argsPoint(args []string) string {
 	sort.Strings(kv)
 	return strings.Join(kv, " ")
 }
+
+// LoadCells reads the suite file path (Load) and lists its cells (Jobs)
+// under its output directory: out, or the file's own when out is empty
+// (OutDir). It returns the spec, the output directory and the cells.
+func LoadCells(path, out string) (*Spec, string, []Job, error) {
+	spec, err := Load(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	out = spec.OutDir(out)
+	jobs, err := spec.Jobs(out)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return spec, out, jobs, nil
+}

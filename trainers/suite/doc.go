@@ -8,6 +8,24 @@
 // and log.txt; runs whose run.json says "done" are skipped, so a killed
 // suite resumes where it stopped.
 //
+// Why a child process per cell rather than a call to trainers.RunExperiment
+// in this process: (1) isolation — a cell that panics inside C code (faiss),
+// runs out of memory or is killed by the kernel's OOM killer ends only its
+// own process; the suite records the cell as failed (run.json with status
+// "failed" and the child's last error line) and goes on; (2) per-cell logs —
+// log.txt receives everything the cell writes, including what C libraries
+// print straight to file descriptors 1 and 2, which concurrent in-process
+// cells could not keep apart; (3) one code path — a local suite, a Slurm
+// array task (`suite FILE --cell N`) and a hand-typed `dmlbench run` all
+// execute the same command, whose first line in log.txt is a copy-pasteable
+// reproduction, and all take the run-directory lock and resume from the
+// checkpoint the same way; (4) no process-wide state shared between cells
+// run at once (GOMAXPROCS, BLAS and faiss thread counts); (5) cancellation —
+// SIGINT to the child lets the trainer stop, keeping the checkpoint of
+// its last finished epoch, and the parent-death signal (proc_linux.go) ends children
+// whose suite was killed. The cost, a process start and a data set load per
+// cell, is small next to a training run.
+//
 // Cell N of a suite is Jobs()[N] (the order of `suite --dry-run`). Every
 // invocation claims a cell before running it (Claimer: a claim.json created
 // create-exclusive in the NFS-safe way, with a heartbeat and a stale-claim

@@ -1,0 +1,228 @@
+package blas32
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Block sizes (Goto & van de Geijn 2008): a kc×nc panel of op(B) is packed
+// once per (jc, pc) and streamed from L2/L3; an mc×kc block of op(A) is
+// packed per ic and stays in L2; a kc×nr micro-panel of B stays in L1
+// while the kernel sweeps the A block. mc is a multiple of both 6 and 12.
+const (
+	blockK = 256
+	blockM = 144
+	blockN = 512
+)
+
+// parallelMin is the m·n·k below which Sgemm stays on the calling
+// goroutine (starting goroutines costs more than it saves).
+const parallelMin = 1 << 19
+
+// threads overrides runtime.GOMAXPROCS(0) when > 0 (SetThreads).
+var threads int
+
+// SetThreads sets how many goroutines one Sgemm call may use (0 = GOMAXPROCS).
+// The results do not depend on it (package comment).
+func SetThreads(n int) {
+	if n < 0 {
+		n = 0
+	}
+	threads = n
+}
+
+func numThreads() int {
+	if threads > 0 {
+		return threads
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// operand is a row-major matrix as BLAS sees it: element (i, j) of op(M)
+// is data[i·ld+j], or data[j·ld+i] when trans.
+type operand[T elem] struct {
+	data  []T
+	ld    int
+	trans bool
+}
+
+// sub returns op(M) from row i and column j on.
+func (o operand[T]) sub(i, j int) operand[T] {
+	if o.trans {
+		i, j = j, i
+	}
+	o.data = o.data[i*o.ld+j:]
+	return o
+}
+
+// workspace holds one goroutine's packing buffers and edge tile.
+type workspace[T elem] struct {
+	a, b, tile []T
+}
+
+var (
+	workspaces32 = sync.Pool{New: func() any { return new(workspace[float32]) }}
+	workspaces64 = sync.Pool{New: func() any { return new(workspace[float64]) }}
+)
+
+func pool[T elem]() *sync.Pool {
+	var z T
+	if any(z) == any(float32(0)) {
+		return &workspaces32
+	}
+	return &workspaces64
+}
+
+func grow[T elem](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// gemm computes C = α·op(A)·op(B) + C for an m×n C (β already applied;
+// with overwrite, C = α·op(A)·op(B) and C is not read: β = 0),
+// splitting C into row or column stripes over goroutines for large shapes.
+func gemm[T elem](kern tile[T], m, n, k int, alpha T, a, b operand[T], c []T, ldc int, overwrite bool) {
+	t := numThreads()
+	if t <= 1 || m*n*k < parallelMin {
+		gemmSerial(kern, m, n, k, alpha, a, b, c, ldc, overwrite)
+		return
+	}
+	// Split the dimension whose packing would otherwise be repeated least:
+	// every stripe packs all of the other operand.
+	step, dim := kern.mr, m
+	if n > m {
+		step, dim = kern.nr, n
+	}
+	per := (dim + t - 1) / t
+	per = (per + step - 1) / step * step
+	var wg sync.WaitGroup
+	for lo := per; lo < dim; lo += per {
+		hi := min(lo+per, dim)
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			if dim == m {
+				gemmSerial(kern, hi-lo, n, k, alpha, a.sub(lo, 0), b, c[lo*ldc:], ldc, overwrite)
+			} else {
+				gemmSerial(kern, m, hi-lo, k, alpha, a, b.sub(0, lo), c[lo:], ldc, overwrite)
+			}
+		}(lo, hi)
+	}
+	if dim == m {
+		gemmSerial(kern, min(per, m), n, k, alpha, a, b, c, ldc, overwrite)
+	} else {
+		gemmSerial(kern, m, min(per, n), k, alpha, a, b, c, ldc, overwrite)
+	}
+	wg.Wait()
+}
+
+// gemmSerial is the blocked loop nest on one goroutine.
+func gemmSerial[T elem](kern tile[T], m, n, k int, alpha T, a, b operand[T], c []T, ldc int, overwrite bool) {
+	p := pool[T]()
+	ws := p.Get().(*workspace[T])
+	defer p.Put(ws)
+	mr, nr := kern.mr, kern.nr
+	ws.tile = grow(ws.tile, mr*nr)
+	for jc := 0; jc < n; jc += blockN {
+		nb := min(blockN, n-jc)
+		nbPad := (nb + nr - 1) / nr * nr
+		for pc := 0; pc < k; pc += blockK {
+			kb := min(blockK, k-pc)
+			add := 1
+			if overwrite && pc == 0 {
+				add = 0 // the first k block stores α·acc (β = 0)
+			}
+			ws.b = grow(ws.b, nbPad*kb)
+			packB(ws.b, b, pc, jc, kb, nb, nr)
+			for ic := 0; ic < m; ic += blockM {
+				mb := min(blockM, m-ic)
+				mbPad := (mb + mr - 1) / mr * mr
+				ws.a = grow(ws.a, mbPad*kb)
+				packA(ws.a, a, ic, pc, mb, kb, mr)
+				for jr := 0; jr < nb; jr += nr {
+					pb := &ws.b[jr*kb]
+					nv := min(nr, nb-jr)
+					for ir := 0; ir < mb; ir += mr {
+						pa := &ws.a[ir*kb]
+						mv := min(mr, mb-ir)
+						ci := (ic+ir)*ldc + jc + jr
+						if mv == mr && nv == nr {
+							_ = c[ci+(mr-1)*ldc+nr-1] // the kernel writes up to here
+							kern.fn(pa, pb, &c[ci], kb, ldc, add, alpha)
+							continue
+						}
+						// Edge tile: through a buffer (α·acc, rounded as in a
+						// full tile), then stored or added.
+						tile := ws.tile
+						kern.fn(pa, pb, &tile[0], kb, nr, 0, alpha)
+						for r := 0; r < mv; r++ {
+							row := c[ci+r*ldc : ci+r*ldc+nv]
+							tr := tile[r*nr : r*nr+nv]
+							if add == 0 {
+								copy(row, tr)
+								continue
+							}
+							for j := range row {
+								row[j] += tr[j]
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// packA copies the mb×kb block of op(A) at (ic, pc) into dst as mr-row
+// micro-panels, each kb steps of mr values (rows past mb are zero).
+func packA[T elem](dst []T, a operand[T], ic, pc, mb, kb, mr int) {
+	for ir := 0; ir < mb; ir += mr {
+		panel := dst[ir*kb : (ir+mr)*kb]
+		mv := min(mr, mb-ir)
+		if mv < mr {
+			clear(panel)
+		}
+		if a.trans { // op(A)[i][p] = data[p·ld+i]: rows of data are contiguous in i
+			for p := 0; p < kb; p++ {
+				src := a.data[(pc+p)*a.ld+ic+ir:]
+				copy(panel[p*mr:p*mr+mv], src[:mv])
+			}
+			continue
+		}
+		for r := 0; r < mv; r++ { // op(A)[i][p] = data[i·ld+p]
+			src := a.data[(ic+ir+r)*a.ld+pc:]
+			src = src[:kb]
+			for p, v := range src {
+				panel[p*mr+r] = v
+			}
+		}
+	}
+}
+
+// packB copies the kb×nb panel of op(B) at (pc, jc) into dst as nr-column
+// micro-panels, each kb steps of nr values (columns past nb are zero).
+func packB[T elem](dst []T, b operand[T], pc, jc, kb, nb, nr int) {
+	for jr := 0; jr < nb; jr += nr {
+		panel := dst[jr*kb : (jr+nr)*kb]
+		nv := min(nr, nb-jr)
+		if nv < nr {
+			clear(panel)
+		}
+		if !b.trans { // op(B)[p][j] = data[p·ld+j]
+			for p := 0; p < kb; p++ {
+				src := b.data[(pc+p)*b.ld+jc+jr:]
+				copy(panel[p*nr:p*nr+nv], src[:nv])
+			}
+			continue
+		}
+		for j := 0; j < nv; j++ { // op(B)[p][j] = data[j·ld+p]
+			src := b.data[(jc+jr+j)*b.ld+pc:]
+			src = src[:kb]
+			for p, v := range src {
+				panel[p*nr+j] = v
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package reports
+
+import (
+	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/spectra"
+)
+
+// EmbeddingSpectrum is what `dmlbench spectra` and `dmlbench plot spectrum
+// --emb` compute from an embedding file: the singular values of the
+// (uncentred) N×D matrix and, with labels, the class-averaged spectrum
+// (Roth et al. 2020, supp. §E, Fig. 11; spectra.PerClass).
+type EmbeddingSpectrum struct {
+	// X is the embedding matrix read.
+	X knn.Matrix
+	// Singular are the singular values of X, largest first (nil when not
+	// asked for).
+	Singular []float64
+	// PerClass is the class-averaged spectrum (nil without labels);
+	// Classes the number of classes in it and Skipped the all-zero classes
+	// left out of the average.
+	PerClass         []float64
+	Classes, Skipped int
+}
+
+// LoadEmbeddingSpectrum reads the embeddings embPath (.npy or .npz:key)
+// and computes their singular values when whole is set, and the
+// class-averaged spectrum when labelsPath is not empty (the labels must
+// pair with the rows, fixtures.CheckPair).
+func LoadEmbeddingSpectrum(embPath, labelsPath string, whole bool) (*EmbeddingSpectrum, error) {
+	x, err := fixtures.LoadEmbeddings(embPath)
+	if err != nil {
+		return nil, err
+	}
+	sp := &EmbeddingSpectrum{X: x}
+	if whole {
+		if sp.Singular, err = spectra.SingularValues(x); err != nil {
+			return nil, err
+		}
+	}
+	if labelsPath == "" {
+		return sp, nil
+	}
+	labels, _, err := fixtures.LoadLabels(labelsPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := fixtures.CheckPair(x, labels, embPath, labelsPath); err != nil {
+		return nil, err
+	}
+	if sp.PerClass, sp.Skipped, err = spectra.PerClass(x, labels); err != nil {
+		return nil, err
+	}
+	classes := map[int32]bool{}
+	for _, l := range labels {
+		classes[l] = true
+	}
+	sp.Classes = len(classes) - sp.Skipped
+	return sp, nil
+}
+
+// EmbeddingSpectrumSeries is one spectrum of an embedding file as a curve:
+// sorted and normalised by mode (NormalizeSpectrum: sum, max or none), the
+// first top values (0: all), labelled label.
+func EmbeddingSpectrumSeries(label string, sv []float64, mode string, top int) (Series, error) {
+	norm, err := NormalizeSpectrum(sv, mode)
+	if err != nil {
+		return Series{}, err
+	}
+	return SpectrumSeries(label, norm, nil, top), nil
+}
+
+// SpectrumYLabel is the y-axis label of a spectrum normalised by mode.
+func SpectrumYLabel(mode string) string {
+	switch mode {
+	case "max":
+		return "s_i / s_1"
+	case "none":
+		return "s_i"
+	}
+	return "s_i / Σ s"
+}
+
+// ValidSpectrumNorm reports whether mode is a spectrum normalisation that
+// NormalizeSpectrum knows (sum, max or none).
+func ValidSpectrumNorm(mode string) bool {
+	return mode == "sum" || mode == "max" || mode == "none"
+}

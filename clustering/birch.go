@@ -9,7 +9,7 @@ import (
 )
 
 // Birch is BIRCH clustering (Zhang, Ramakrishnan & Livny 1996; as
-// scikit-learn Birch, one of the fixed-K methods of seed 001 Tab. 4):
+// scikit-learn Birch, one of the fixed-K methods of Seidenschwarz et al. 2021 Tab. 4):
 //
 //  1. Every row is inserted, in row order, into a CF-tree whose entries are
 //     clustering features CF = (n, LS = Σx, SS = Σ‖x‖²). At each level the

@@ -26,7 +26,7 @@ type Clusterer interface {
 }
 
 // Params configure every registered algorithm; each reads the fields it
-// needs. Defaults (DefaultParams) follow seed 001 Tab. 4 (K = 900 for the
+// needs. Defaults (DefaultParams) follow Seidenschwarz et al. 2021 Tab. 4 (K = 900 for the
 // methods with a fixed cluster count, eps = 0.9 and min samples = 5 for the
 // density-based ones) and scikit-learn elsewhere.
 type Params struct {

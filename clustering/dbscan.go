@@ -12,7 +12,7 @@ import (
 )
 
 // DBSCAN is density-based clustering (Ester, Kriegel, Sander & Xu 1996; as
-// scikit-learn DBSCAN, seed 001 Tab. 4 with eps = 0.9, min samples = 5):
+// scikit-learn DBSCAN, Seidenschwarz et al. 2021 Tab. 4 with eps = 0.9, min samples = 5):
 // a row is a core point when its closed eps-ball (Euclidean distance ≤ Eps,
 // the row itself included) holds at least MinSamples rows; clusters are the
 // connected components of core points under the eps relation plus the

@@ -1,5 +1,5 @@
 // Package clustering groups embeddings for the clustering metrics (NMI, F1,
-// AMI) and for test-time clustering experiments (seed 001 Tab. 4).
+// AMI) and for test-time clustering experiments (Seidenschwarz et al. 2021 Tab. 4).
 //
 // KMeans is faiss 1.7.3's k-means (Clustering::train) reproduced step by
 // step in pure Go, random streams included: faiss's RandomGenerator
@@ -40,13 +40,13 @@
 // assignment through any knn.Searcher instead.
 //
 // The Clusterer interface and its registry (Algorithms, New, Names) expose
-// the algorithms of seed 001 Tab. 4 by name: "kmeans", "ward" (NN-chain
+// the algorithms of Seidenschwarz et al. 2021 Tab. 4 by name: "kmeans", "ward" (NN-chain
 // agglomerative), "spectral" (k-NN graph, normalised Laplacian),
 // "birch" (CF-tree + k-means), "dbscan" and "optics" (density-based; Noise
 // = −1 marks unclustered rows, NoiseAsSingletons turns them into singleton
 // clusters for partition metrics). Each algorithm has its complexity and
 // source in its doc comment; Params/DefaultParams hold every setting (K = 900,
-// eps = 0.9, min samples = 5 as seed 001 Tab. 4).
+// eps = 0.9, min samples = 5 as Seidenschwarz et al. 2021 Tab. 4).
 //
 // The faiss-backed k-means (build tag faiss) lives in faiss*.go and shares
 // KMeansOptions/KMeansResult.

@@ -9,7 +9,7 @@ import (
 )
 
 // OPTICS orders points by density reachability (Ankerst, Breunig, Kriegel &
-// Sander 1999; as scikit-learn OPTICS, seed 001 Tab. 4 with eps = 0.9, min
+// Sander 1999; as scikit-learn OPTICS, Seidenschwarz et al. 2021 Tab. 4 with eps = 0.9, min
 // samples = 5) and extracts a flat clustering from the ordering.
 //
 // Ordering (sklearn OPTICS.fit, max_eps = OPTICSMaxEps, default +Inf):
@@ -24,7 +24,7 @@ import (
 // et al. §4.1 "ExtractDBSCAN-Clustering") at Eps: walking the ordering, a row
 // with reach > Eps and core ≤ Eps starts a new cluster, a row with
 // reach > Eps and core > Eps is Noise (−1), any other row joins the current
-// cluster. (sklearn's default extraction is "xi"; seed 001 reports one eps
+// cluster. (sklearn's default extraction is "xi"; Seidenschwarz et al. 2021 reports one eps
 // for both density methods, so the eps cut is used here.) The result equals
 // DBSCAN's up to border points reachable from two clusters.
 //

@@ -21,7 +21,7 @@ import (
 // Spectral is spectral clustering with a k-NN affinity graph (Shi & Malik
 // 2000; Ng, Jordan & Weiss 2002; as scikit-learn
 // SpectralClustering(affinity="nearest_neighbors"), one of the fixed-K
-// methods of seed 001 Tab. 4):
+// methods of Seidenschwarz et al. 2021 Tab. 4):
 //
 //  1. A_ij = 1 if j is among the SpectralNeighbors nearest rows of i, the
 //     row itself included (sklearn kneighbors_graph(include_self=True));

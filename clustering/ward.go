@@ -11,7 +11,7 @@ import (
 
 // Ward is agglomerative clustering with Ward's minimum-variance linkage
 // (Ward 1963; scikit-learn AgglomerativeClustering(linkage="ward"), one of
-// the fixed-K methods of seed 001 Tab. 4), cut at K clusters.
+// the fixed-K methods of Seidenschwarz et al. 2021 Tab. 4), cut at K clusters.
 //
 // The hierarchy is built with the nearest-neighbour-chain algorithm (Murtagh
 // 1983; Müllner 2011, "Modern hierarchical, agglomerative clustering

@@ -418,7 +418,7 @@ func TestFaissNoLeak(t *testing.T) {
 }
 
 // BenchmarkFaissVsExact: knn.Exact and knn.Faiss side by side on the
-// CUB-sized setting of seed 000's evaluation (60 502 × 128, leave-one-out,
+// CUB-sized setting of Roth et al. 2020's evaluation (60 502 × 128, leave-one-out,
 // inner product on unit vectors) at the depths of mAP@1000-style metrics
 // (k = 1000) and R@k (k = 9). Run with
 //

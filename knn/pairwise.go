@@ -15,7 +15,7 @@ import (
 // It runs the same blocked micro-kernel as Exact (squared distances by the
 // norm expansion ‖a‖² + ‖b‖² − 2a·b in float32, clamped at 0) and reduces
 // every 6×nr block on the fly, so memory is one packed copy of x and the
-// cost is the n²·D/2 GEMM (π_inter of seed 000 §5 over 11 316 SOP class
+// cost is the n²·D/2 GEMM (π_inter of Roth et al. 2020 §5 over 11 316 SOP class
 // means: about 0.1 s instead of seconds for a scalar loop). Square roots and
 // sums are float64. The result is deterministic: each 6-row block's partial
 // sum is computed by one worker and the partials are added in block order.

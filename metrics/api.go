@@ -8,7 +8,7 @@ import (
 type Convention string
 
 const (
-	// Strict is the clean definition of METRICS.md (default).
+	// Strict is the clean definition of docs/metrics.md (default).
 	Strict Convention = "strict"
 	// Roth reproduces Revisiting_Deep_Metric_Learning_PyTorch (Roth et al. 2020), quirks included.
 	Roth Convention = "roth"

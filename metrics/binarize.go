@@ -2,7 +2,7 @@ package metrics
 
 import "github.com/dmlbench/dmlbench/knn"
 
-// Binarize thresholds every coordinate at 0 (seed 002 §4: embeddings
+// Binarize thresholds every coordinate at 0 (Fehérvári et al. 2019 §4: embeddings
 // "thresholded at 0 into binary" codes, 2048-d binary vs 64-d float):
 // x > 0 → +1, otherwise (x ≤ 0, including exact zeros) → −1, as float32.
 //

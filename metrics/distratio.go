@@ -12,7 +12,7 @@ import (
 // mean distance; larger classes are subsampled (seeded) and a warning says so.
 const maxIntraMembers = 2000
 
-// distRatio returns π_ratio = π_intra / π_inter (seed 000 §5): π_intra is
+// distRatio returns π_ratio = π_intra / π_inter (Roth et al. 2020 §5): π_intra is
 // the mean over classes with ≥ 2 members of the mean distance between
 // distinct members, π_inter the mean distance between distinct class means.
 // cosine selects d = 1 − cos (Roth et al.'s metrics/dists.py, class means

@@ -13,7 +13,7 @@ import (
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
-// DefaultMetrics are the columns of seed 000 Tab. 4–6.
+// DefaultMetrics are the columns of Roth et al. 2020 Tab. 4–6.
 var DefaultMetrics = []string{"R@1", "R@2", "F1", "mAP@C", "mAP@1000", "NMI"}
 
 // CanonicalMethodKeys orders the well-known record.Run.Method keys; other
@@ -447,7 +447,7 @@ func compare(t *Table, opt Options, rng *rand.Rand) error {
 }
 
 // precisionFor is the number of decimals a metric is shown with: 2 for
-// percentages (as in seed 000 Tab. 4–9), 4 for raw fractions and for
+// percentages (as in Roth et al. 2020 Tab. 4–9), 4 for raw fractions and for
 // metrics that are not fractions (ρ, distance ratios).
 func precisionFor(m string, raw bool) int {
 	if IsPercentMetric(m) {

@@ -17,7 +17,7 @@ func TestNormalizeAndAverageSpectra(t *testing.T) {
 	if s[0] != 1 || s[1] != 0.5 || s[2] != 0.25 {
 		t.Fatalf("max-normalised %v", s)
 	}
-	// Per-class average (seed 000 §E): [2,2] → [.5,.5]; [4] → [1, 0 (rank 1)].
+	// Per-class average (Roth et al. 2020 §E): [2,2] → [.5,.5]; [4] → [1, 0 (rank 1)].
 	m, sd, err := AverageSpectra([][]float64{{2, 2}, {4}}, "sum")
 	if err != nil || !near(m[0], 0.75, 1e-15) || !near(m[1], 0.25, 1e-15) || !near(sd[0], math.Sqrt(0.125), 1e-15) {
 		t.Fatalf("average %v ± %v %v", m, sd, err)

@@ -16,7 +16,7 @@ import (
 	"unicode"
 )
 
-// Published results shipped with dmlbench. roth2020.csv is seed 000
+// Published results shipped with dmlbench. roth2020.csv is Roth et al. 2020
 // (Roth et al. 2020, "Revisiting Training Strategies and Generalization
 // Performance in Deep Metric Learning", ICML), supplementary §I, Tab. 4
 // (CUB200-2011), Tab. 5 (CARS196) and Tab. 6 (Stanford Online Products),

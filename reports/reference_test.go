@@ -8,7 +8,7 @@ import (
 	"github.com/dmlbench/dmlbench/record"
 )
 
-// TestRoth2020Transcription spot-checks the shipped table against seed 000
+// TestRoth2020Transcription spot-checks the shipped table against Roth et al. 2020
 // (Roth et al. 2020, supplementary §I): first, last and bold cells of
 // Tab. 4, 5 and 6, and the row counts (24, 24 and 22 approaches × 6
 // metrics).

@@ -67,7 +67,7 @@ func normKey(k string) string {
 func sameKey(a, b string) bool { return normKey(a) == normKey(b) }
 
 // NormalizeSpectrum returns the singular values sorted in decreasing order
-// and scaled: "sum" divides by Σs (the ŝ = s/Σs of ρ, seed 000 §5),
+// and scaled: "sum" divides by Σs (the ŝ = s/Σs of ρ, Roth et al. 2020 §5),
 // "max" by the largest value, "none" keeps them.
 func NormalizeSpectrum(s []float64, mode string) ([]float64, error) {
 	if len(s) == 0 {
@@ -105,7 +105,7 @@ func NormalizeSpectrum(s []float64, mode string) ([]float64, error) {
 // AverageSpectra normalises each spectrum (NormalizeSpectrum) and averages
 // them index by index; shorter spectra are padded with zeros, since a
 // matrix of rank r has zero singular values beyond r. This is the
-// class-averaged spectrum of seed 000 §E / Fig. 11 when ss holds one
+// class-averaged spectrum of Roth et al. 2020 §E / Fig. 11 when ss holds one
 // spectrum per class. It also returns the standard deviation per index.
 func AverageSpectra(ss [][]float64, mode string) (mean, std []float64, err error) {
 	if len(ss) == 0 {
@@ -136,7 +136,7 @@ func AverageSpectra(ss [][]float64, mode string) (mean, std []float64, err error
 }
 
 // SpectrumSeries is a spectrum as a curve over indices 1…k (top > 0 keeps
-// the first top values, as seed 000 Fig. 11 shows the first 35).
+// the first top values, as Roth et al. 2020 Fig. 11 shows the first 35).
 func SpectrumSeries(label string, values, std []float64, top int) Series {
 	k := len(values)
 	if top > 0 && top < k {
@@ -199,7 +199,7 @@ func value(r LoadedRun, m, source string, raw bool) (float64, bool) {
 type RhoFunc func(s []float64) (float64, error)
 
 // RhoPoints returns, per group, one point (mean ρ, mean metric) with the
-// standard deviations as error bars — seed 000 Fig. 10. ρ is the run's
+// standard deviations as error bars — Roth et al. 2020 Fig. 10. ρ is the run's
 // "rho" metric or, if absent, rho(run.Spectrum) when rho is non-nil.
 func RhoPoints(runs []LoadedRun, groupBy []string, metric, source string, raw bool, rho RhoFunc) ([]Series, error) {
 	var out []Series
@@ -363,7 +363,7 @@ func ParamValue(r LoadedRun, name string) (float64, bool) {
 }
 
 // SweepSeries returns metric against a numeric parameter (embedding
-// dimension, batch size; seed 002 Fig. 1–2), one curve per group of the
+// dimension, batch size; Fehérvári et al. 2019 Fig. 1–2), one curve per group of the
 // remaining groupBy keys, mean ± std over seeds at each parameter value.
 func SweepSeries(runs []LoadedRun, groupBy []string, param, metric, source string, raw bool) ([]Series, error) {
 	if len(groupBy) == 0 && len(runs) > 0 {

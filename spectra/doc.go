@@ -1,5 +1,5 @@
 // Package spectra computes the singular-value spectrum of an embedding
-// matrix and the ρ spectral-decay metric of Roth et al. 2020 (seed 000, main
+// matrix and the ρ spectral-decay metric of Roth et al. 2020 (main
 // text §5; per-class spectra supp. §E / Fig. 11).
 //
 //   - SingularValues: σ of the uncentred N×D matrix, descending, from the

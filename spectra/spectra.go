@@ -24,7 +24,7 @@ var ErrBadInput = errors.New("spectra: bad input")
 const gramChunk = 2048
 
 // SingularValues returns the singular values σ_1 ≥ … ≥ σ_r of the uncentred
-// N×D matrix x, r = min(N, D) (METRICS.md "ρ"; seed 000 §5 uses the spectrum
+// N×D matrix x, r = min(N, D) (docs/metrics.md "ρ"; Roth et al. 2020 §5 uses the spectrum
 // of the embedded test set Φ_X without centring).
 //
 // For N ≥ D they are √max(λ_i, 0) for the eigenvalues λ_i of the D×D Gram
@@ -155,7 +155,7 @@ func check(x knn.Matrix) error {
 }
 
 // Rho returns the spectral decay ρ@m of a singular-value spectrum s
-// (Roth et al. 2020, seed 000 main text §5, and METRICS.md): s is sorted
+// (Roth et al. 2020 main text §5, and docs/metrics.md): s is sorted
 // descending, the m−1 largest values are dropped (ρ@1 keeps all), the D'
 // kept values are normalised to ŝ_i = s_i / Σ_kept s, and
 //
@@ -204,7 +204,7 @@ func Rho(s []float64, m int) (float64, error) {
 	return kl, nil
 }
 
-// RothRho reproduces ρ@m of the roth convention (METRICS.md; their
+// RothRho reproduces ρ@m of the roth convention (docs/metrics.md; their
 // metrics/rho_spectrum.py): sklearn TruncatedSVD(n_components = D−1,
 // n_iter = 7, random_state = 42) on the raw features returns the D−1
 // largest singular values, i.e. the smallest one is dropped before ρ. Here
@@ -220,7 +220,7 @@ func RothRho(s []float64, m int) (float64, error) {
 	return Rho(sorted[:len(sorted)-1], m)
 }
 
-// PerClass returns the averaged class-conditioned spectrum of seed 000
+// PerClass returns the averaged class-conditioned spectrum of Roth et al. 2020
 // supp. §E / Fig. 11: for every class c the singular values of the
 // (uncentred) submatrix Φ_{y=c} are computed (SingularValues), sorted
 // descending, normalised to sum 1, zero-padded to length D, and the

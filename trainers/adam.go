@@ -11,7 +11,7 @@ import (
 
 // Adam is the optimiser of Kingma & Ba (2015, Alg. 1) with bias correction
 // and coupled L2 weight decay (g ← g + λθ, as torch.optim.Adam's
-// weight_decay, which seed 000 uses):
+// weight_decay, which Roth et al. 2020 uses):
 //
 //	m ← β₁m + (1−β₁)g,  v ← β₂v + (1−β₂)g²,
 //	θ ← θ − lr·(m/(1−β₁ᵗ)) / (√(v/(1−β₂ᵗ)) + ε).

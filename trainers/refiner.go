@@ -11,7 +11,7 @@ import (
 
 // LoadRefiner rebuilds the message-passing network of a finished run
 // (DIR/run.json and the final DIR/checkpoint.gob) for test-time refinement
-// (seed 001 §3) of embeddings that this run's backbone produced — `dmlbench
+// (Seidenschwarz et al. 2021 §3) of embeddings that this run's backbone produced — `dmlbench
 // run --save-embeddings` writes them. It returns the refiner and the run's
 // embedding dimension. Runs of losses without an MPN are refused.
 func LoadRefiner(dir string) (losses.Refiner, int, error) {

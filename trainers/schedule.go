@@ -5,7 +5,7 @@ import "math"
 // StepDecay is the step learning-rate schedule: the factor applied during
 // epoch e (0-based) is γ^|{s ∈ Steps : s ≤ e}|, i.e. the rate is multiplied
 // by γ after each listed epoch count (torch MultiStepLR with milestones
-// Steps, as in seed 000's training protocol).
+// Steps, as in Roth et al. 2020's training protocol).
 type StepDecay struct {
 	Steps []int
 	Gamma float64

@@ -7,7 +7,7 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/model"
 )
 
-// setTeacher prepares a teacher-student loss (losses.Distiller, seed 001
+// setTeacher prepares a teacher-student loss (losses.Distiller, Seidenschwarz et al. 2021
 // §3.4): it rebuilds the teacher run's backbone and loss from its run.json
 // config, restores their parameters by name from its final checkpoint,
 // embeds the training split with the teacher backbone, and hands both to

@@ -38,7 +38,7 @@ Examples:
    dmlbench eval --emb E.npy --labels names.txt --distance cosine --k 1,10,100
    dmlbench eval --emb E.npy --labels L.npy --clustering dbscan --eps 0.9 --metrics NMI,F1
    dmlbench eval --emb E.npy --labels L.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means
-   dmlbench eval --emb E2048.npy --labels L.npy --binarize   # seed 002: binary codes ranked by Hamming distance
+   dmlbench eval --emb E2048.npy --labels L.npy --binarize   # Fehérvári et al. 2019: binary codes ranked by Hamming distance
    dmlbench eval --emb test.pt:embeddings --labels test.pt:labels --k 1,2   # a torch.save dict of tensors
    dmlbench eval --emb E.npy --labels L.npy --protocol cub   # R@1,2,4,8 (warns when E.npy is not CUB's 5 924 test images)
    dmlbench eval --emb E.npy --labels L.npy --compat pml --average per-class --per-class --format json
@@ -48,7 +48,7 @@ Every output names the queries and the gallery each one searches. A mean over no
 query lone) is undefined: n/a in tables, null in JSON. pytorch-metric-learning parity: --compat pml
 with --average per-class (avg_of_avgs), --query-rows (ref_includes_query), --pml-k (explicit k).
 
---binarize thresholds every coordinate at 0 (x > 0 → +1, else −1; seed 002 §4) and scores
+--binarize thresholds every coordinate at 0 (x > 0 → +1, else −1; Fehérvári et al. 2019 §4) and scores
 the ±1 codes: retrieval ranks by Hamming distance, served exactly by L2 on the codes since
 Hamming = ‖s − s′‖²/4 (ties by lower index); k-means/NMI/F1/AMI cluster the codes (L2
 k-means on ±1 vectors, centroids real-valued), and rho and dist_ratio are computed on the
@@ -63,7 +63,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.StringFlag{Name: "metrics", DefaultText: "all", Usage: "comma-separated `NAMES` of metrics (see dmlbench list metrics)"},
 			&cli.StringFlag{Name: "k", Value: "1,2,4,8", Usage: "recall ks of R@k (with --metrics, name R@k there)"},
 			&cli.StringFlag{Name: "distance", Value: "euclidean", Usage: "euclidean | cosine | ip"},
-			&cli.BoolFlag{Name: "binarize", Usage: "threshold coordinates at 0 into ±1 codes and rank by Hamming distance (seed 002); all metrics on the codes"},
+			&cli.BoolFlag{Name: "binarize", Usage: "threshold coordinates at 0 into ±1 codes and rank by Hamming distance (Fehérvári et al. 2019); all metrics on the codes"},
 			&cli.IntFlag{Name: "clusters", DefaultText: "number of distinct labels", Usage: "k-means K"},
 			&cli.StringFlag{Name: "clustering", Value: "kmeans", Usage: "clustering for NMI/F1/AMI: kmeans | ward | spectral | birch | dbscan | optics"},
 			&cli.Float64Flag{Name: "eps", Value: clustering.DefaultParams().Eps, Usage: "DBSCAN/OPTICS radius (Seidenschwarz et al. 2021, Tab. 4)"},
@@ -75,7 +75,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown"},
 			&cli.StringFlag{Name: "out", Usage: "also write the JSON result to `FILE` (atomically)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no warnings"},
-			&cli.StringFlag{Name: "refine", Usage: "refine the embeddings with the message-passing network of the finished mpn-ce run `DIR` before scoring (seed 001 §3; the embeddings must come from that run's backbone, e.g. DIR/test_emb.npy)"},
+			&cli.StringFlag{Name: "refine", Usage: "refine the embeddings with the message-passing network of the finished mpn-ce run `DIR` before scoring (Seidenschwarz et al. 2021 §3; the embeddings must come from that run's backbone, e.g. DIR/test_emb.npy)"},
 			&cli.StringFlag{Name: "test-time", Value: "reciprocal", Usage: "with --refine: the batch built around each sample: reciprocal | knn | cluster"},
 			&cli.IntFlag{Name: "test-time-k", Value: trainers.Defaults().TestTimeK, Usage: "with --refine: k of the reciprocal k-NN sets, or the chunk size of knn/cluster batches"},
 			&cli.IntFlag{Name: "test-time-kr", DefaultText: "2k", Usage: "with --refine: reciprocal batch size k_r"},

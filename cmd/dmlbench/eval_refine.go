@@ -12,7 +12,7 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/testtime"
 )
 
-// refineEmbeddings applies test-time refinement (seed 001 §3) with the MPN
+// refineEmbeddings applies test-time refinement (Seidenschwarz et al. 2021 §3) with the MPN
 // of the finished run dir to emb, in batches built per sample by
 // --test-time.
 func refineEmbeddings(c *cli.Context, dir string, emb knn.Matrix, searcher knn.Searcher) (knn.Matrix, error) {

@@ -45,9 +45,9 @@ seeds as error bars) and writes a PNG, SVG or PDF chosen by the --out extension
    recall    R@k against k
    curves    training loss and test metric per epoch (run.json "history")
    sweep     metric against a hyper-parameter such as embed-dim or batch-size
-             (run.json method or config), one curve per method (seed 002 Fig. 1–2)
+             (run.json method or config), one curve per method (Fehérvári et al. 2019 Fig. 1–2)
    tsne      2-D t-SNE map of an embedding file coloured by class (--emb/--labels,
-             not run.json; seed 001 §5–6)
+             not run.json; Seidenschwarz et al. 2021 §5–6)
 
 Examples:
    dmlbench plot spectrum runs/omniglot --out spectrum.png --top 35
@@ -65,7 +65,7 @@ Examples:
 				Description: `Curves: one per method from run.json "spectrum" (mean over seeds of the normalised
 spectra), plus one per --emb file (labelled with the file name). With --per-class and
 --labels (one --labels per --emb, or one for all), the spectrum of each class's rows is
-normalised, zero-padded and averaged over classes (seed 000 supp. §E, Fig. 11).
+normalised, zero-padded and averaged over classes (Roth et al. 2020 supp. §E, Fig. 11).
 
 Examples:
    dmlbench plot spectrum runs/omniglot --out spectrum.png --top 35

@@ -12,7 +12,7 @@ import (
 	"github.com/dmlbench/dmlbench/reports"
 )
 
-// plotTSNECommand is `dmlbench plot tsne` (seed 001 §5–6: 2-D views of
+// plotTSNECommand is `dmlbench plot tsne` (Seidenschwarz et al. 2021 §5–6: 2-D views of
 // test embeddings, coloured by class).
 var plotTSNECommand = &cli.Command{
 	Name:      "tsne",

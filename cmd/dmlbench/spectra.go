@@ -17,10 +17,10 @@ func init() {
 		Usage:     "singular-value spectrum and ρ spectral decay of an embedding file",
 		UsageText: "dmlbench spectra --emb E.npy [--labels L.npy] [--out spectrum.png] [options]",
 		Description: `Computes the singular values of the (uncentred) N×D embedding matrix and prints
-ρ@m = KL(U ‖ s/Σs) (Roth et al. 2020, §5; METRICS.md): 0 for a flat spectrum, larger
+ρ@m = KL(U ‖ s/Σs) (Roth et al. 2020, §5; docs/metrics.md): 0 for a flat spectrum, larger
 for a stronger decay (a more compressed embedding). With --out it plots the sorted,
 normalised spectrum on a log scale; with --labels also the class-averaged spectrum
-(seed 000 supp. §E, Fig. 11) as a second curve.
+(Roth et al. 2020 supp. §E, Fig. 11) as a second curve.
 
 Examples:
    dmlbench spectra --emb test_emb.npy

@@ -16,7 +16,7 @@ import (
 //	f_{a,p,n} = 4 tan²α (φ_a + φ_p)ᵀφ_n − 2(1 + tan²α) φ_aᵀφ_p
 //
 // with L_npair on the raw embeddings φ* (ν = 0.005 regulariser included) and
-// the angular term on unit embeddings φ (the seed's reference code; seed 002
+// the angular term on unit embeddings φ (Roth et al.'s reference code; Fehérvári et al. 2019
 // eq. 5 gives the same f). Eq. 5 as printed puts −2(1+tan²α)φ_aᵀφ_n outside
 // the log; f above is Wang et al.'s. α = π/4 (tan²α = 1), λ = 2. The model
 // must not normalise.
@@ -28,7 +28,7 @@ type angular struct {
 func init() {
 	Register(Info{
 		Name:    "angular",
-		Summary: "N-pair(φ*) + λ·mean log(1 + Σ_n e^{4tan²α(φ_a+φ_p)ᵀφ_n − 2(1+tan²α)φ_aᵀφ_p}) on unit φ, α = π/4, λ = 2, ν = 0.005 (Wang 2017; seed 000 eq. 5)",
+		Summary: "N-pair(φ*) + λ·mean log(1 + Σ_n e^{4tan²α(φ_a+φ_p)ᵀφ_n − 2(1+tan²α)φ_aᵀφ_p}) on unit φ, α = π/4, λ = 2, ν = 0.005 (Wang 2017; Roth et al. 2020 eq. 5)",
 		Hyper:   map[string]float64{"alpha": math.Pi / 4, "lambda": 2, "nu": 0.005},
 		New: func(c Config) (Loss, error) {
 			alpha := c.HyperOr("alpha", math.Pi/4)

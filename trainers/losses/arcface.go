@@ -6,7 +6,7 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// arcFace is ArcFace (Deng et al. 2019), seed 000 §A.1 eq. 6: softmax
+// arcFace is ArcFace (Deng et al. 2019), Roth et al. 2020 §A.1 eq. 6: softmax
 // cross-entropy over scaled cosines to unit class centres W_c, with an
 // additive angular margin m on the target class,
 //
@@ -16,7 +16,7 @@ import (
 // with sin θ = √(1 − cos²θ + 10⁻⁸) (finite gradient at θ = 0). Where θ + m
 // would exceed π (cos θ ≤ −cos m) the target logit is s(cos θ − m·sin m), the
 // monotone continuation of Deng et al.'s code. Centres start at
-// U(−1/√D, 1/√D) and train with the absolute learning rate 5e-4 (seed 000).
+// U(−1/√D, 1/√D) and train with the absolute learning rate 5e-4 (Roth et al. 2020).
 type arcFace struct {
 	proxies
 	s, m float64
@@ -25,7 +25,7 @@ type arcFace struct {
 func init() {
 	Register(Info{
 		Name:    "arcface",
-		Summary: "softmax CE of s·cos(θ_y + m) vs s·cos θ_c, s = 16, m = 0.5, centre lr 5e-4 (Deng 2019; seed 000 eq. 6)",
+		Summary: "softmax CE of s·cos(θ_y + m) vs s·cos θ_c, s = 16, m = 0.5, centre lr 5e-4 (Deng 2019; Roth et al. 2020 eq. 6)",
 		Hyper:   map[string]float64{"scale": 16, "margin": 0.5, "centre_lr": 5e-4},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {

@@ -2,14 +2,14 @@ package losses
 
 import G "gorgonia.org/gorgonia"
 
-// contrastive is the contrastive loss of Hadsell et al. (2006) as in seed 000
+// contrastive is the contrastive loss of Hadsell et al. (2006) as in Roth et al. 2020
 // §A.1 eq. 1, on the pairs (a,p) and (a,n) of mined triplets 𝒯 (default
-// miner: distance-weighted, as the seed uses for all ranking losses):
+// miner: distance-weighted, as Roth et al. use for all ranking losses):
 //
 //	L = 1/|𝒯| Σ_𝒯 [d(φ_a, φ_p) − γ⁺]₊ + 1/|𝒯| Σ_𝒯 [γ − d(φ_a, φ_n)]₊
 //
 // with d the Euclidean distance of unit-normalised embeddings, γ = 1 and the
-// positive margin γ⁺ = 0 (seed 000's reference code; γ⁺ > 0 stops pulling
+// positive margin γ⁺ = 0 (Roth et al. 2020's reference code; γ⁺ > 0 stops pulling
 // positives closer than γ⁺).
 type contrastive struct {
 	tuples
@@ -19,7 +19,7 @@ type contrastive struct {
 func init() {
 	Register(Info{
 		Name:    "contrastive",
-		Summary: "mean [d(a,p) − γ⁺]₊ + mean [γ − d(a,n)]₊ over mined pairs, γ = 1 (Hadsell 2006; seed 000 eq. 1)",
+		Summary: "mean [d(a,p) − γ⁺]₊ + mean [γ − d(a,n)]₊ over mined pairs, γ = 1 (Hadsell 2006; Roth et al. 2020 eq. 1)",
 		Hyper:   map[string]float64{"margin": 1, "pos_margin": 0},
 		Miner:   "distance",
 		Sphere:  true,

@@ -7,7 +7,7 @@ import (
 )
 
 // genLifted is the generalised lifted structure loss of Hermans et al.
-// (2017), seed 000 §A.1 eq. 3, on raw (un-normalised) embeddings φ*: every
+// (2017), Roth et al. 2020 §A.1 eq. 3, on raw (un-normalised) embeddings φ*: every
 // anchor a with at least one positive and one negative in the batch gives
 //
 //	ℓ_a = [ log Σ_{p: y_p=y_a, p≠a} e^{d(φ*_a, φ*_p)} + log Σ_{n: y_n≠y_a} e^{γ − d(φ*_a, φ*_n)} ]₊
@@ -25,7 +25,7 @@ func init() {
 	Register(Info{
 		Name:    "genlifted",
 		Raw:     true,
-		Summary: "mean_a [log Σ_P e^{d(a,p)} + log Σ_N e^{γ−d(a,n)}]₊ + ν/b Σ‖φ‖², γ = 1, ν = 0.005, raw embeddings (Hermans 2017; seed 000 eq. 3)",
+		Summary: "mean_a [log Σ_P e^{d(a,p)} + log Σ_N e^{γ−d(a,n)}]₊ + ν/b Σ‖φ‖², γ = 1, ν = 0.005, raw embeddings (Hermans 2017; Roth et al. 2020 eq. 3)",
 		Hyper:   map[string]float64{"margin": 1, "nu": 0.005},
 		New: func(c Config) (Loss, error) {
 			l := &genLifted{base: base{name: "genlifted"}, margin: c.HyperOr("margin", 1), nu: c.HyperOr("nu", 0.005)}

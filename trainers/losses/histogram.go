@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// histogram is the histogram loss of Ustinova & Lempitsky (2016), seed 000
+// histogram is the histogram loss of Ustinova & Lempitsky (2016), Roth et al. 2020
 // §A.1 eqs. 7–9. The cosine similarities s = φ_iᵀφ_j of unit embeddings over
 // all unordered pairs i < j of the batch form the positive set S⁺ (y_i = y_j)
 // and the negative set S⁻. With R nodes t_r = −1 + (r−1)Δ, Δ = 2/(R−1), each
@@ -24,7 +24,7 @@ import (
 //
 //	L = Σ_r h⁻(r) Σ_{q≤r} h⁺(q)                                       (eq. 9).
 //
-// R = 65 bins (seed 000 for CUB200/CARS196; it uses 11 for SOP). A batch
+// R = 65 bins (Roth et al. 2020 for CUB200/CARS196; it uses 11 for SOP). A batch
 // without positive or negative pairs gives L = 0.
 type histogram struct {
 	base
@@ -34,7 +34,7 @@ type histogram struct {
 func init() {
 	Register(Info{
 		Name:    "histogram",
-		Summary: "Σ_r h⁻(r)·CDF⁺(r) of soft (linear) histograms of positive/negative cosines, R = 65 bins (11 for SOP) (Ustinova 2016; seed 000 eqs. 7–9)",
+		Summary: "Σ_r h⁻(r)·CDF⁺(r) of soft (linear) histograms of positive/negative cosines, R = 65 bins (11 for SOP) (Ustinova 2016; Roth et al. 2020 eqs. 7–9)",
 		Hyper:   map[string]float64{"bins": 65},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {

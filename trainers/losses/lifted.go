@@ -6,8 +6,8 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// lifted is the lifted structured loss of Oh Song et al. (2016), seed 002
-// §2.3, on raw (un-normalised) embeddings (seed 002 Tab. 1: no output
+// lifted is the lifted structured loss of Oh Song et al. (2016), Fehérvári et al. 2019
+// §2.3, on raw (un-normalised) embeddings (Fehérvári et al. 2019 Tab. 1: no output
 // normalisation). Every positive pair {i, j} (y_i = y_j, i < j) is compared
 // with all negatives of both its members,
 //
@@ -27,7 +27,7 @@ func init() {
 	Register(Info{
 		Name:    "lifted",
 		Raw:     true,
-		Summary: "1/(2|P|) Σ_P [log(Σ_{N_i} e^{α−D_ik} + Σ_{N_j} e^{α−D_jl}) + D_ij]₊², α = 1, raw embeddings (Oh Song 2016; seed 002 §2.3)",
+		Summary: "1/(2|P|) Σ_P [log(Σ_{N_i} e^{α−D_ik} + Σ_{N_j} e^{α−D_jl}) + D_ij]₊², α = 1, raw embeddings (Oh Song 2016; Fehérvári et al. 2019 §2.3)",
 		Hyper:   map[string]float64{"margin": 1},
 		New: func(c Config) (Loss, error) {
 			l := &lifted{base: base{name: "lifted"}, margin: c.HyperOr("margin", 1)}

@@ -4,7 +4,7 @@
 // A Loss sees only the batch embeddings (B×D, float32, row-major) and their
 // labels. It returns the loss value and dL/dE; the trainer back-propagates
 // dL/dE through the model (so losses are tested in isolation with finite
-// differences, and the same code serves multistage back-propagation, seed 004
+// differences, and the same code serves multistage back-propagation, Patel et al. 2024
 // Alg. 1). Learnable loss parameters (proxies, the margin β, class centres)
 // are owned by the loss and exposed as Params for the trainer's optimiser.
 package losses
@@ -25,7 +25,7 @@ type Param struct {
 	Grad    []float32
 	LRScale float64 // learning-rate multiplier relative to the base rate; 0 means 1
 	// LR, if > 0, is an absolute learning rate that overrides the base rate
-	// (seed 000 §A.1: proxy lr, β lr 5e-4).
+	// (Roth et al. 2020 §A.1: proxy lr, β lr 5e-4).
 	LR float64
 	// NoDecay excludes the parameter from weight decay.
 	NoDecay bool
@@ -78,7 +78,7 @@ type Info struct {
 	// model need not, and retrieval should use unit (cosine) embeddings.
 	Sphere bool
 	// Raw reports that the loss is defined on unnormalised embeddings
-	// (seed 000 §A.1: N-pair, (generalised) lifted structure and
+	// (Roth et al. 2020 §A.1: N-pair, (generalised) lifted structure and
 	// prototypical losses regularise or exploit the embedding norm), so the
 	// trainer's default is no L2 projection of the model output. On
 	// Omniglot (8 epochs, seed 0) the projection costs N-pair 17 points of

@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// margin is the margin loss of Wu et al. (2017), seed 000 §A.1 eq. 10, on
+// margin is the margin loss of Wu et al. (2017), Roth et al. 2020 §A.1 eq. 10, on
 // mined triplets 𝒯 (default miner: distance-weighted, as in Wu et al. and the
 // seed):
 //
@@ -15,7 +15,7 @@ import (
 //
 // with d the Euclidean distance of unit-normalised embeddings, γ = 0.2, N⁺
 // the number of non-zero terms (Wu et al.'s normalisation), and β a learnable
-// boundary: initial value 1.2 (seed 000 also runs 0.6; 1.2 is its strongest
+// boundary: initial value 1.2 (Roth et al. 2020 also runs 0.6; 1.2 is its strongest
 // baseline, suppl. Tab. 6), learning rate 5e-4 through Param.LR. With
 // class_beta = 1 there is one β per class, β_{y_a} (Wu et al.'s β^(class));
 // it needs Config.NumClasses.
@@ -28,7 +28,7 @@ type margin struct {
 func init() {
 	Register(Info{
 		Name:    "margin",
-		Summary: "Σ[γ + d(a,p) − β]₊ + [γ − d(a,n) + β]₊ / #non-zero, β learnable (init 1.2, lr 5e-4), γ = 0.2 (Wu 2017; seed 000 eq. 10)",
+		Summary: "Σ[γ + d(a,p) − β]₊ + [γ − d(a,n) + β]₊ / #non-zero, β learnable (init 1.2, lr 5e-4), γ = 0.2 (Wu 2017; Roth et al. 2020 eq. 10)",
 		Hyper:   map[string]float64{"margin": 0.2, "beta": 1.2, "beta_lr": 5e-4, "class_beta": 0},
 		Miner:   "distance",
 		Sphere:  true,

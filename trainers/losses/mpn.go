@@ -12,7 +12,7 @@ import (
 )
 
 // The message-passing network (MPN) of Seidenschwarz et al., "Learning
-// Intra-Batch Connections for Deep Metric Learning" (ICML 2021; seed 001 is
+// Intra-Batch Connections for Deep Metric Learning" (ICML 2021; Seidenschwarz et al. 2021 is
 // its supplementary, the MPN itself is §3 of the main paper and the
 // reference code dvl-tum/intra_batch, net/gnn_base.py and attentions.py).
 // The mini-batch is a fully connected graph (self-loops included) whose
@@ -28,7 +28,7 @@ import (
 //
 // Defaults are the paper's best CUB-200-2011 setting (main paper §4.3 / Fig. 5
 // and the reference config_cub_train.yaml): one message-passing step, two
-// attention heads, dropout 0.1; seed 001 §7 adds that more steps and heads
+// attention heads, dropout 0.1; Seidenschwarz et al. 2021 §7 adds that more steps and heads
 // hurt on SOP. Cars196 prefers two steps and eight heads (config_cars_train).
 // Unlike the reference code, the concatenated-head output FC is stored as one
 // d_k×D block per head (Σ_k O^k W_o^k equals concat(O)·W_o), so D need not be
@@ -261,7 +261,7 @@ func (inf *inference) run(params []*Param, emb, out, logits []float32) error {
 }
 
 // Refiner is implemented by losses whose learned parameters can refine a
-// batch of embeddings at test time (seed 001 §3: feeding a constructed batch
+// batch of embeddings at test time (Seidenschwarz et al. 2021 §3: feeding a constructed batch
 // through the trained MPN).
 type Refiner interface {
 	// RefineDim is the dimension of the refined features.

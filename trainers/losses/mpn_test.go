@@ -159,7 +159,7 @@ func newDistill(t *testing.T, B, D, C int, h map[string]float64) Loss {
 	return l
 }
 
-// TestDistillGradients checks each teacher-student term (seed 001 §3.4) and
+// TestDistillGradients checks each teacher-student term (Seidenschwarz et al. 2021 §3.4) and
 // their sum by finite differences, the student classifier included.
 func TestDistillGradients(t *testing.T) {
 	const B, D, C = 8, 5, 3

@@ -9,8 +9,8 @@ import (
 )
 
 // mpnCE trains the backbone through the intra-batch message-passing network
-// of Seidenschwarz et al. (ICML 2021, main paper §3; seed 001 is its
-// supplementary): the unit batch embeddings x_i exchange messages over the
+// of Seidenschwarz et al. 2021 (ICML, main paper §3 and its supplementary):
+// the unit batch embeddings x_i exchange messages over the
 // fully connected batch graph (mpn.go), a linear classifier over the C
 // training classes scores the refined features h_i, and the loss is
 // label-smoothed cross-entropy at temperature T,
@@ -27,7 +27,7 @@ import (
 // start at N(0, 0.001²) (the reference's classifier init); they are trained
 // at the base learning rate with the rest of the MPN.
 //
-// The trained MPN also refines test batches (Refiner; seed 001 §3).
+// The trained MPN also refines test batches (Refiner; Seidenschwarz et al. 2021 §3).
 type mpnCE struct {
 	base
 	refiner
@@ -40,7 +40,7 @@ type mpnCE struct {
 func init() {
 	Register(Info{
 		Name:    "mpn-ce",
-		Summary: "label-smoothed CE after a multi-head attention message-passing net over the batch + CE on the backbone (Seidenschwarz et al. 2021; seed 001)",
+		Summary: "label-smoothed CE after a multi-head attention message-passing net over the batch + CE on the backbone (Seidenschwarz et al. 2021)",
 		Hyper: map[string]float64{"steps": 1, "heads": 2, "ffn": 4, "dropout": 0.1,
 			"temperature": 0.2, "smoothing": 0.1, "backbone_weight": 1},
 		Sphere: true,
@@ -155,7 +155,7 @@ func (l *mpnCE) Forward(bt Batch, grad []float32) (float64, error) {
 	return l.r.run(n, bt, grad)
 }
 
-// Teacher is a trained loss that labels a batch for distillation (seed 001
+// Teacher is a trained loss that labels a batch for distillation (Seidenschwarz et al. 2021
 // §3.4): mpn-ce refines the batch with its MPN and classifies it.
 type Teacher interface {
 	Loss

@@ -10,7 +10,7 @@ import (
 
 // mpnDistill trains a backbone (the student) from a finished mpn-ce run (the
 // teacher: its backbone, MPN and classifier), the teacher-student variants
-// of seed 001 §3.4, weighted and summed:
+// of Seidenschwarz et al. 2021 §3.4, weighted and summed:
 //
 //	L = w_kd·τ²·1/B Σ_i CE( softmax(z^T_i/τ), z^S_i/τ )                       (knowledge distillation, Hinton et al. 2015)
 //	  + w_fi·1/(B·D) Σ_i Σ_k huber_δ( x_ik − f_ik )                            (feature imitation, Huber loss)
@@ -50,7 +50,7 @@ type Distiller interface {
 func init() {
 	Register(Info{
 		Name:    "mpn-distill",
-		Summary: "distil a finished mpn-ce run (--teacher DIR) into the backbone: soft-label KD, Huber feature imitation, relational (RKD) terms (seed 001 §3.4)",
+		Summary: "distil a finished mpn-ce run (--teacher DIR) into the backbone: soft-label KD, Huber feature imitation, relational (RKD) terms (Seidenschwarz et al. 2021 §3.4)",
 		Hyper: map[string]float64{"kd": 1, "imitation": 0, "relational": 0, "kd_temperature": 1,
 			"temperature": 0.2, "huber_delta": 1},
 		Sphere:  true,

@@ -4,7 +4,7 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// multiSimilarity is the Multi-Similarity loss of Wang et al. (2019), seed 000
+// multiSimilarity is the Multi-Similarity loss of Wang et al. (2019), Roth et al. 2020
 // §A.1 eqs. 11–12, with its own pair mining. With S_ij = φ_iᵀφ_j the cosine
 // similarity of unit-normalised embeddings, anchor i keeps
 //
@@ -26,7 +26,7 @@ type multiSimilarity struct {
 func init() {
 	Register(Info{
 		Name:    "multisimilarity",
-		Summary: "1/α log(1+Σ_P e^{−α(S−λ)}) + 1/β log(1+Σ_N e^{β(S−λ)}) on ε-mined pairs, α=2 β=40 λ=0.5 ε=0.1 (Wang 2019; seed 000 eqs. 11–12)",
+		Summary: "1/α log(1+Σ_P e^{−α(S−λ)}) + 1/β log(1+Σ_N e^{β(S−λ)}) on ε-mined pairs, α=2 β=40 λ=0.5 ε=0.1 (Wang 2019; Roth et al. 2020 eqs. 11–12)",
 		Hyper:   map[string]float64{"alpha": 2, "beta": 40, "lambda": 0.5, "epsilon": 0.1},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {

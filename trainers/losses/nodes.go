@@ -8,8 +8,8 @@ import (
 // Node helpers: thin wrappers over Gorgonia that panic with a buildError
 // (recovered by runner.compile) so that each loss reads like its equation.
 // Only operations whose gradients were verified by finite differences here
-// are used (see DEPENDENCIES.md for the ones that are wrong: ByIndices along
-// the last axis, the built-in LogSumExp, OuterProd).
+// are used (Gorgonia v0.9.18 gets these wrong: ByIndices along the last axis,
+// the built-in LogSumExp, OuterProd).
 
 const (
 	sqrtEps = 1e-12 // inside √ of distances and norms: finite gradient at 0
@@ -70,7 +70,7 @@ func pick(x, onehot *G.Node) *G.Node { return rowSum(mul(x, onehot)) }
 // underflows to exactly 0; the row maximum (with 0 when one is set) is
 // subtracted before exp and added back. The shift's gradient is 1 − Σsoftmax
 // = 0, so ties in Max (which all receive gradient) are harmless. Gorgonia's
-// built-in LogSumExp is wrong (DEPENDENCIES.md) and is not used.
+// built-in LogSumExp has a wrong gradient in v0.9.18 and is not used.
 func (b *builder) lse(x, mask *G.Node, one bool) *G.Node {
 	if mask != nil {
 		x = add(x, mulS(addS(mask, -1), maskBig))

@@ -9,10 +9,10 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Extra node helpers and batch utilities used by the losses of seed 000 §A.1
+// Extra node helpers and batch utilities used by the losses of Roth et al. 2020 §A.1
 // (angular, generalised lifted, histogram, quadruplet, SNR, SoftTriple), seed
 // 002 (lifted, proxy-triplet, prototypical, ranked list, structured
-// clustering) and seed 004 (RS@k, Smooth-AP). Like nodes.go they panic with
+// clustering) and Patel et al. 2024 (RS@k, Smooth-AP). Like nodes.go they panic with
 // a buildError that runner.compile recovers; every one is covered by the
 // finite-difference checks of gradcheck_more_test.go.
 
@@ -40,7 +40,7 @@ func maxOf(a, b *G.Node) *G.Node { return must(G.MaxBetween(a, b)) }
 func minS(x *G.Node, k float64) *G.Node { return sub(x, relu(addS(x, -k))) }
 
 // gatherVec selects entries of a vector by index, (N) → (T), through a
-// (N×1) matrix: ByIndices on a vector has a wrong gradient (DEPENDENCIES.md).
+// (N×1) matrix: ByIndices on a vector has a wrong gradient (Gorgonia v0.9.18).
 func gatherVec(v, idx *G.Node) *G.Node {
 	n := v.Shape()[0]
 	t := idx.Shape()[0]
@@ -57,7 +57,7 @@ func (b *builder) constant(data []float64, shp ...int) *G.Node {
 
 // rowsOf repeats the vector v (M) as every row of an N×M matrix, by the
 // product of an N×1 column of ones with v as a 1×M row (OuterProd fails at
-// run time, DEPENDENCIES.md).
+// run time in Gorgonia v0.9.18).
 func (b *builder) rowsOf(v *G.Node, n int) *G.Node {
 	m := v.Shape()[0]
 	ones := make([]float64, n)

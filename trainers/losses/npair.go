@@ -6,7 +6,7 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// nPair is the N-pair loss of Sohn (2016), seed 000 §A.1 eq. 4, on raw
+// nPair is the N-pair loss of Sohn (2016), Roth et al. 2020 §A.1 eq. 4, on raw
 // (un-normalised) embeddings φ*: every anchor a with a positive in the batch
 // gets one positive p drawn uniformly (Batch.Rng) and all its negatives,
 //
@@ -23,7 +23,7 @@ func init() {
 	Register(Info{
 		Name:    "npair",
 		Raw:     true,
-		Summary: "mean log(1 + Σ_n exp(aᵀn − aᵀp)) + ν/b Σ‖φ‖², ν = 0.005, raw embeddings (Sohn 2016; seed 000 eq. 4)",
+		Summary: "mean log(1 + Σ_n exp(aᵀn − aᵀp)) + ν/b Σ‖φ‖², ν = 0.005, raw embeddings (Sohn 2016; Roth et al. 2020 eq. 4)",
 		Hyper:   map[string]float64{"nu": 0.005},
 		New: func(c Config) (Loss, error) {
 			l := &nPair{base: base{name: "npair"}, nu: c.HyperOr("nu", 0.005)}

@@ -6,16 +6,16 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// proxyNCA is ProxyNCA (Movshovitz-Attias et al. 2017), seed 000 §A.1 eq. 13:
+// proxyNCA is ProxyNCA (Movshovitz-Attias et al. 2017), Roth et al. 2020 §A.1 eq. 13:
 //
 //	L = −1/b Σ_i log( exp(−d(φ_i, ψ_{y_i})) / Σ_{c≠y_i} exp(−d(φ_i, ψ_c)) )
 //	  = 1/b Σ_i [ d_{i,y_i} + log Σ_{c≠y_i} exp(−d_{ic}) ]
 //
 // with d the squared Euclidean distance between s·φ̂_i and s·ψ̂_c (unit
-// embeddings and proxies scaled by s = 3, the temperature of the seed's
+// embeddings and proxies scaled by s = 3, the temperature of Roth et al.'s
 // reference code), i.e. d_{ic} = 2s²(1 − φ̂_iᵀψ̂_c). Proxies start at
 // N(0, 1/64) and train with LRScale = 50 times the base rate (the reference
-// code's proxy lr multiplier; seed 000 gives no proxy lr for ProxyNCA).
+// code's proxy lr multiplier; Roth et al. 2020 gives no proxy lr for ProxyNCA).
 type proxyNCA struct {
 	proxies
 	scale float64
@@ -24,7 +24,7 @@ type proxyNCA struct {
 func init() {
 	Register(Info{
 		Name:    "proxynca",
-		Summary: "mean d(φ,ψ_y) + log Σ_{c≠y} e^{−d(φ,ψ_c)}, d = ‖3φ̂ − 3ψ̂‖², proxy lr ×50 (Movshovitz-Attias 2017; seed 000 eq. 13)",
+		Summary: "mean d(φ,ψ_y) + log Σ_{c≠y} e^{−d(φ,ψ_c)}, d = ‖3φ̂ − 3ψ̂‖², proxy lr ×50 (Movshovitz-Attias 2017; Roth et al. 2020 eq. 13)",
 		Hyper:   map[string]float64{"scale": 3, "proxy_lr_mult": 50},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {

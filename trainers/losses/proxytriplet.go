@@ -3,15 +3,15 @@ package losses
 import G "gorgonia.org/gorgonia"
 
 // proxyTriplet is the proxy triplet loss of Movshovitz-Attias et al. (2017),
-// seed 002 §2.9: the triplet loss with the positive and negative samples
+// Fehérvári et al. 2019 §2.9: the triplet loss with the positive and negative samples
 // replaced by learnable class proxies ψ_c (one per training class). With unit
-// embeddings φ̂ and unit proxies ψ̂ (seed 002 Tab. 1: normalised), every sample
+// embeddings φ̂ and unit proxies ψ̂ (Fehérvári et al. 2019 Tab. 1: normalised), every sample
 // i forms a triplet with each other class c ≠ y_i,
 //
 //	L = 1/(b(C−1)) Σ_i Σ_{c≠y_i} [ ‖φ̂_i − ψ̂_{y_i}‖² − ‖φ̂_i − ψ̂_c‖² + M ]₊
 //	  = 1/(b(C−1)) Σ_i Σ_{c≠y_i} [ 2cos(φ_i, ψ_c) − 2cos(φ_i, ψ_{y_i}) + M ]₊,
 //
-// squared Euclidean distances and margin M = 1 as in seed 002's released code
+// squared Euclidean distances and margin M = 1 as in Fehérvári et al. 2019's released code
 // (DMLPlayground ProxyTripletLoss defaults; that code sums over c and divides
 // by b, this loss averages over the b(C−1) triplets so the scale does not grow
 // with C). Proxies start at U(−1/√D, 1/√D) and train at proxy_lr_mult times
@@ -24,7 +24,7 @@ type proxyTriplet struct {
 func init() {
 	Register(Info{
 		Name:    "proxytriplet",
-		Summary: "mean over (i, c≠y_i) of [‖φ̂−ψ̂_y‖² − ‖φ̂−ψ̂_c‖² + M]₊, M = 1, learnable unit proxies (Movshovitz-Attias 2017; seed 002 §2.9)",
+		Summary: "mean over (i, c≠y_i) of [‖φ̂−ψ̂_y‖² − ‖φ̂−ψ̂_c‖² + M]₊, M = 1, learnable unit proxies (Movshovitz-Attias 2017; Fehérvári et al. 2019 §2.9)",
 		Hyper:   map[string]float64{"margin": 1, "proxy_lr_mult": 1},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {

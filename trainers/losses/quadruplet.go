@@ -6,9 +6,9 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// quadruplet is the quadruplet loss of Chen et al. (2017), seed 000 §A.1
+// quadruplet is the quadruplet loss of Chen et al. (2017), Roth et al. 2020 §A.1
 // eq. 14, on unit embeddings with Euclidean distance d. The triplets (a, p, n)
-// come from the miner (default distance-weighted: the seed draws the first
+// come from the miner (default distance-weighted: Roth et al.'s code draws the first
 // negative that way); for each, a second negative l with y_l ∉ {y_a, y_n} is
 // drawn uniformly (Batch.Rng), and
 //
@@ -17,7 +17,7 @@ import (
 // with γ₁ = 1, γ₂ = 0.5 and 𝒬 ⊆ 𝒯 the triplets for which such an l exists
 // (none in a batch of two classes). The second term pushes the pair (n, l),
 // which shares no class with a, further apart than the positive pair, as in
-// Chen et al. and the seed's code; eq. 14 as printed reads d(φ_i, φ_k) −
+// Chen et al. and Roth et al.'s code; eq. 14 as printed reads d(φ_i, φ_k) −
 // d(φ_l, φ_k), i.e. (a,n) instead of (a,p).
 type quadruplet struct {
 	tuples
@@ -27,7 +27,7 @@ type quadruplet struct {
 func init() {
 	Register(Info{
 		Name:    "quadruplet",
-		Summary: "mean [d(a,p) − d(a,n) + γ₁]₊ + mean [d(a,p) − d(n,l) + γ₂]₊, l ∉ {y_a, y_n}, γ₁ = 1, γ₂ = 0.5 (Chen 2017; seed 000 eq. 14)",
+		Summary: "mean [d(a,p) − d(a,n) + γ₁]₊ + mean [d(a,p) − d(n,l) + γ₂]₊, l ∉ {y_a, y_n}, γ₁ = 1, γ₂ = 0.5 (Chen 2017; Roth et al. 2020 eq. 14)",
 		Hyper:   map[string]float64{"margin1": 1, "margin2": 0.5},
 		Miner:   "distance",
 		Sphere:  true,

@@ -7,8 +7,8 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// rankedList is the ranked list loss of Wang et al. (2019), seed 002 §2.6
-// eqs. 6–9, on unit embeddings (seed 002 Tab. 1) with Euclidean distance
+// rankedList is the ranked list loss of Wang et al. (2019), Fehérvári et al. 2019 §2.6
+// eqs. 6–9, on unit embeddings (Fehérvári et al. 2019 Tab. 1) with Euclidean distance
 // d_ij. For a query i, the non-trivial positives 𝒫*_i = {j: y_j = y_i, j ≠ i,
 // d_ij > α − m} are pulled inside a hypersphere of diameter α − m and the
 // non-trivial negatives 𝒩*_i = {j: y_j ≠ y_i, d_ij < α} pushed beyond α:
@@ -19,7 +19,7 @@ import (
 //
 // with A the queries with a non-zero loss (some non-trivial pair), α = 1.2,
 // m = 0.4, T = 10, λ = 1 (Wang et al.'s setting). The weights are part of the
-// graph (their gradient flows), as in seed 002's released MXNet code; the sets
+// graph (their gradient flows), as in Fehérvári et al. 2019's released MXNet code; the sets
 // 𝒫*, 𝒩* are mined on the float values.
 type rankedList struct {
 	base
@@ -29,7 +29,7 @@ type rankedList struct {
 func init() {
 	Register(Info{
 		Name:    "rankedlist",
-		Summary: "mean over queries of mean_{P*}[d−(α−m)]₊ + λ Σ_{N*} softmax(T(α−d))·[α−d]₊, α = 1.2, m = 0.4, T = 10, λ = 1 (Wang 2019; seed 002 eqs. 6–9)",
+		Summary: "mean over queries of mean_{P*}[d−(α−m)]₊ + λ Σ_{N*} softmax(T(α−d))·[α−d]₊, α = 1.2, m = 0.4, T = 10, λ = 1 (Wang 2019; Fehérvári et al. 2019 eqs. 6–9)",
 		Hyper:   map[string]float64{"alpha": 1.2, "margin": 0.4, "temperature": 10, "lambda": 1},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {

@@ -6,7 +6,7 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// recallK is the Recall@k surrogate loss RS@k of seed 004 (§3.2, eqs. 4–7)
+// recallK is the Recall@k surrogate loss RS@k of Patel et al. 2024 (§3.2, eqs. 4–7)
 // on unit embeddings with cosine similarities s. For a query q with positives
 // P_q in the rest of the batch, the rank of a positive x is smoothed by a
 // sigmoid on similarity differences and the "x is in the top k" indicator by
@@ -19,10 +19,10 @@ import (
 // with the division by min(k, |P_q|) and the clip of the numerator at k as
 // the paper prescribes for training, Q the queries with at least one
 // positive, τ₂ = 0.01, τ₁ = 1 and K = {1, 2, 4, 8, 16} (the powers of two up
-// to k_max = 16; seed 004 without SiMix). The clip min(v, k) = v − [v − k]₊
+// to k_max = 16; Patel et al. 2024 without SiMix). The clip min(v, k) = v − [v − k]₊
 // has gradient 0 above k. The graph works on a (positive pairs × B) grid.
 // With simix = 1 the batch is extended by SiMix virtual examples (simix.go)
-// and K = {1, 2, 4, 8, 12, …, k_max}, k_max = 32 unless given (seed 004 §4).
+// and K = {1, 2, 4, 8, 12, …, k_max}, k_max = 32 unless given (Patel et al. 2024 §4).
 type recallK struct {
 	base
 	tau1, tau2 float64
@@ -33,7 +33,7 @@ type recallK struct {
 func init() {
 	Register(Info{
 		Name:    "recallk",
-		Summary: "RS@k: 1 − mean_k min(Σ_P σ_{τ₁}(k−1−Σ_z σ_{τ₂}(s_qz−s_qx)), k)/min(k,|P|), τ₁ = 1, τ₂ = 0.01, K = {1,2,4,8,16} (seed 004 eqs. 5–7)",
+		Summary: "RS@k: 1 − mean_k min(Σ_P σ_{τ₁}(k−1−Σ_z σ_{τ₂}(s_qz−s_qx)), k)/min(k,|P|), τ₁ = 1, τ₂ = 0.01, K = {1,2,4,8,16} (Patel et al. 2024 eqs. 5–7)",
 		Hyper:   map[string]float64{"tau1": 1, "tau2": 0.01, "k_max": 16, "simix": 0},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {

@@ -409,7 +409,7 @@ func batchCos(b Batch) []float64 {
 }
 
 // rsNumerator is Σ_{x∈P_q} σ_{τ₁}(k − 1 − Σ_{z∉{q,x}} σ_{τ₂}(s_qz − s_qx)),
-// written as plain loops (seed 004 eq. 5 before the clip).
+// written as plain loops (Patel et al. 2024 eq. 5 before the clip).
 func rsNumerator(b Batch, q, k int, tau1, tau2 float64) float64 {
 	S := batchCos(b)
 	B := b.B
@@ -429,7 +429,7 @@ func rsNumerator(b Batch, q, k int, tau1, tau2 float64) float64 {
 	return v
 }
 
-// rsLoss and apLoss are loop implementations of RS@k (seed 004 eqs. 5–7
+// rsLoss and apLoss are loop implementations of RS@k (Patel et al. 2024 eqs. 5–7
 // with the min(k, |P_q|) division and clip) and Smooth-AP.
 func rsLoss(b Batch, ks []int, tau1, tau2 float64) float64 {
 	L, nq := 0.0, 0
@@ -591,7 +591,7 @@ func TestBadHyper(t *testing.T) {
 }
 
 // TestParams pins the learnable parameters: SoftTriple's K·C centres at
-// the absolute rate 1e-5 (seed 000), proxy-triplet's C proxies at the base
+// the absolute rate 1e-5 (Roth et al. 2020), proxy-triplet's C proxies at the base
 // rate; every registered loss without proxies, centres or a learnt margin
 // has none.
 func TestParams(t *testing.T) {

@@ -65,7 +65,7 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// TestParamLearningRates pins the seed 000 §A.1 learning rates of the loss
+// TestParamLearningRates pins the Roth et al. 2020 §A.1 learning rates of the loss
 // parameters.
 func TestParamLearningRates(t *testing.T) {
 	cases := []struct {

@@ -5,7 +5,7 @@ import (
 	"math/rand"
 )
 
-// SiMix, similarity mixup (seed 004 §3.3, eqs. 8–10), is an option of the
+// SiMix, similarity mixup (Patel et al. 2024 §3.3, eqs. 8–10), is an option of the
 // similarity-ranking losses recallk (RS@k) and smoothap (hyper-parameter
 // simix = 1). The batch 𝓑 is extended by a virtual batch 𝓑̂ with one virtual
 // example xz_α per unordered pair of positives {x, z} of 𝓑 (all pairs, as the
@@ -67,7 +67,7 @@ func newSimix(labels []int, rng *rand.Rand) (simix, error) {
 
 // simixKs is the set K of RS@k with SiMix: {1, 2, 4, 8} and then steps of 4
 // up to kMax, i.e. the paper's {1, 2, 4, 8, 12, …, 32} for kMax = 32
-// (seed 004 §4, "RS@k hyper-parameters").
+// (Patel et al. 2024 §4, "RS@k hyper-parameters").
 func simixKs(kMax int) []int {
 	var ks []int
 	for k := 1; k <= min(kMax, 8); k *= 2 {

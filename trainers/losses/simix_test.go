@@ -8,7 +8,7 @@ import (
 )
 
 // refSiMix computes RS@k (simix = true) or Smooth-AP with SiMix directly
-// from seed 004 eqs. 5–10: the similarity of two (original or virtual)
+// from Patel et al. 2024 eqs. 5–10: the similarity of two (original or virtual)
 // examples is the bilinear mix of the original cosine similarities.
 func refSiMix(b Batch, rs bool, seed int64, ks []int, tau1, tau2 float64) float64 {
 	sm, err := newSimix(b.Labels, rand.New(rand.NewSource(seed)))

@@ -4,7 +4,7 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// smoothAP is Smooth-AP (Brown et al. 2020), the baseline of seed 004 (§2,
+// smoothAP is Smooth-AP (Brown et al. 2020), the baseline of Patel et al. 2024 (§2,
 // §4: "SAP"), on unit embeddings with cosine similarities s. The rank of a
 // positive x of query q among the positives and among the whole batch is
 // smoothed by a sigmoid of temperature τ = 0.01 on similarity differences,
@@ -14,7 +14,7 @@ import (
 //
 // over the queries Q with at least one positive; σ_τ(u) = 1/(1 + e^{−u/τ}).
 // The graph shares RS@k's (positive pairs × B) grid; simix = 1 extends the
-// batch by SiMix virtual examples (simix.go; seed 004 applies SiMix to RS@k,
+// batch by SiMix virtual examples (simix.go; Patel et al. 2024 applies SiMix to RS@k,
 // here it is offered for its Smooth-AP baseline too).
 type smoothAP struct {
 	base
@@ -25,7 +25,7 @@ type smoothAP struct {
 func init() {
 	Register(Info{
 		Name:    "smoothap",
-		Summary: "1 − mean_q 1/|P| Σ_P (1 + Σ_P σ_τ(s_qz−s_qx)) / (1 + Σ_𝓑 σ_τ(s_qz−s_qx)), τ = 0.01 (Brown 2020; seed 004's baseline)",
+		Summary: "1 − mean_q 1/|P| Σ_P (1 + Σ_P σ_τ(s_qz−s_qx)) / (1 + Σ_𝓑 σ_τ(s_qz−s_qx)), τ = 0.01 (Brown 2020; Patel et al. 2024's baseline)",
 		Hyper:   map[string]float64{"tau": 0.01, "simix": 0},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {

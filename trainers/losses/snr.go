@@ -8,7 +8,7 @@ import (
 
 // snr is the signal-to-noise-ratio triplet loss of Yuan et al. (2019), seed
 // 000 §A.1 eq. 15, on unit embeddings φ and mined triplets 𝒯 (default
-// distance-weighted, the seed's "SNR (D)"). The SNR distance of a pair is the
+// distance-weighted, Roth et al.'s "SNR (D)"). The SNR distance of a pair is the
 // variance (over the D components) of the noise φ_j − φ_i relative to the
 // variance of the anchor signal φ_i,
 //
@@ -21,7 +21,7 @@ import (
 // with γ = 0.2, λ = 0.005 and N⁺ the number of non-zero hinge terms (the
 // seed's reference code; eq. 15 prints the sums without squares and without
 // the mean, a typesetting slip against Yuan et al.). The regulariser pushes
-// every embedding towards zero mean. Note: the seed's code switches λ off
+// every embedding towards zero mean. Note: Roth et al.'s code switches λ off
 // when the miner is distance-weighted; this loss keeps the text's λ = 0.005
 // (set lambda = 0 for the code's behaviour). N⁺ is counted on the float
 // values before the graph runs, like mining.
@@ -33,7 +33,7 @@ type snr struct {
 func init() {
 	Register(Info{
 		Name:    "snr",
-		Summary: "Σ[var(p−a)/var(a) − var(n−a)/var(a) + γ]₊ / #non-zero + λ/b Σ|Σ_m φ_m|, γ = 0.2, λ = 0.005 (Yuan 2019; seed 000 eq. 15)",
+		Summary: "Σ[var(p−a)/var(a) − var(n−a)/var(a) + γ]₊ / #non-zero + λ/b Σ|Σ_m φ_m|, γ = 0.2, λ = 0.005 (Yuan 2019; Roth et al. 2020 eq. 15)",
 		Hyper:   map[string]float64{"margin": 0.2, "lambda": 0.005},
 		Miner:   "distance",
 		Sphere:  true,

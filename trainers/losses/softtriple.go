@@ -8,7 +8,7 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// softTriple is SoftTriple (Qian et al. 2019), seed 000 §A.1 eqs. 16–18: K
+// softTriple is SoftTriple (Qian et al. 2019), Roth et al. 2020 §A.1 eqs. 16–18: K
 // learnable unit centres ψ_c^k per class, the class similarity of a unit
 // embedding φ_i is the softmax-weighted mean of its centre similarities,
 //
@@ -24,9 +24,9 @@ import (
 //	L = L_base + τ · Σ_c Σ_{k<k'} √(2 + ε − 2ψ_c^kᵀψ_c^k') / (C·K·(K−1))   (eq. 18)
 //
 // with τ = 0.2, λ = 8, δ = 0.01, γ = 0.1 (entering as 1/γ = 10, as in eq. 16
-// and Qian et al.; the seed's code multiplies by its γ option, and its run
+// and Qian et al.; Roth et al.'s code multiplies by its γ option, and its run
 // scripts pass 10), K = 2 centres per class and centre
-// learning rate 10⁻⁵ (seed 000, from Qian et al.'s code). The regulariser
+// learning rate 10⁻⁵ (Roth et al. 2020, from Qian et al.'s code). The regulariser
 // counts each unordered pair once as Qian et al. and their code do (eq. 18 as
 // printed sums ordered pairs, twice as much, for the same τ); ε = 10⁻⁵ keeps
 // the gradient finite for coinciding centres (their code uses 2.0001). The
@@ -41,7 +41,7 @@ type softTriple struct {
 func init() {
 	Register(Info{
 		Name:    "softtriple",
-		Summary: "CE of λ(S_i^c − δ[c=y]), S = softmax_k(φᵀψ_c^k/γ)-weighted φᵀψ_c^k, + τ·centre-merging regulariser; τ=0.2 λ=8 δ=0.01 γ=0.1 K=2, centre lr 1e-5 (Qian 2019; seed 000 eqs. 16–18)",
+		Summary: "CE of λ(S_i^c − δ[c=y]), S = softmax_k(φᵀψ_c^k/γ)-weighted φᵀψ_c^k, + τ·centre-merging regulariser; τ=0.2 λ=8 δ=0.01 γ=0.1 K=2, centre lr 1e-5 (Qian 2019; Roth et al. 2020 eqs. 16–18)",
 		Hyper:   map[string]float64{"tau": 0.2, "lambda": 8, "delta": 0.01, "gamma": 0.1, "centers": 2, "proxy_lr": 1e-5},
 		Sphere:  true,
 		New:     newSoftTriple,

@@ -8,7 +8,7 @@ import (
 )
 
 // structClust is the structured clustering loss of Song et al. (2017,
-// "Deep metric learning via facility location"), seed 002 §2.7 eqs. 10–12,
+// "Deep metric learning via facility location"), Fehérvári et al. 2019 §2.7 eqs. 10–12,
 // on unit embeddings with Euclidean distances d. The facility-location score
 // of medoids S ⊂ 𝓑 is F(X, S) = −Σ_i min_{j∈S} d_ij; the oracle score picks
 // the best medoid inside each of the |𝒴| classes of the batch,
@@ -18,7 +18,7 @@ import (
 //
 // with g(S) the nearest-medoid assignment (eq. 12), the structured margin
 // Δ = 1 − NMI(g(S), y) (NMI normalised by √(H(g)H(y))) and γ = 1. The
-// loss-augmented maximisation is NP-hard; as Song et al. (and seed 002's
+// loss-augmented maximisation is NP-hard; as Song et al. (and Fehérvári et al. 2019's
 // released code) it is approximated by greedy medoid selection followed by
 // pam_iters = 5 rounds of PAM-style refinement that re-pick each cluster's
 // medoid among its members. This inference runs in Go on the float values
@@ -40,7 +40,7 @@ type structClust struct {
 func init() {
 	Register(Info{
 		Name:    "structclust",
-		Summary: "[max_S F(X,S) + γ(1 − NMI(g(S),y)) − F̃(X,y)]₊, facility location, greedy + PAM inference, γ = 1 (Song 2017; seed 002 eqs. 10–12) — slow and unstable, as seed 002 reports",
+		Summary: "[max_S F(X,S) + γ(1 − NMI(g(S),y)) − F̃(X,y)]₊, facility location, greedy + PAM inference, γ = 1 (Song 2017; Fehérvári et al. 2019 eqs. 10–12) — slow and unstable, as Fehérvári et al. 2019 reports",
 		Hyper:   map[string]float64{"margin_mult": 1, "pam_iters": 5},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {

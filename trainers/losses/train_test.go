@@ -104,7 +104,7 @@ func recallAt1(e []float32, labels []int, cosine bool) float64 {
 }
 
 // trainRecall trains W with plain gradient descent on the loss (the loss's
-// Params step with lr·LRScale: the seed's absolute proxy rates are meant for
+// Params step with lr·LRScale: Roth et al.'s absolute proxy rates are meant for
 // hundreds of epochs, not this 2-second test) and returns held-out R@1 before
 // and after.
 func trainRecall(t *testing.T, name string, lr float64, steps int) (before, after float64) {

@@ -2,9 +2,9 @@ package losses
 
 import G "gorgonia.org/gorgonia"
 
-// triplet is the triplet loss (Hu et al. 2014; Schroff et al. 2015), seed 000
+// triplet is the triplet loss (Hu et al. 2014; Schroff et al. 2015), Roth et al. 2020
 // §A.1 eq. 2, over mined triplets 𝒯 (any miner; default distance-weighted,
-// the seed's strongest variant):
+// Roth et al.'s strongest variant):
 //
 //	L = 1/|𝒯| Σ_{(a,p,n)∈𝒯} [d(φ_a, φ_p) − d(φ_a, φ_n) + γ]₊,  γ = 0.2,
 //
@@ -20,7 +20,7 @@ type triplet struct {
 func init() {
 	Register(Info{
 		Name:    "triplet",
-		Summary: "mean [d(a,p) − d(a,n) + γ]₊ over mined triplets, γ = 0.2 (seed 000 eq. 2)",
+		Summary: "mean [d(a,p) − d(a,n) + γ]₊ over mined triplets, γ = 0.2 (Roth et al. 2020 eq. 2)",
 		Hyper:   map[string]float64{"margin": 0.2, "avg_nonzero": 0},
 		Miner:   "distance",
 		Sphere:  true,

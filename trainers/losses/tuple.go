@@ -18,7 +18,7 @@ type tuples struct {
 	miner      miners.Miner
 	numClasses int // > 0: labels must lie in [0, numClasses)
 	// switched: the miner may emit ρ-switched tuples (a, a, p′), p′ a
-	// positive of a in the negative slot (seed 000 §5; see WrapMiner).
+	// positive of a in the negative slot (Roth et al. 2020 §5; see WrapMiner).
 	switched bool
 }
 

@@ -7,12 +7,12 @@ import (
 )
 
 // DimSetter is implemented by miners whose selection rule depends on the
-// embedding dimension (distance-weighted sampling, seed 000 eq. 23). Losses
+// embedding dimension (distance-weighted sampling, Roth et al. 2020 eq. 23). Losses
 // call SetDim with the batch dimension before Mine.
 type DimSetter interface{ SetDim(d int) }
 
 // MarginSetter is implemented by miners whose rule uses the loss margin
-// (semihard, seed 000 eq. 20). Losses call SetMargin with their margin γ.
+// (semihard, Roth et al. 2020 eq. 20). Losses call SetMargin with their margin γ.
 type MarginSetter interface{ SetMargin(m float64) }
 
 // Check validates the inputs of Mine: a square B×B matrix of finite,

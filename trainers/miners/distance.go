@@ -6,7 +6,7 @@ import (
 )
 
 // DistanceWeighted is the distance-weighted sampling of Wu et al. (2017), as
-// used for all ranking losses in seed 000 (§A.2 eqs. 23–24). For points spread
+// used for all ranking losses in Roth et al. 2020 (§A.2 eqs. 23–24). For points spread
 // uniformly on the unit sphere S^{D−1} the pairwise distance has density
 //
 //	q(d) ∝ d^{D−2} · [1 − d²/4]^{(D−3)/2}                               (eq. 23)
@@ -18,16 +18,16 @@ import (
 // slip: the density of ‖x − y‖ for x, y uniform on S^{D−1} follows from
 // t = x·y = 1 − d²/2 with density ∝ (1 − t²)^{(D−3)/2} = (d²(1 − d²/4))^{(D−3)/2}
 // and |dt| = d·dd, which gives d^{D−2}(1 − d²/4)^{(D−3)/2}, the form of Wu et
-// al. and of the seed's reference code. We use that.
+// al. and of Roth et al.'s reference code. We use that.
 //
-// The cap λ is implemented as in Wu et al.'s and the seed's code: distances
+// The cap λ is implemented as in Wu et al.'s and Roth et al.'s code: distances
 // are clipped from below to Cutoff = 0.5 before evaluating q^{−1}. Because
 // q^{−1} is decreasing on (0, d*] with d*² = 4(D−2)/(2D−5) (d* ≈ 1.417 for
 // D = 128) this equals min(q^{−1}(Cutoff), q^{−1}(d)) below the upper cut.
 // Negatives with d > UpperCutoff = 1.4 get weight zero (Wu et al.'s
-// "non-zero-loss cut-off"; seed 000: "limit the distances to 1.4"); if that
+// "non-zero-loss cut-off"; Roth et al. 2020: "limit the distances to 1.4"); if that
 // leaves no negative for an anchor, the upper cut is dropped for that anchor
-// (the seed's code notes that the cut can leave no negatives). Distances are
+// (Roth et al.'s code notes that the cut can leave no negatives). Distances are
 // also clipped above at 2 − 10⁻⁶ so q^{−1} stays finite for un-normalised
 // inputs. The positive is drawn uniformly. One triplet per anchor; anchors
 // without positives or negatives are skipped.
@@ -38,7 +38,7 @@ type DistanceWeighted struct {
 }
 
 func init() {
-	Register(Info{Name: "distance", Summary: "negatives drawn ∝ min(λ, 1/q(d)), q(d) = d^{D−2}(1−d²/4)^{(D−3)/2}, λ cut 0.5, upper cut 1.4 (Wu et al. 2017; seed 000 eqs. 23–24)",
+	Register(Info{Name: "distance", Summary: "negatives drawn ∝ min(λ, 1/q(d)), q(d) = d^{D−2}(1−d²/4)^{(D−3)/2}, λ cut 0.5, upper cut 1.4 (Wu et al. 2017; Roth et al. 2020 eqs. 23–24)",
 		New: func() Miner { return &DistanceWeighted{Dim: 128, Cutoff: 0.5, UpperCutoff: 1.4} }})
 }
 

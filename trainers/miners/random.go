@@ -3,12 +3,12 @@ package miners
 import "math/rand"
 
 // Random draws one valid triplet per anchor: a uniformly random positive and
-// a uniformly random negative (seed 000 §A.2 "Random Tuple Mining", Hu et al.
+// a uniformly random negative (Roth et al. 2020 §A.2 "Random Tuple Mining", Hu et al.
 // 2014). Anchors without a positive or a negative in the batch are skipped.
 type Random struct{}
 
 func init() {
-	Register(Info{Name: "random", Summary: "one uniformly random (positive, negative) per anchor (seed 000 §A.2)",
+	Register(Info{Name: "random", Summary: "one uniformly random (positive, negative) per anchor (Roth et al. 2020 §A.2)",
 		New: func() Miner { return Random{} }})
 }
 

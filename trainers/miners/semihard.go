@@ -10,14 +10,14 @@ import "math/rand"
 //
 // (negatives farther than the positive but still inside the margin, so the
 // triplet has a non-zero loss without being a "hardest", noisy negative). If
-// the set is empty, a uniformly random negative is used, as in the seed's
+// the set is empty, a uniformly random negative is used, as in Roth et al.'s
 // reference implementation. Anchors without positives or negatives are skipped.
 type Semihard struct {
-	Margin float64 // γ of the triplet loss; default 0.2 (seed 000 §A.1)
+	Margin float64 // γ of the triplet loss; default 0.2 (Roth et al. 2020 §A.1)
 }
 
 func init() {
-	Register(Info{Name: "semihard", Summary: "random positive, random negative with d(a,p) < d(a,n) < d(a,p)+γ (FaceNet; seed 000 eq. 20)",
+	Register(Info{Name: "semihard", Summary: "random positive, random negative with d(a,p) < d(a,n) < d(a,p)+γ (FaceNet; Roth et al. 2020 eq. 20)",
 		New: func() Miner { return &Semihard{Margin: 0.2} }})
 }
 

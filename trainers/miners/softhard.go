@@ -2,7 +2,7 @@ package miners
 
 import "math/rand"
 
-// Softhard is the soft-hard triplet mining of Roth & Brattoli (2019), seed 000
+// Softhard is the soft-hard triplet mining of Roth & Brattoli (2019), Roth et al. 2020
 // §A.2 eqs. 21–22. Per anchor a, with d⁺max the largest positive distance and
 // d⁻min the smallest negative distance of a:
 //
@@ -15,7 +15,7 @@ import "math/rand"
 type Softhard struct{}
 
 func init() {
-	Register(Info{Name: "softhard", Summary: "random hard positive (d > closest negative) and hard negative (d < farthest positive) (seed 000 eqs. 21–22)",
+	Register(Info{Name: "softhard", Summary: "random hard positive (d > closest negative) and hard negative (d < farthest positive) (Roth et al. 2020 eqs. 21–22)",
 		New: func() Miner { return Softhard{} }})
 }
 

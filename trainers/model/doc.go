@@ -15,7 +15,7 @@
 //
 // Because S is a sum over rows, the backward pass may run over any partition
 // of the batch into chunks and accumulate: this is multistage
-// back-propagation (seed 004, Alg. 1, after Revaud et al.), which lets a
+// back-propagation (Patel et al. 2024, Alg. 1, after Revaud et al.), which lets a
 // batch larger than the compiled chunk be trained exactly.
 //
 // Gorgonia graphs have static shapes, so each model compiles its programs for

@@ -51,7 +51,7 @@ type Config struct {
 	Channels []int `json:"channels,omitempty" yaml:"channels"`
 }
 
-// DefaultEmbedDim is the embedding width of seed 000 (D = 128).
+// DefaultEmbedDim is the embedding width of Roth et al. 2020 (D = 128).
 const DefaultEmbedDim = 128
 
 // WithDefaults fills zero fields.

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// DASParams are the hyper-parameters of DAS (seed 003 §3–4): T embeddings
+// DASParams are the hyper-parameters of DAS (Liu et al. 2022 §3–4): T embeddings
 // produced per anchor, K discriminative features per class, bank capacity Z
 // per class, scaling range r_s and shifting scale r_b.
 type DASParams struct {
@@ -23,7 +23,7 @@ type DASParams struct {
 }
 
 // DefaultDASParams are the paper's defaults (T, K, Z, r_s, r_b) = (3, 4, 10,
-// 1e−2, 1e−2) (seed 003 §4, "Implementation details").
+// 1e−2, 1e−2) (Liu et al. 2022 §4, "Implementation details").
 func DefaultDASParams() DASParams { return DASParams{T: 3, K: 4, Z: 10, Rs: 1e-2, Rb: 1e-2} }
 
 // String writes p in the k=v form ParseDASParams reads.
@@ -96,7 +96,7 @@ func (p DASParams) Validate(D int) error {
 	return nil
 }
 
-// DAS is Densely-Anchored Sampling (seed 003 §3, Alg. 1): for every anchor
+// DAS is Densely-Anchored Sampling (Liu et al. 2022 §3, Alg. 1): for every anchor
 // embedding v (a batch row, label y) it produces T embeddings
 //
 //	v′_t = N(s_t ⊙ v + b_t)                                          (eqs. 3–4)

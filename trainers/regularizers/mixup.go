@@ -6,10 +6,10 @@ import (
 	"math/rand"
 )
 
-// DefaultMixupAlpha is the mixup α of seed 000 §H (λ ~ Beta(2, 2)).
+// DefaultMixupAlpha is the mixup α of Roth et al. 2020 §H (λ ~ Beta(2, 2)).
 const DefaultMixupAlpha = 2
 
-// Mixup is manifold mixup (Verma et al. 2018) for ranking losses, seed 000
+// Mixup is manifold mixup (Verma et al. 2018) for ranking losses, Roth et al. 2020
 // §H eq. 31, applied to the embeddings. One λ ~ Beta(α, α) and one random
 // permutation π of the batch are drawn per step, and the loss is scored on
 // the mixed embeddings

@@ -18,7 +18,7 @@ import (
 // miner_rho_distance_cp); their published R-Margin runs use 0.35–0.4.
 const DefaultRhoP = 0.2
 
-// Rho is ρ-regularisation (seed 000 main paper §5, supp. §B/§D) as a wrapper
+// Rho is ρ-regularisation (Roth et al. 2020 main paper §5, supp. §B/§D) as a wrapper
 // of any tuple miner. After the inner miner has chosen the tuples 𝒯, each
 // tuple (a, p, n) is, with probability p_switch, replaced by the switched
 // tuple

@@ -11,7 +11,7 @@ import (
 func init() {
 	Register(Info{Name: "gc", Summary: fmt.Sprintf("greedy coreset: from a random pool of %d samples, B/%d anchors chosen farthest-first "+
 		"(each the pool sample farthest from the anchors so far), each completed to %d samples of its class "+
-		"(seed 000 Tab. 7–9, GC; embeds the training set every epoch)",
+		"(Roth et al. 2020 Tab. 7–9, GC; embeds the training set every epoch)",
 		DefaultPool, DefaultSamplesPerClass, DefaultSamplesPerClass), New: func() Sampler { return &Coreset{} }})
 	Register(Info{Name: "gc-d2", Summary: "D²-coreset: as gc, but each further anchor is drawn with probability ∝ its squared " +
 		"distance to the anchors so far (k-means++ seeding) instead of the farthest (embeds the training set every epoch)",

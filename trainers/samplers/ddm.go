@@ -9,7 +9,7 @@ import (
 func init() {
 	Register(Info{Name: "ddm", Summary: fmt.Sprintf("distance-distribution matching: of %d random SPC-%d candidate batches, the one whose "+
 		"pairwise-distance histogram (%d bins over the reference range) is closest in 1-D Wasserstein distance to that of a seeded "+
-		"%d-sample reference of the training set (seed 000 Tab. 7–9, DDM; embeds the training set every epoch)",
+		"%d-sample reference of the training set (Roth et al. 2020 Tab. 7–9, DDM; embeds the training set every epoch)",
 		DefaultCandidates, DefaultSamplesPerClass, DefaultBins, DefaultReference), New: func() Sampler { return &DDM{} }})
 }
 

@@ -13,7 +13,7 @@ import (
 func init() {
 	Register(Info{Name: "frd", Summary: fmt.Sprintf("Fréchet-distance batch matching: of %d random SPC-%d candidate batches, the one whose "+
 		"embedding mean and covariance are closest in Fréchet distance to those of a seeded %d-sample reference of the training set "+
-		"(seed 000 Tab. 7–9, FRD; embeds the training set every epoch)",
+		"(Roth et al. 2020 Tab. 7–9, FRD; embeds the training set every epoch)",
 		DefaultCandidates, DefaultSamplesPerClass, DefaultReference), New: func() Sampler { return &FRD{} }})
 }
 

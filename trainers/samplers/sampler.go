@@ -57,11 +57,11 @@ func init() {
 	for _, k := range []int{2, 4, 8} {
 		Register(Info{
 			Name:    fmt.Sprintf("spc-%d", k),
-			Summary: fmt.Sprintf("B/%d random classes × %d random samples each (seed 000 Tab. 7–9, SPC-%d)", k, k, k),
+			Summary: fmt.Sprintf("B/%d random classes × %d random samples each (Roth et al. 2020 Tab. 7–9, SPC-%d)", k, k, k),
 			New:     func() Sampler { return SPC{K: k} },
 		})
 	}
-	Register(Info{Name: "spc-r", Summary: "random classes, each with a random number of samples in [2, 8] (seed 000 Tab. 7–9, SPC-R)", New: func() Sampler { return SPC{Random: true, MinK: 2, MaxK: 8} }})
+	Register(Info{Name: "spc-r", Summary: "random classes, each with a random number of samples in [2, 8] (Roth et al. 2020 Tab. 7–9, SPC-R)", New: func() Sampler { return SPC{Random: true, MinK: 2, MaxK: 8} }})
 }
 
 func checkArgs(labels []int32, batchSize, iters int) error {

@@ -1,8 +1,8 @@
 // Package testtime refines test embeddings with a trained intra-batch
-// message-passing network (seed 001 §3, Seidenschwarz et al. 2021): the MPN
+// message-passing network (Seidenschwarz et al. 2021 §3): the MPN
 // only sees mini-batches, so at test time a batch is built around every
 // sample and the sample's MPN output replaces its backbone embedding. Three
-// batch constructions of seed 001 are implemented:
+// batch constructions of Seidenschwarz et al. 2021 are implemented:
 //
 //   - "cluster" (§3.1): cluster the backbone embeddings, cut every cluster
 //     into chunks of k samples and feed n chunks per batch, imitating the
@@ -43,13 +43,13 @@ type Options struct {
 	K int
 	// KR is the reciprocal batch size k_r; default 2K.
 	KR int
-	// Alpha is the expansion threshold α of seed 001 eq. 1; default 2/3.
+	// Alpha is the expansion threshold α of Seidenschwarz et al. 2021 eq. 1; default 2/3.
 	Alpha float64
 	// Chunks is the number n of chunks per batch ("knn", "cluster");
 	// default 8.
 	Chunks int
 	// Clusters is the number of clusters of "cluster"; default N/K
-	// (overclustering into clusters of about K samples, as seed 001 §3.1
+	// (overclustering into clusters of about K samples, as Seidenschwarz et al. 2021 §3.1
 	// found best: 900 clusters for ~5 900 CUB test images).
 	Clusters int
 	// Clusterer is the clustering algorithm of "cluster" (see
@@ -212,13 +212,13 @@ func reciprocalSet(lists [][]int32, q, k int) []int32 {
 
 func head(l []int32, k int) []int32 { return l[:min(k, len(l))] }
 
-// ReciprocalBatch is the reciprocal k-NN batch Ñ_q of seed 001 §3.3 (after
+// ReciprocalBatch is the reciprocal k-NN batch Ñ_q of Seidenschwarz et al. 2021 §3.3 (after
 // Zhong et al. 2017), as row indices with q first:
 //
 //  1. N(q,k): q and its k−1 nearest neighbours (lists, see neighbourLists);
 //  2. R(q,k) = {g ∈ N(q,k) : q ∈ N(g,k)};
 //  3. for every g ∈ N(q,k), R(g,⌈k/2⌉) is added when
-//     |R(q,k) ∩ R(g,⌈k/2⌉)| ≥ α·|R(g,⌈k/2⌉)|   (seed 001 eq. 1, α = 2/3);
+//     |R(q,k) ∩ R(g,⌈k/2⌉)| ≥ α·|R(g,⌈k/2⌉)|   (Seidenschwarz et al. 2021 eq. 1, α = 2/3);
 //  4. the set is brought to exactly k_r rows: members other than q sorted
 //     by distance to q (ties by index) and cut after k_r − 1, or padded with
 //     the samples closest to q not yet in it (lists[q] must then hold at

@@ -41,7 +41,7 @@ func TestNeighbourLists(t *testing.T) {
 	}
 }
 
-// TestReciprocalBatchByHand works seed 001 §3.3 through for q = 1, k = 6,
+// TestReciprocalBatchByHand works Seidenschwarz et al. 2021 §3.3 through for q = 1, k = 6,
 // ⌈k/2⌉ = 3, α = 2/3:
 //
 //	N(1,6) = {1, 0, 4, 5, 6, 3}

@@ -777,9 +777,7 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 		case 0:
 			boundsRows(tl.x32[0], tl.x32[1], tl.x32[2], tl.x32[3], cp, cn, ci, gbest, gbidx, d)
 		case 1:
-			for r, xr := range tl.x32 {
-				expandRow(rt[r*lanes:], xr)
-			}
+			expandTileRows(rt, &tl.x32, d)
 			fallthrough
 		default:
 			boundsTile(rt, cp, cn, ci, gbest, gbidx, d)
@@ -803,6 +801,26 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 				tl.tau[r] = math.Sqrt(max(0, tl.x[r]+float64(a)+tl.e[r]))
 			}
 			tl.cur[r], tl.curID[r] = a, gid[r]
+		}
+	}
+}
+
+// expandTileRows writes the packed row tile boundsTile reads, the layout
+// of expandRow for each of the 4 rows (value t of row r in the 8 lanes at
+// dst[32t + 8r :]), dimension by dimension so that the stores are
+// contiguous. Unlike expandRow it does not compute the rows' squared
+// norms: the pass already holds them (tl.norm).
+func expandTileRows(dst []float32, x *[tileRows][]float32, d int) {
+	x0, x1, x2, x3 := x[0][:d], x[1][:d], x[2][:d], x[3][:d]
+	dst = dst[:d*tileRows*lanes]
+	for t := range x0 {
+		q := (*[tileRows * lanes]float32)(dst[t*tileRows*lanes:])
+		v0, v1, v2, v3 := x0[t], x1[t], x2[t], x3[t]
+		*q = [tileRows * lanes]float32{
+			v0, v0, v0, v0, v0, v0, v0, v0,
+			v1, v1, v1, v1, v1, v1, v1, v1,
+			v2, v2, v2, v2, v2, v2, v2, v2,
+			v3, v3, v3, v3, v3, v3, v3, v3,
 		}
 	}
 }

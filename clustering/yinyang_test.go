@@ -230,3 +230,24 @@ func testYinyangHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandTileRows checks the pruned pass's tile expansion against
+// expandRow, the layout every bounds kernel reads.
+func TestExpandTileRows(t *testing.T) {
+	for _, d := range []int{1, 3, 16, 37} {
+		var x [tileRows][]float32
+		want := make([]float32, tileRows*lanes*d)
+		for r := range x {
+			x[r] = make([]float32, d)
+			for j := range x[r] {
+				x[r][j] = float32(r*1000+j) + 0.25
+			}
+			expandRow(want[r*lanes:], x[r])
+		}
+		got := make([]float32, tileRows*lanes*d+packPad)
+		expandTileRows(got, &x, d)
+		if !reflect.DeepEqual(got[:len(want)], want) {
+			t.Fatalf("d=%d: expanded tile differs from expandRow's layout", d)
+		}
+	}
+}

@@ -369,6 +369,10 @@ func TestRadixSelectSortAndKeys(t *testing.T) {
 				if kth := radixSelect(b, k, scratch); kth != s[k-1] || b[k-1] != s[k-1] {
 					t.Fatalf("n=%d %s k=%d: k-th = %d (a[k-1] = %d), want %d", n, pattern, k, kth, b[k-1], s[k-1])
 				}
+				c0 := slices.Clone(a)
+				if kth := radixKth(c0, k, scratch); kth != s[k-1] || !slices.Equal(c0, a) {
+					t.Fatalf("n=%d %s k=%d: radixKth = %d, want %d (input unchanged: %v)", n, pattern, k, kth, s[k-1], slices.Equal(c0, a))
+				}
 				top := slices.Clone(b[:k])
 				slices.Sort(top)
 				if !slices.Equal(top, s[:k]) {

@@ -172,6 +172,55 @@ func radixSelect(a []uint64, k int, scratch []uint64) uint64 {
 	return a[k-1]
 }
 
+// radixKth returns the k-th smallest of the distinct keys a (len(a) >= k >=
+// 1) without rearranging a; scratch must be at least len(a) long. It is
+// radixSelect's search with a cheaper round: after the histogram only the
+// keys of the bucket that holds the k-th are kept (a branch-free filter
+// into scratch, where the next round continues) instead of scattering
+// every key into its bucket. For the speculative watch caps (k ≈ 7 % of a
+// 2 048-key sample) it takes 8.4 µs against radixSelect's 11.0
+// (BenchmarkSpecSelect*).
+func radixKth(a []uint64, k int, scratch []uint64) uint64 {
+	r := a
+	for len(r) > 48 {
+		and, or := r[0], r[0]
+		for _, x := range r {
+			and &= x
+			or |= x
+		}
+		diff := and ^ or
+		if diff == 0 {
+			return r[0] // all equal (not for distinct keys, kept total)
+		}
+		shift := uint(max(bits.Len64(diff)-8, 0))
+		var cnt [256]int32
+		for _, x := range r {
+			cnt[(x>>shift)&255]++
+		}
+		var cum int32
+		b := uint64(0)
+		for ; b < 255 && cum+cnt[b] < int32(k); b++ {
+			cum += cnt[b]
+		}
+		k -= int(cum)
+		// Branch-free filter into scratch (r may alias it in later rounds:
+		// the write index never passes the read one).
+		s := scratch[:len(r)]
+		j := 0
+		for _, x := range r {
+			s[j] = x
+			if (x>>shift)&255 == b {
+				j++
+			}
+		}
+		r = s[:j]
+	}
+	s := scratch[:len(r)]
+	copy(s, r)
+	insertionSort(s)
+	return s[k-1]
+}
+
 // radixSort sorts a ascending: an LSD radix sort on the bytes of the
 // distance half (high 32 bits) that vary, then insertion sort of each run of
 // equal distances by the whole key (ties are rare, so this is one linear

@@ -305,7 +305,7 @@ func (r *exactRun) initSpec() {
 			for rr := 0; rr < mr && i0+rr < n; rr++ {
 				if need[rr] {
 					w := &r.watch[i0+rr]
-					w.spec = radixSelect(keys[rr], sel, scratch)
+					w.spec = radixKth(keys[rr], sel, scratch)
 					w.hasSpec = true
 				}
 			}

@@ -574,6 +574,8 @@ type yyWorker struct {
 	infs          []float32
 	gbest         []float32
 	gbidx, maxIDs []int32
+	gv            [tileRows]float32 // evalGroup: the group's minima per row
+	gid           [tileRows]int32   // and their centroids
 	tiles         []yyTile
 	pairs         int64 // distance evaluations
 }
@@ -791,9 +793,10 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 	}
 	tl.evG = append(tl.evG, g)
 	tl.evSkip = append(tl.evSkip, skipped)
-	var gv [tileRows]float32
-	var gid [tileRows]int32
-	groupArgmin(gbest, gbidx, &gv, &gid)
+	// The worker's arrays, not locals: passed to the function variable
+	// groupArgmin, locals would escape and cost a heap allocation each.
+	gv, gid := &w.gv, &w.gid
+	groupArgmin(gbest, gbidx, gv, gid)
 	tl.evM = append(tl.evM, gv[:]...)
 	for r := 0; r < tl.nreal; r++ {
 		if a := gv[r]; a < tl.cur[r] || (a == tl.cur[r] && gid[r] < tl.curID[r]) {

@@ -13,7 +13,7 @@ mkdir -p "$OUT"
 pct() {
 	awk -v sec="\"$2\"" -v key="\"$3\"" '
 		index($0, sec ":") { in_sec = 1; next }
-		in_sec && index($0, key ":") { v = $0; sub(/.*: */, "", v); sub(/,.*/, "", v); printf "%.1f", 100 * v; exit }
+		in_sec && index($0, key ":") { v = $0; sub(/.*: */, "", v); sub(/,.*/, "", v); printf "%.2f", 100 * v; exit }
 		in_sec && /^ *}/ { in_sec = 0 }' "$1"
 }
 

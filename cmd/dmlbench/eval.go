@@ -228,7 +228,14 @@ func loadEvalInput(c *cli.Context) (metrics.Input, error) {
 	return in, nil
 }
 
+// loadPair reads embeddings and their labels for a leave-one-out
+// evaluation (at least two items).
 func loadPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
+	return loadChecked(embSpec, labSpec, fixtures.CheckPair)
+}
+
+// loadChecked reads embeddings and labels and applies check to the pair.
+func loadChecked(embSpec, labSpec string, check func(knn.Matrix, []int32, string, string) error) (knn.Matrix, []int32, error) {
 	x, err := fixtures.LoadEmbeddings(embSpec)
 	if err != nil {
 		return x, nil, err
@@ -237,7 +244,7 @@ func loadPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
 	if err != nil {
 		return x, nil, err
 	}
-	if err := fixtures.CheckPair(x, y, embSpec, labSpec); err != nil {
+	if err := check(x, y, embSpec, labSpec); err != nil {
 		return x, nil, err
 	}
 	return x, y, nil

@@ -197,18 +197,7 @@ func averageNote(res *metrics.Result) string {
 // loadQueryPair is loadPair for a query set searched against a separate
 // gallery, where a single query is valid.
 func loadQueryPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
-	x, err := fixtures.LoadEmbeddings(embSpec)
-	if err != nil {
-		return x, nil, err
-	}
-	y, _, err := fixtures.LoadLabels(labSpec)
-	if err != nil {
-		return x, nil, err
-	}
-	if err := fixtures.CheckQueryPair(x, y, embSpec, labSpec); err != nil {
-		return x, nil, err
-	}
-	return x, y, nil
+	return loadChecked(embSpec, labSpec, fixtures.CheckQueryPair)
 }
 
 // classNames fills in.ClassNames (for --per-class) with the original label

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -340,13 +341,13 @@ func mergeMethod(path string, rec *record.Run, point map[string]string) error {
 
 // evalOutput is the part of `dmlbench eval --format json` a suite keeps.
 type evalOutput struct {
-	Metrics  map[string]*float64 `json:"metrics"` // null: NaN or ±Inf (dropped)
-	Version  string              `json:"version"`
-	Timings  map[string]float64  `json:"timings"`
-	N        int                 `json:"n"`
-	Dim      int                 `json:"dim"`
-	Classes  int                 `json:"classes"`
-	Warnings []string            `json:"warnings"`
+	Metrics  record.Metrics     `json:"metrics"` // null: NaN (undefined), "+Inf": +Inf
+	Version  string             `json:"version"`
+	Timings  map[string]float64 `json:"timings"`
+	N        int                `json:"n"`
+	Dim      int                `json:"dim"`
+	Classes  int                `json:"classes"`
+	Warnings []string           `json:"warnings"`
 }
 
 func (r *Runner) runEval(ctx context.Context, j Job, logf io.Writer, start time.Time) error {
@@ -364,26 +365,21 @@ func (r *Runner) runEval(ctx context.Context, j Job, logf io.Writer, start time.
 		r.writeFailed(j, err, start)
 		return fmt.Errorf("eval printed no JSON result: %w", err)
 	}
-	final := record.Metrics{}
-	var dropped []string
-	for k, v := range ev.Metrics {
-		if v == nil {
-			dropped = append(dropped, k)
-			continue
-		}
-		final[k] = *v
-	}
+	final := ev.Metrics
 	if len(final) == 0 {
 		r.writeFailed(j, errors.New("no metrics"), start)
 		return errors.New("eval returned no metrics")
 	}
-	if len(dropped) > 0 {
-		sort.Strings(dropped)
-		fmt.Fprintf(logf, "# metrics without a finite value (left out of run.json): %s\n", strings.Join(dropped, ", "))
+	var undefined []string // written to run.json as null
+	for k, v := range final {
+		if math.IsNaN(v) {
+			undefined = append(undefined, k)
+		}
 	}
+	sort.Strings(undefined)
 	cfg, _ := json.Marshal(map[string]any{
 		"emb": j.Eval.Emb, "labels": j.Eval.Labels, "extra": j.Eval.Extra, "args": j.Args,
-		"n": ev.N, "dim": ev.Dim, "classes": ev.Classes, "warnings": ev.Warnings, "non_finite": dropped,
+		"n": ev.N, "dim": ev.Dim, "classes": ev.Classes, "warnings": ev.Warnings, "undefined": undefined,
 	})
 	timings := map[string]float64{}
 	for k, v := range ev.Timings {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,7 +126,7 @@ func fakeTrainer(calls *atomic.Int32) ExecFunc {
 	return func(ctx context.Context, bin string, args []string, stdout, stderr io.Writer) error {
 		calls.Add(1)
 		if args[0] == "eval" {
-			fmt.Fprint(stdout, `{"metrics":{"R@1":0.5,"NMI":0.6,"rho":null},"version":"test","n":10,"dim":4,"classes":2,"timings":{"knn":0.1}}`)
+			fmt.Fprint(stdout, `{"metrics":{"R@1":0.5,"NMI":0.6,"rho":"+Inf","MAP@R":null},"version":"test","n":10,"dim":4,"classes":2,"timings":{"knn":0.1}}`)
 			return nil
 		}
 		var out, loss, seed string
@@ -169,7 +170,7 @@ eval: [{name: base, dataset: omniglot, emb: e.npy, labels: l.npy}]`))
 		t.Fatalf("first pass: %+v %v calls %d", res, err, calls.Load())
 	}
 	ev, err := record.Read(filepath.Join(dir, "omniglot/base/s0/run.json"))
-	if err != nil || ev.Status != "done" || ev.Final["R@1"] != 0.5 || len(ev.Final) != 2 || ev.Method["loss"] != "base" || ev.Version != "test" {
+	if err != nil || ev.Status != "done" || ev.Final["R@1"] != 0.5 || len(ev.Final) != 4 || !math.IsInf(ev.Final["rho"], 1) || !math.IsNaN(ev.Final["MAP@R"]) || ev.Method["loss"] != "base" || ev.Version != "test" {
 		t.Fatalf("eval run.json %+v %v", ev, err)
 	}
 	var cfg map[string]any

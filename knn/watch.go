@@ -130,7 +130,10 @@ func (t *topk) offer(key uint64, k int, scratch []uint64) bool {
 // initWatch computes every watched key with the scan's micro-kernel (the
 // accumulation of a pair does not depend on its place in a block, see the
 // kernel contract) and prepares one watchState per query. r.nq, r.nx and
-// r.bpack must be set.
+// r.bpack must be set. Queries go mr at a time, one per kernel row, against
+// the union of their watched rows: consecutive queries usually watch the
+// same rows (their class), so each row is gathered and packed once per
+// block instead of once per query; the keys are the same either way.
 func (r *exactRun) initWatch(w *Watch) {
 	n, d, nr := r.q.Rows, r.d, r.nr
 	r.watch = make([]watchState, n)
@@ -139,43 +142,64 @@ func (r *exactRun) initWatch(w *Watch) {
 	for i := range noCol {
 		noCol[i] = negInf
 	}
-	chunks := (n + 255) / 256
-	parallelFor(r.threads, chunks, func(c int) {
+	const blocksPerChunk = 42 // 252 queries per parallel work item
+	nblk := (n + mr - 1) / mr
+	parallelFor(r.threads, (nblk+blocksPerChunk-1)/blocksPerChunk, func(c int) {
 		apack := alignedFloats(mr * d)
 		bpack := alignedFloats(nr * d)
 		gather := Matrix{Rows: nr, Cols: d, Data: make([]float32, nr*d)}
 		var nx [nrMax]float32
+		var uni []int32    // the block's watched rows, ascending, distinct
+		var vals []float32 // [len(uni)][mr] kernel values
 		ep := new(kernEpi)
 		ep.scale, ep.lo = r.scale, r.lo
 		ep.thr = fill8(negInf)
 		ep.cthr = &noCol[0]
 		ep.nx = &nx[0]
-		for i := c * 256; i < min(n, (c+1)*256); i++ {
-			ids := w.IDs[i]
-			ws := &r.watch[i]
-			ws.keys = make([]uint64, len(ids))
-			ws.cnt = make([]int32, len(ids))
-			if len(ids) == 0 {
+		for b := c * blocksPerChunk; b < min(nblk, (c+1)*blocksPerChunk); b++ {
+			i0 := b * mr
+			i1 := min(n, i0+mr)
+			uni = uni[:0]
+			for i := i0; i < i1; i++ {
+				ids := w.IDs[i]
+				ws := &r.watch[i]
+				ws.keys = make([]uint64, len(ids))
+				ws.cnt = make([]int32, len(ids))
+				uni = append(uni, ids...)
+			}
+			if len(uni) == 0 {
 				continue
 			}
-			packPanel(apack, r.q, i, mr)
+			slices.Sort(uni)
+			uni = slices.Compact(uni)
+			packPanel(apack, r.q, i0, mr)
 			clear(ep.nq[:])
-			ep.nq[0] = r.nq[i]
-			for s := 0; s < len(ids); s += nr {
-				m := min(nr, len(ids)-s)
+			copy(ep.nq[:mr], r.nq[i0:i1])
+			vals = slices.Grow(vals[:0], len(uni)*mr)[:len(uni)*mr]
+			for s := 0; s < len(uni); s += nr {
+				m := min(nr, len(uni)-s)
 				clear(gather.Data)
 				clear(nx[:])
 				for j := 0; j < m; j++ {
-					copy(gather.Row(j), r.db.Row(int(ids[s+j])))
-					nx[j] = r.nx[ids[s+j]]
+					copy(gather.Row(j), r.db.Row(int(uni[s+j])))
+					nx[j] = r.nx[uni[s+j]]
 				}
 				packPanel(bpack, gather, 0, nr)
 				r.kern(ptrAt(apack, 0), ptrAt(bpack, 0), d, ep)
 				for j := 0; j < m; j++ {
-					ws.keys[s+j] = knnkey.Of(ep.c[j], int(ids[s+j]))
+					for rr := 0; rr < mr; rr++ {
+						vals[(s+j)*mr+rr] = ep.c[rr*nr+j]
+					}
 				}
 			}
-			slices.Sort(ws.keys)
+			for i := i0; i < i1; i++ {
+				ws := &r.watch[i]
+				for t, id := range w.IDs[i] {
+					pos, _ := slices.BinarySearch(uni, id)
+					ws.keys[t] = knnkey.Of(vals[pos*mr+i-i0], int(id))
+				}
+				slices.Sort(ws.keys)
+			}
 		}
 	})
 	r.initSpec()

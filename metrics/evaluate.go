@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
-	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/spectra"
 )
@@ -24,221 +22,145 @@ func inputErr(format string, a ...any) error {
 }
 
 // Evaluate computes the requested metrics with one k-NN search (depth = the
-// largest window any metric needs) and one clustering (NMI, F1, AMI).
+// largest window any metric needs) and one clustering (NMI, F1, AMI). The
+// stages run in order: resolve the options, check and prepare the inputs,
+// the k-NN search and its metrics, k-means and its metrics, the
+// whole-embedding metrics, then the timings and the asked/extra split.
 func Evaluate(ctx context.Context, in Input, opt Options) (*Result, error) {
+	e, err := newEvalRun(in, opt)
+	if err != nil {
+		return nil, err
+	}
+	metric, q, g, err := prepareDistance(opt.Distance, in.Emb, e.gallery, e.loo)
+	if err != nil {
+		return nil, err
+	}
+	if e.w.stage(Retrieval) {
+		if err := e.retrievalStage(ctx, metric, q, g); err != nil {
+			return nil, err
+		}
+	}
+	if e.w.stage(Clustering) {
+		if err := e.clusteringStage(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.embeddingStage(); err != nil {
+		return nil, err
+	}
+	return e.finish(), nil
+}
+
+// evalRun is one Evaluate call: its resolved settings, the prepared labels
+// and rows every stage reads, and the Result the stages fill in.
+type evalRun struct {
+	in   Input
+	opt  Options
+	conv Convention
+	avg  Average
+	w    want
+	loo  bool
+	// rowMask marks the --query-rows queries (nil: every row is a query).
+	rowMask []bool
+	// gallery and gLabelsRaw: the searched set and its caller labels
+	// (the queries themselves when leaving one out).
+	gallery    knn.Matrix
+	gLabelsRaw []int32
+	// qLabels, gLabels: dense class ids 0..classes−1 shared by both sets.
+	qLabels, gLabels []int32
+	classes          int
+	// cEmb, cLabels: the query rows, which clustering, rho and dist_ratio
+	// describe.
+	cEmb    knn.Matrix
+	cLabels []int32
+	res     *Result
+}
+
+// resolveOptions checks the convention, metric names, averaging and pml k
+// of opt, filling in the defaults (strict, per-query averaging).
+func resolveOptions(opt Options) (Convention, Average, want, error) {
 	conv := opt.Convention
 	if conv == "" {
 		conv = Strict
 	}
 	if conv != Strict && conv != Roth && conv != PML {
-		return nil, fmt.Errorf("unknown convention %q (strict, roth, pml)", conv)
+		return "", "", want{}, fmt.Errorf("unknown convention %q (strict, roth, pml)", conv)
 	}
 	w, err := resolve(opt.Metrics, opt.Ks)
 	if err != nil {
-		return nil, err
+		return "", "", want{}, err
 	}
 	if err := conventionMetrics(w, opt.Metrics, conv); err != nil {
-		return nil, err
+		return "", "", want{}, err
 	}
 	avg := opt.Average
 	if avg == "" {
 		avg = PerQuery
 	}
 	if avg != PerQuery && avg != PerClass {
-		return nil, fmt.Errorf("unknown average %q (query, per-class)", opt.Average)
+		return "", "", want{}, fmt.Errorf("unknown average %q (query, per-class)", opt.Average)
 	}
 	if opt.PMLK < PMLKMaxBinCount || (opt.PMLK != 0 && conv != PML) {
-		return nil, fmt.Errorf("pml k = %d: an explicit k is pytorch-metric-learning's and needs the pml convention (and k ≥ 1)", opt.PMLK)
+		return "", "", want{}, fmt.Errorf("pml k = %d: an explicit k is pytorch-metric-learning's and needs the pml convention (and k ≥ 1)", opt.PMLK)
 	}
-	loo := in.Gallery == nil
-	if err := checkInput(in, loo); err != nil {
+	return conv, avg, w, nil
+}
+
+// newEvalRun resolves opt, checks in, and prepares the labels, the query
+// subset and the empty Result.
+func newEvalRun(in Input, opt Options) (*evalRun, error) {
+	conv, avg, w, err := resolveOptions(opt)
+	if err != nil {
 		return nil, err
 	}
-	var rowMask []bool
+	e := &evalRun{in: in, opt: opt, conv: conv, avg: avg, w: w, loo: in.Gallery == nil}
+	if err := checkInput(in, e.loo); err != nil {
+		return nil, err
+	}
 	if in.QueryRows != nil {
-		if !loo {
+		if !e.loo {
 			return nil, inputErr("query rows select queries inside one set; with a separate gallery every query row is a query")
 		}
 		if conv == Roth {
 			return nil, inputErr("query rows: Roth et al. 2020's evaluation code has no query subsets; use --compat strict or pml")
 		}
-		if rowMask, err = queryRowMask(in.QueryRows, in.Emb.Rows); err != nil {
+		if e.rowMask, err = queryRowMask(in.QueryRows, in.Emb.Rows); err != nil {
 			return nil, err
 		}
 	}
-	gallery := in.Emb
-	gLabelsRaw := in.Labels
-	if !loo {
-		gallery = *in.Gallery
-		gLabelsRaw = in.GalleryLabels
+	e.gallery, e.gLabelsRaw = in.Emb, in.Labels
+	if !e.loo {
+		e.gallery, e.gLabelsRaw = *in.Gallery, in.GalleryLabels
 	}
-	dense, classes := denseLabels(in.Labels, gLabelsRaw)
-	qLabels, gLabels := dense[0], dense[1]
-	if distinct(qLabels) < 2 && loo {
-		return nil, inputErr("all %d items have one label: retrieval and clustering metrics need at least two classes", len(qLabels))
+	dense, classes := denseLabels(in.Labels, e.gLabelsRaw)
+	e.qLabels, e.gLabels, e.classes = dense[0], dense[1], classes
+	if distinct(e.qLabels) < 2 && e.loo {
+		return nil, inputErr("all %d items have one label: retrieval and clustering metrics need at least two classes", len(e.qLabels))
 	}
-	// cEmb, cLabels: the query rows, which clustering, rho and dist_ratio describe.
-	cEmb, cLabels := in.Emb, qLabels
-	if rowMask != nil {
-		cEmb, cLabels = subsetRows(in.Emb, qLabels, in.QueryRows)
+	e.cEmb, e.cLabels = in.Emb, e.qLabels
+	if e.rowMask != nil {
+		e.cEmb, e.cLabels = subsetRows(in.Emb, e.qLabels, in.QueryRows)
 	}
-	res := &Result{Metrics: map[string]float64{}, Convention: conv, N: in.Emb.Rows, Dim: in.Emb.Cols,
-		Classes: distinct(cLabels), Queries: cEmb.Rows, Gallery: gallery.Rows, Average: avg,
+	e.res = &Result{Metrics: map[string]float64{}, Convention: conv, N: in.Emb.Rows, Dim: in.Emb.Cols,
+		Classes: distinct(e.cLabels), Queries: e.cEmb.Rows, Gallery: e.gallery.Rows, Average: avg,
 		Timings: map[string]float64{}, Version: Version}
-	if loo {
-		res.Gallery--
+	if e.loo {
+		e.res.Gallery--
 	}
-	threads := opt.Threads
+	return e, nil
+}
 
-	metric, q, g, err := prepareDistance(opt.Distance, in.Emb, gallery, loo)
-	if err != nil {
-		return nil, err
-	}
-
-	if w.stage(Retrieval) {
-		t0 := time.Now()
-		s := opt.Searcher
-		if s == nil {
-			s = knn.Exact{}
-		}
-		plan, err := newRetrievalPlanX(conv, w, qLabels, gLabels, classes, loo, knn.Watches(s),
-			planExtras{pmlK: pmlK(opt.PMLK, gLabels, classes, loo), rows: rowMask, perClass: opt.PerClass || avg == PerClass})
-		if err != nil {
-			return nil, inputErr("%v", err)
-		}
-		if err := plan.depthGuard(q.Rows); err != nil {
-			return nil, err
-		}
-		kopt := knn.Options{Metric: metric, Exclude: plan.exclude, Threads: threads}
-		if plan.rank1000 {
-			kopt.Watch = plan.positives()
-		}
-		if opt.Progress != nil {
-			kopt.Progress = func(done, total int) { opt.Progress("knn", done, total) }
-		}
-		vals, sums, err := plan.search(ctx, s, q, g, kopt, threads)
-		if err != nil {
-			return nil, fmt.Errorf("k-NN search (%s, depth %d): %w", s.Name(), plan.depth, err)
-		}
-		res.Timings["knn"] = time.Since(t0).Seconds()
-		t1 := time.Now()
-		if plan.extras.perClass {
-			ids, cvals, cq := plan.classValues(sums)
-			if avg == PerClass {
-				vals = classAverage(cvals)
-			}
-			if opt.PerClass {
-				res.PerClass = classResults(ids, cvals, cq, labelValues(in.Labels, gLabelsRaw), in.ClassNames)
-			}
-		}
-		for k, v := range vals {
-			res.Metrics[k] = v
-		}
-		if undef := undefined(vals); len(undef) > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s undefined: no query counts (every query's class has no other item in the gallery); reported as null / n/a", strings.Join(undef, ", ")))
-		}
-		res.Warnings = append(res.Warnings, rankWarnings(plan, plan.extras.pmlK)...)
-		res.LoneQueries = sums.lone
-		if sums.lone > 0 {
-			switch conv {
-			case PML:
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) dropped from k-NN metrics (pml convention)", sums.lone))
-			case Strict:
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000", sums.lone))
-			case Roth:
-				if loo {
-					res.Warnings = append(res.Warnings, fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k, mAP@C and mAP@1000 and are left out of MAP@R, R-Precision (roth convention)", sums.lone))
-				} else {
-					res.Warnings = append(res.Warnings, fmt.Sprintf("%d queries whose class has no gallery item score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000 (roth convention)", sums.lone))
-				}
-			}
-		}
-		if conv == Roth && sums.padded > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("roth mAP@1000: %d queries have fewer than 1000 neighbours; as in Roth et al.'s code faiss's −1 padding reads the last row's label, so the value can exceed 1 (use --compat strict for the clean definition)", sums.padded))
-		}
-		res.Timings["retrieval_metrics"] = time.Since(t1).Seconds()
-	}
-
-	if w.stage(Clustering) {
-		t0 := time.Now()
-		k := opt.Clusters
-		if k <= 0 {
-			k = res.Classes
-		}
-		if k > cEmb.Rows {
-			return nil, inputErr("--clusters %d exceeds the %d items", k, cEmb.Rows)
-		}
-		// The convention's k-means settings (niter, seed, points per
-		// centroid) come from clustering's preset table, which the faiss
-		// k-means reads too.
-		ko, err := clustering.KMeansPreset(string(conv))
-		if err != nil {
-			return nil, err
-		}
-		seed := opt.Seed
-		if seed == 0 && !opt.ExactSeed {
-			seed = ko.Seed // faiss's default 1234, used by Roth et al. and pytorch-metric-learning
-		}
-		if seed < math.MinInt32 || seed > math.MaxInt32 {
-			// faiss's seed is a C int; the pure-Go k-means would keep only
-			// its low 32 bits and silently disagree with faiss.
-			return nil, inputErr("k-means seed %d does not fit faiss's 32-bit seed", seed)
-		}
-		// Clustering always runs on the raw query embeddings, L2, as the peers do.
-		var assign []int32
-		if opt.KMeans != nil {
-			assign, err = opt.KMeans(cEmb, k, seed)
-		} else {
-			// The built-in k-means (clustering.KMeans: faiss's algorithm and
-			// random streams, assigned with its own pruned exact kernel);
-			// faiss backends bring faiss's k-means via opt.KMeans instead.
-			ko.Seed, ko.Threads = seed, threads
-			var r *clustering.KMeansResult
-			r, err = clustering.KMeans(ctx, cEmb, k, ko)
-			if r != nil {
-				assign = r.Assign
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("k-means (K = %d): %w", k, err)
-		}
-		res.Timings["kmeans"] = time.Since(t0).Seconds()
-		ct, err := newContingency(cLabels, assign)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range All {
-			if w.fam[d.Key] && d.Cluster != nil {
-				t := time.Now()
-				res.Metrics[d.Key] = d.Cluster(ct)
-				res.Timings[strings.ToLower(d.Key)] = time.Since(t).Seconds()
-			}
-		}
-	}
-
-	for _, d := range All {
-		if !w.fam[d.Key] || d.Embedding == nil {
-			continue
-		}
-		t0 := time.Now()
-		// Whole-embedding metrics describe the query rows (cEmb, cLabels).
-		win := in
-		win.Emb = cEmb
-		v, warn, err := d.Embedding(&WholeInput{Opt: opt, Conv: conv, In: win, Labels: cLabels, Classes: classes})
-		if err != nil {
-			return nil, err
-		}
-		res.Warnings = append(res.Warnings, warn...)
-		res.Metrics[d.Key] = v
-		res.Timings[d.Key] = time.Since(t0).Seconds()
-	}
+// finish totals the stage timings and splits the metrics into the asked
+// ones and the extras computed along the way.
+func (e *evalRun) finish() *Result {
+	res := e.res
 	total := 0.0
 	for _, v := range res.Timings {
 		total += v
 	}
 	res.Timings["total"] = total
-	res.Metrics, res.Extra = w.split(res.Metrics)
-	return res, nil
+	res.Metrics, res.Extra = e.w.split(res.Metrics)
+	return res
 }
 
 // undefined lists, in key order, the metrics of m that are NaN: means over

@@ -219,44 +219,83 @@ func GroupLabel(method map[string]string, keys []string) string {
 	return strings.Join(parts, "/")
 }
 
-// Aggregate groups runs by dataset and method and summarises every metric.
+// Aggregate groups runs by dataset and method and summarises every metric:
+// one table per dataset (sorted), one row per group, one cell per metric
+// (mean ± sd, bootstrap CI when asked), the best cell per column marked,
+// and the Δ columns against the baseline row.
 func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("reports: no finished runs to aggregate")
 	}
+	opt, err := withDefaults(opt)
+	if err != nil {
+		return nil, err
+	}
+	a := &aggregation{opt: opt, autoGroup: len(opt.GroupBy) == 0, seenMetric: map[string]bool{}}
+	if a.autoGroup {
+		a.opt.GroupBy = MethodKeys(runs)
+	} else if err := checkGroupBy(runs, opt.GroupBy); err != nil {
+		return nil, err
+	}
+	a.rep = &Report{Opt: a.opt}
+	if a.opt.CI > 0 {
+		a.rng = rand.New(rand.NewPCG(a.opt.Seed, 0x646d6c62656e6368)) // "dmlbench"
+	}
+	datasets, byDataset := splitByDataset(runs)
+	a.baselineFound = a.opt.Baseline == ""
+	for _, ds := range datasets {
+		t, err := a.table(ds, byDataset[ds])
+		if err != nil {
+			return nil, err
+		}
+		a.rep.Tables = append(a.rep.Tables, t)
+	}
+	if !a.baselineFound {
+		return nil, a.baselineMissing()
+	}
+	for _, m := range a.opt.Metrics {
+		if !a.seenMetric[m] {
+			a.rep.Notes = append(a.rep.Notes, fmt.Sprintf("metric %q is in no run's %s metrics", m, a.opt.Source))
+		}
+	}
+	return a.rep, nil
+}
+
+// withDefaults checks opt's levels, resample count and metric source and
+// fills in their defaults (α = 0.05, 10000 resamples, final metrics, the
+// Roth et al. 2020 columns).
+func withDefaults(opt Options) (Options, error) {
 	if opt.Alpha == 0 {
 		opt.Alpha = 0.05
 	}
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return nil, fmt.Errorf("reports: significance level %v must lie in (0, 1)", opt.Alpha)
+		return opt, fmt.Errorf("reports: significance level %v must lie in (0, 1)", opt.Alpha)
 	}
 	if opt.CI != 0 && !(opt.CI > 0 && opt.CI < 1) {
-		return nil, fmt.Errorf("reports: confidence level %v must lie in (0, 1)", opt.CI)
+		return opt, fmt.Errorf("reports: confidence level %v must lie in (0, 1)", opt.CI)
 	}
 	if opt.Bootstrap == 0 {
 		opt.Bootstrap = 10000
 	}
 	if opt.Bootstrap < 0 {
-		return nil, fmt.Errorf("reports: bootstrap resamples %d must be positive", opt.Bootstrap)
+		return opt, fmt.Errorf("reports: bootstrap resamples %d must be positive", opt.Bootstrap)
 	}
 	switch opt.Source {
 	case "":
 		opt.Source = "final"
 	case "final", "best", "initial":
 	default:
-		return nil, fmt.Errorf("reports: metric source %q: want final, best or initial", opt.Source)
+		return opt, fmt.Errorf("reports: metric source %q: want final, best or initial", opt.Source)
 	}
 	if len(opt.Metrics) == 0 {
 		opt.Metrics = DefaultMetrics
 	}
-	autoGroup := len(opt.GroupBy) == 0
-	if autoGroup {
-		opt.GroupBy = MethodKeys(runs)
-	} else if err := checkGroupBy(runs, opt.GroupBy); err != nil {
-		return nil, err
-	}
-	rep := &Report{Opt: opt}
+	return opt, nil
+}
 
+// splitByDataset returns the runs' datasets, sorted, and each one's runs in
+// input order.
+func splitByDataset(runs []LoadedRun) ([]string, map[string][]LoadedRun) {
 	byDataset := map[string][]LoadedRun{}
 	for _, r := range runs {
 		byDataset[r.Dataset] = append(byDataset[r.Dataset], r)
@@ -266,100 +305,124 @@ func Aggregate(runs []LoadedRun, opt Options) (*Report, error) {
 		datasets = append(datasets, d)
 	}
 	sort.Strings(datasets)
+	return datasets, byDataset
+}
 
-	var rng *rand.Rand
-	if opt.CI > 0 {
-		rng = rand.New(rand.NewPCG(opt.Seed, 0x646d6c62656e6368)) // "dmlbench"
+// aggregation is one Aggregate call's state across its tables. rng, when
+// CIs are asked for, is shared by every table in dataset order, so the
+// intervals depend on the seed and the runs only.
+type aggregation struct {
+	opt           Options
+	autoGroup     bool
+	rng           *rand.Rand
+	rep           *Report
+	seenMetric    map[string]bool // metrics some run has a value for
+	baselineFound bool
+}
+
+// table builds dataset ds's table from its runs: rows, cells, best marks,
+// the baseline comparison and the published reference rows; notes go to
+// the report.
+func (a *aggregation) table(ds string, runs []LoadedRun) (*Table, error) {
+	opt := a.opt
+	t := &Table{Dataset: ds, Metrics: opt.Metrics, GroupBy: opt.GroupBy, BaselineRow: -1}
+	if a.autoGroup {
+		t.GroupBy, t.Common = VaryingKeys(runs)
 	}
-	baselineFound := opt.Baseline == ""
-	seenMetric := map[string]bool{}
-	for _, ds := range datasets {
-		t := &Table{Dataset: ds, Metrics: opt.Metrics, GroupBy: opt.GroupBy, BaselineRow: -1}
-		if autoGroup {
-			t.GroupBy, t.Common = VaryingKeys(byDataset[ds])
+	labels, groups, methods, notes := groupRuns(ds, runs, t.GroupBy)
+	a.rep.Notes = append(a.rep.Notes, notes...)
+	for _, l := range labels {
+		row := &Row{Label: l, Method: methods[l], Cells: map[string]Summary{}, Best: map[string]bool{}}
+		for _, r := range groups[l] {
+			row.N++
+			row.Seeds = append(row.Seeds, r.Seed)
+			row.Paths = append(row.Paths, r.Path)
 		}
-		labels, groups, methods, notes := groupRuns(ds, byDataset[ds], t.GroupBy)
-		rep.Notes = append(rep.Notes, notes...)
-		for _, l := range labels {
-			row := &Row{Label: l, Method: methods[l], Cells: map[string]Summary{}, Best: map[string]bool{}}
-			for _, r := range groups[l] {
-				row.N++
-				row.Seeds = append(row.Seeds, r.Seed)
-				row.Paths = append(row.Paths, r.Path)
-			}
-			t.Rows = append(t.Rows, row)
-		}
-		// Values per row and metric, in path order (LoadRuns sorts paths).
-		// A run without a value (missing, or null in run.json) is left out
-		// of the mean: the cell's N is then below the row's N. An infinite
-		// value stays in, so the cell reads +Inf rather than a smaller n.
-		for _, row := range t.Rows {
-			if dup := duplicates(row.Seeds); len(dup) > 0 {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s: seed(s) %v occur more than once (%s)", ds, row.Label, dup, strings.Join(row.Paths, ", ")))
-			}
-			for _, m := range opt.Metrics {
-				var xs []float64
-				for _, r := range groups[row.Label] {
-					v, ok := MetricsOf(r, opt.Source)[m]
-					if !ok || math.IsNaN(v) {
-						continue // ±Inf (ρ of a rank-deficient embedding) is kept: the mean shows it
-					}
-					if !opt.Raw && IsPercentMetric(m) {
-						v *= 100
-					}
-					xs = append(xs, v)
-				}
-				if len(xs) > 0 {
-					seenMetric[m] = true
-				}
-				s := Summarize(xs)
-				if rng != nil && len(xs) > 1 && allFinite(xs) { // one value has no sampling spread
-					lo, hi, err := BootstrapMeanCI(xs, opt.CI, opt.Bootstrap, rng)
-					if err != nil {
-						return nil, err
-					}
-					s.CILo, s.CIHi = lo, hi
-				}
-				row.Cells[m] = s
-			}
-		}
-		markBest(t, opt.Raw)
-		if opt.Baseline != "" {
-			for i, row := range t.Rows {
-				if strings.EqualFold(row.Label, opt.Baseline) {
-					t.BaselineRow = i
-				}
-			}
-			if t.BaselineRow >= 0 {
-				baselineFound = true
-				if err := compare(t, opt, rng); err != nil {
-					return nil, err
-				}
-			} else {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no row named %q; no Δ column", ds, opt.Baseline))
-			}
-		}
-		t.References = selectReferences(opt, ds)
-		if len(opt.References) > 0 && len(t.References) == 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no published rows for this dataset; pass --reference-dataset with one of %s", ds, referenceDatasets(opt.References)))
-		}
-		rep.Tables = append(rep.Tables, t)
+		t.Rows = append(t.Rows, row)
 	}
-	if !baselineFound {
-		var names []string
-		for _, t := range rep.Tables {
-			for _, r := range t.Rows {
-				names = append(names, strconv.Quote(r.Label))
-			}
+	for _, row := range t.Rows {
+		if dup := duplicates(row.Seeds); len(dup) > 0 {
+			a.rep.Notes = append(a.rep.Notes, fmt.Sprintf("%s %s: seed(s) %v occur more than once (%s)", ds, row.Label, dup, strings.Join(row.Paths, ", ")))
 		}
-		return nil, fmt.Errorf("reports: baseline %q matches no row; rows are %s", opt.Baseline, strings.Join(names, ", "))
-	}
-	for _, m := range opt.Metrics {
-		if !seenMetric[m] {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("metric %q is in no run's %s metrics", m, opt.Source))
+		for _, m := range opt.Metrics {
+			s, err := a.cell(groups[row.Label], m)
+			if err != nil {
+				return nil, err
+			}
+			row.Cells[m] = s
 		}
 	}
-	return rep, nil
+	markBest(t, opt.Raw)
+	if err := a.baseline(t); err != nil {
+		return nil, err
+	}
+	t.References = selectReferences(opt, ds)
+	if len(opt.References) > 0 && len(t.References) == 0 {
+		a.rep.Notes = append(a.rep.Notes, fmt.Sprintf("%s: no published rows for this dataset; pass --reference-dataset with one of %s", ds, referenceDatasets(opt.References)))
+	}
+	return t, nil
+}
+
+// cell summarises metric m over one row's runs, in path order (LoadRuns
+// sorts paths). A run without a value (missing, or null in run.json) is
+// left out of the mean: the cell's N is then below the row's N. An
+// infinite value stays in, so the cell reads +Inf rather than a smaller n.
+func (a *aggregation) cell(runs []LoadedRun, m string) (Summary, error) {
+	opt := a.opt
+	var xs []float64
+	for _, r := range runs {
+		v, ok := MetricsOf(r, opt.Source)[m]
+		if !ok || math.IsNaN(v) {
+			continue // ±Inf (ρ of a rank-deficient embedding) is kept: the mean shows it
+		}
+		if !opt.Raw && IsPercentMetric(m) {
+			v *= 100
+		}
+		xs = append(xs, v)
+	}
+	if len(xs) > 0 {
+		a.seenMetric[m] = true
+	}
+	s := Summarize(xs)
+	if a.rng != nil && len(xs) > 1 && allFinite(xs) { // one value has no sampling spread
+		lo, hi, err := BootstrapMeanCI(xs, opt.CI, opt.Bootstrap, a.rng)
+		if err != nil {
+			return Summary{}, err
+		}
+		s.CILo, s.CIHi = lo, hi
+	}
+	return s, nil
+}
+
+// baseline finds t's --baseline row (the last whose label matches, case
+// folded) and compares every row with it; a table without one gets a note.
+func (a *aggregation) baseline(t *Table) error {
+	if a.opt.Baseline == "" {
+		return nil
+	}
+	for i, row := range t.Rows {
+		if strings.EqualFold(row.Label, a.opt.Baseline) {
+			t.BaselineRow = i
+		}
+	}
+	if t.BaselineRow < 0 {
+		a.rep.Notes = append(a.rep.Notes, fmt.Sprintf("%s: no row named %q; no Δ column", t.Dataset, a.opt.Baseline))
+		return nil
+	}
+	a.baselineFound = true
+	return compare(t, a.opt, a.rng)
+}
+
+// baselineMissing is the error for a --baseline that names no row of any
+// table; it lists the rows there are.
+func (a *aggregation) baselineMissing() error {
+	var names []string
+	for _, t := range a.rep.Tables {
+		for _, r := range t.Rows {
+			names = append(names, strconv.Quote(r.Label))
+		}
+	}
+	return fmt.Errorf("reports: baseline %q matches no row; rows are %s", a.opt.Baseline, strings.Join(names, ", "))
 }
 
 func duplicates(seeds []int64) []int64 {

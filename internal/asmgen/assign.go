@@ -183,6 +183,19 @@ func genAVX2Epilogue(a *asm, bounds bool) {
 // best, R11 bidx, CX dimensions left.
 func genAVX512(a *asm, name string, np int, rows, bounds bool) {
 	a.blank()
+	genAVX512Args(a, name, rows, bounds)
+	genAVX512Dots(a, name, np, rows)
+	genAVX512Argmin(a, np, bounds)
+	a.p("VZEROUPPER")
+	a.p("RET")
+}
+
+// avx512Acc is the accumulator register of chain (row i, panel q, parity e).
+func avx512Acc(i, q, e int) int { return 8*q + 2*i + e }
+
+// genAVX512Args writes an AVX-512 kernel's signature comment, TEXT line and
+// argument loads (the four row pointers for the rows kernel, else the tile).
+func genAVX512Args(a *asm, name string, rows, bounds bool) {
 	frame := 56
 	if rows {
 		frame = 80
@@ -204,22 +217,27 @@ func genAVX512(a *asm, name string, np int, rows, bounds bool) {
 		a.p("MOVQ best+56(FP), R10")
 		a.p("MOVQ bidx+64(FP), R11")
 		a.p("MOVQ d+72(FP), CX")
-	} else {
-		a.p("MOVQ r+0(FP), SI")
-		a.p("MOVQ c+8(FP), DI")
-		a.p("MOVQ cn+16(FP), DX")
-		if bounds {
-			a.p("MOVQ ids+24(FP), R9")
-		} else {
-			a.p("MOVQ j0+24(FP), R9")
-		}
-		a.p("MOVQ best+32(FP), R10")
-		a.p("MOVQ bidx+40(FP), R11")
-		a.p("MOVQ d+48(FP), CX")
+		return
 	}
+	a.p("MOVQ r+0(FP), SI")
+	a.p("MOVQ c+8(FP), DI")
+	a.p("MOVQ cn+16(FP), DX")
+	if bounds {
+		a.p("MOVQ ids+24(FP), R9")
+	} else {
+		a.p("MOVQ j0+24(FP), R9")
+	}
+	a.p("MOVQ best+32(FP), R10")
+	a.p("MOVQ bidx+40(FP), R11")
+	a.p("MOVQ d+48(FP), CX")
+}
+
+// genAVX512Dots writes the dot-product loop: two dimensions per iteration
+// (one per parity chain), a one-dimension tail, then s = s_even + s_odd
+// into the even chains.
+func genAVX512Dots(a *asm, name string, np int, rows bool) {
 	a.p("MOVQ CX, BX")
 	a.p("SHLQ $6, BX") // panel stride d·16·4 bytes
-	acc := func(i, q, e int) int { return 8*q + 2*i + e }
 	for q := 0; q < np; q++ {
 		for i := 0; i < 8; i++ {
 			a.p("VXORPS Z%d, Z%d, Z%d", 8*q+i, 8*q+i, 8*q+i)
@@ -246,7 +264,7 @@ func genAVX512(a *asm, name string, np int, rows, bounds bool) {
 				a.p("VBROADCASTSS %d(SI), Z%d", 128*off+32*i, x)
 			}
 			for q := 0; q < np; q++ {
-				a.p("VFMADD231PS Z%d, Z%d, Z%d", 16+2*q+e, x, acc(i, q, e))
+				a.p("VFMADD231PS Z%d, Z%d, Z%d", 16+2*q+e, x, avx512Acc(i, q, e))
 			}
 		}
 	}
@@ -277,9 +295,14 @@ func genAVX512(a *asm, name string, np int, rows, bounds bool) {
 	// s = s_even + s_odd
 	for q := 0; q < np; q++ {
 		for i := 0; i < 4; i++ {
-			a.p("VADDPS Z%d, Z%d, Z%d", acc(i, q, 1), acc(i, q, 0), acc(i, q, 0))
+			a.p("VADDPS Z%d, Z%d, Z%d", avx512Acc(i, q, 1), avx512Acc(i, q, 0), avx512Acc(i, q, 0))
 		}
 	}
+}
+
+// genAVX512Argmin writes the epilogue: per row, v = ‖c‖² − 2·s per lane,
+// merged into best/bidx (ties to the smaller id when bounds).
+func genAVX512Argmin(a *asm, np int, bounds bool) {
 	a.p("MOVL $0xc0000000, AX")
 	a.p("VPBROADCASTD AX, Z28") // −2
 	if !bounds {
@@ -294,7 +317,7 @@ func genAVX512(a *asm, name string, np int, rows, bounds bool) {
 		a.p("VMOVUPS %d(R10), Z24", 64*i)
 		a.p("VMOVDQU32 %d(R11), Z25", 64*i)
 		for q := 0; q < np; q++ {
-			k := acc(i, q, 0)
+			k := avx512Acc(i, q, 0)
 			a.p("VFMADD213PS %d(DX), Z28, Z%d", 64*q, k)
 			id := sprintf("Z%d", 29+q)
 			if bounds {
@@ -314,8 +337,6 @@ func genAVX512(a *asm, name string, np int, rows, bounds bool) {
 		a.p("VMOVUPS Z24, %d(R10)", 64*i)
 		a.p("VMOVDQU32 Z25, %d(R11)", 64*i)
 	}
-	a.p("VZEROUPPER")
-	a.p("RET")
 }
 
 // genGroupArgminAVX512 writes groupArgmin4x16AVX512(best *float32, bidx

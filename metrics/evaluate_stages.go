@@ -1,0 +1,183 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/dmlbench/dmlbench/clustering"
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// retrievalStage runs the one k-NN search (metric on q against g, already
+// prepared by prepareDistance), stores the retrieval metrics, per-class
+// results and their warnings, and times the search and the metrics apart.
+func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g knn.Matrix) error {
+	opt, res := e.opt, e.res
+	t0 := time.Now()
+	s := opt.Searcher
+	if s == nil {
+		s = knn.Exact{}
+	}
+	plan, err := newRetrievalPlanX(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, knn.Watches(s),
+		planExtras{pmlK: pmlK(opt.PMLK, e.gLabels, e.classes, e.loo), rows: e.rowMask, perClass: opt.PerClass || e.avg == PerClass})
+	if err != nil {
+		return inputErr("%v", err)
+	}
+	if err := plan.depthGuard(q.Rows); err != nil {
+		return err
+	}
+	kopt := knn.Options{Metric: metric, Exclude: plan.exclude, Threads: opt.Threads}
+	if plan.rank1000 {
+		kopt.Watch = plan.positives()
+	}
+	if opt.Progress != nil {
+		kopt.Progress = func(done, total int) { opt.Progress("knn", done, total) }
+	}
+	vals, sums, err := plan.search(ctx, s, q, g, kopt, opt.Threads)
+	if err != nil {
+		return fmt.Errorf("k-NN search (%s, depth %d): %w", s.Name(), plan.depth, err)
+	}
+	res.Timings["knn"] = time.Since(t0).Seconds()
+	t1 := time.Now()
+	if plan.extras.perClass {
+		ids, cvals, cq := plan.classValues(sums)
+		if e.avg == PerClass {
+			vals = classAverage(cvals)
+		}
+		if opt.PerClass {
+			res.PerClass = classResults(ids, cvals, cq, labelValues(e.in.Labels, e.gLabelsRaw), e.in.ClassNames)
+		}
+	}
+	for k, v := range vals {
+		res.Metrics[k] = v
+	}
+	if undef := undefined(vals); len(undef) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s undefined: no query counts (every query's class has no other item in the gallery); reported as null / n/a", strings.Join(undef, ", ")))
+	}
+	res.Warnings = append(res.Warnings, rankWarnings(plan, plan.extras.pmlK)...)
+	res.LoneQueries = sums.lone
+	res.Warnings = append(res.Warnings, loneWarnings(e.conv, e.loo, sums.lone)...)
+	if e.conv == Roth && sums.padded > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("roth mAP@1000: %d queries have fewer than 1000 neighbours; as in Roth et al.'s code faiss's −1 padding reads the last row's label, so the value can exceed 1 (use --compat strict for the clean definition)", sums.padded))
+	}
+	res.Timings["retrieval_metrics"] = time.Since(t1).Seconds()
+	return nil
+}
+
+// loneWarnings says how the convention scored the lone queries (no other
+// item of their class to retrieve); none when there are none.
+func loneWarnings(conv Convention, loo bool, lone int) []string {
+	if lone <= 0 {
+		return nil
+	}
+	switch conv {
+	case PML:
+		return []string{fmt.Sprintf("%d lone queries (no other item of their class) dropped from k-NN metrics (pml convention)", lone)}
+	case Strict:
+		return []string{fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000", lone)}
+	case Roth:
+		if loo {
+			return []string{fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k, mAP@C and mAP@1000 and are left out of MAP@R, R-Precision (roth convention)", lone)}
+		}
+		return []string{fmt.Sprintf("%d queries whose class has no gallery item score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000 (roth convention)", lone)}
+	}
+	return nil
+}
+
+// clusteringStage clusters the query rows into --clusters groups (default:
+// one per class) and stores every asked clustering metric, each timed.
+func (e *evalRun) clusteringStage(ctx context.Context) error {
+	res := e.res
+	t0 := time.Now()
+	k := e.opt.Clusters
+	if k <= 0 {
+		k = res.Classes
+	}
+	if k > e.cEmb.Rows {
+		return inputErr("--clusters %d exceeds the %d items", k, e.cEmb.Rows)
+	}
+	assign, err := e.kmeans(ctx, k)
+	if err != nil {
+		return err
+	}
+	res.Timings["kmeans"] = time.Since(t0).Seconds()
+	ct, err := newContingency(e.cLabels, assign)
+	if err != nil {
+		return err
+	}
+	for _, d := range All {
+		if e.w.fam[d.Key] && d.Cluster != nil {
+			t := time.Now()
+			res.Metrics[d.Key] = d.Cluster(ct)
+			res.Timings[strings.ToLower(d.Key)] = time.Since(t).Seconds()
+		}
+	}
+	return nil
+}
+
+// kmeans assigns the query rows to k clusters with the convention's k-means
+// settings and the seed of --seed (0: the preset's, unless ExactSeed).
+func (e *evalRun) kmeans(ctx context.Context, k int) ([]int32, error) {
+	opt := e.opt
+	// The convention's k-means settings (niter, seed, points per
+	// centroid) come from clustering's preset table, which the faiss
+	// k-means reads too.
+	ko, err := clustering.KMeansPreset(string(e.conv))
+	if err != nil {
+		return nil, err
+	}
+	seed := opt.Seed
+	if seed == 0 && !opt.ExactSeed {
+		seed = ko.Seed // faiss's default 1234, used by Roth et al. and pytorch-metric-learning
+	}
+	if seed < math.MinInt32 || seed > math.MaxInt32 {
+		// faiss's seed is a C int; the pure-Go k-means would keep only
+		// its low 32 bits and silently disagree with faiss.
+		return nil, inputErr("k-means seed %d does not fit faiss's 32-bit seed", seed)
+	}
+	// Clustering always runs on the raw query embeddings, L2, as the peers do.
+	var assign []int32
+	if opt.KMeans != nil {
+		assign, err = opt.KMeans(e.cEmb, k, seed)
+	} else {
+		// The built-in k-means (clustering.KMeans: faiss's algorithm and
+		// random streams, assigned with its own pruned exact kernel);
+		// faiss backends bring faiss's k-means via opt.KMeans instead.
+		ko.Seed, ko.Threads = seed, opt.Threads
+		var r *clustering.KMeansResult
+		r, err = clustering.KMeans(ctx, e.cEmb, k, ko)
+		if r != nil {
+			assign = r.Assign
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("k-means (K = %d): %w", k, err)
+	}
+	return assign, nil
+}
+
+// embeddingStage computes the asked whole-embedding metrics (rho,
+// dist_ratio, ...) on the query rows, each timed.
+func (e *evalRun) embeddingStage() error {
+	res := e.res
+	for _, d := range All {
+		if !e.w.fam[d.Key] || d.Embedding == nil {
+			continue
+		}
+		t0 := time.Now()
+		// Whole-embedding metrics describe the query rows (cEmb, cLabels).
+		win := e.in
+		win.Emb = e.cEmb
+		v, warn, err := d.Embedding(&WholeInput{Opt: e.opt, Conv: e.conv, In: win, Labels: e.cLabels, Classes: e.classes})
+		if err != nil {
+			return err
+		}
+		res.Warnings = append(res.Warnings, warn...)
+		res.Metrics[d.Key] = v
+		res.Timings[d.Key] = time.Since(t0).Seconds()
+	}
+	return nil
+}

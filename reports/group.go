@@ -16,7 +16,7 @@ import (
 var nonSettings = map[string]bool{
 	"seed": true, "datapath": true, "teacher": true, "chunk": true, "threads": true, "out": true, "resume": true,
 	"quiet": true, "saveembeddings": true, "metrics": true,
-	"emb": true, "labels": true, "args": true, "extra": true, "warnings": true, "nonfinite": true,
+	"emb": true, "labels": true, "args": true, "extra": true, "warnings": true, "nonfinite": true, "undefined": true,
 	"n": true, "dim": true, "classes": true,
 }
 

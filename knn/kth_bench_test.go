@@ -26,3 +26,11 @@ func benchSpecSelect(b *testing.B, sel func([]uint64, int, []uint64) uint64) {
 
 func BenchmarkSpecSelectRadixSelect(b *testing.B) { benchSpecSelect(b, radixSelect) }
 func BenchmarkSpecSelectRadixKth(b *testing.B)    { benchSpecSelect(b, radixKth) }
+
+// BenchmarkSpecSelectSpecKth is the same selection through specKth (the
+// first 256 keys, a random subset here, give the pivot).
+func BenchmarkSpecSelectSpecKth(b *testing.B) {
+	benchSpecSelect(b, func(a []uint64, k int, scratch []uint64) uint64 {
+		return specKth(a, 256, k, scratch)
+	})
+}

@@ -329,12 +329,39 @@ func (r *exactRun) initSpec() {
 			for rr := 0; rr < mr && i0+rr < n; rr++ {
 				if need[rr] {
 					w := &r.watch[i0+rr]
-					w.spec = radixKth(keys[rr], sel, scratch)
+					w.spec = specKth(keys[rr], S1, sel, scratch)
 					w.hasSpec = true
 				}
 			}
 		}
 	})
+}
+
+// specKth returns the sel-th smallest of the distinct sample keys a, whose
+// first s1 are themselves an evenly spaced sample (initSpec's first stage):
+// the t-th smallest of those, with t a few standard deviations above the
+// expected sel·s1/len(a), is a pivot below which usually at least sel of
+// all keys lie; then the sel-th smallest overall is the sel-th of the keys
+// below the pivot, a few hundred instead of len(a). When fewer than sel lie
+// below it the whole sample is searched instead; the result is the same
+// either way. scratch must be at least len(a) long.
+func specKth(a []uint64, s1, sel int, scratch []uint64) uint64 {
+	e := float64(sel) * float64(s1) / float64(len(a))
+	t := int(e + 4*math.Sqrt(e) + 4)
+	if t >= s1 || s1 >= len(a) {
+		return radixKth(a, sel, scratch)
+	}
+	pivot := radixKth(a[:s1], t, scratch)
+	c := 0
+	for _, x := range a { // branch-free filter: keys below the pivot
+		scratch[c] = x
+		_, lt := bits.Sub64(x, pivot, 0)
+		c += int(lt)
+	}
+	if c < sel {
+		return radixKth(a, sel, scratch)
+	}
+	return radixKth(scratch[:c], sel, scratch)
 }
 
 // exactRanks ranks query qi's watched rows by scoring every database row

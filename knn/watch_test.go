@@ -184,3 +184,36 @@ func TestWatchSpeculativeCap(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecKth checks the speculative cap's selection against a sort, on
+// samples whose first stage is representative (the pivot path), holds the
+// smallest keys (too few below the pivot: the fallback) or the largest.
+func TestSpecKth(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	for _, n := range []int{300, 2048} {
+		for _, pattern := range []string{"rand", "sorted", "reversed", "fewdist"} {
+			a := make([]uint64, n)
+			for i := range a {
+				switch pattern {
+				case "rand":
+					a[i] = rng.Uint64()
+				case "sorted":
+					a[i] = uint64(i)
+				case "reversed":
+					a[i] = uint64(n - i)
+				case "fewdist":
+					a[i] = uint64(rng.Intn(3))<<32 | uint64(i)
+				}
+			}
+			s := slices.Clone(a)
+			slices.Sort(s)
+			for _, sel := range []int{1, 37, 147, n / 2, n} {
+				c := slices.Clone(a)
+				scratch := make([]uint64, n)
+				if got := specKth(c, 256, sel, scratch); got != s[sel-1] || !slices.Equal(c, a) {
+					t.Fatalf("n=%d %s sel=%d: specKth = %d, want %d (input unchanged: %v)", n, pattern, sel, got, s[sel-1], slices.Equal(c, a))
+				}
+			}
+		}
+	}
+}

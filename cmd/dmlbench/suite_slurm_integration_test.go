@@ -39,8 +39,10 @@ func TestSlurmSuiteIntegration(t *testing.T) {
 	t.Logf("cancelled cell %d; whole test %.1fs", victim, time.Since(h.begin).Seconds())
 }
 
-// slurmEpochs is the length of every run of the integration suite, enough
-// for a cell to be cancelled in the middle.
+// slurmEpochs is the length of every run of the integration suite; with
+// 100 steps an epoch (extra: --iters-per-epoch) a cell lasts several seconds,
+// enough to be cancelled in its first half even on a fast machine (40 plain
+// toy-lines epochs take 0.4 s, and the cell would finish before scancel).
 const slurmEpochs = 40
 
 // slurmHarness is the integration test's binary, suite and helpers.
@@ -73,6 +75,7 @@ grid:
   miner: distance
   sampler: spc-2
   batch-size: [32]  # toy-lines trains on 60 rows
+  extra: --iters-per-epoch 100  # ~0.15 s an epoch: a cell runs ~6 s, long enough to cancel mid-run
   seed: [0, 1]
 slurm:
   cpus-per-task: 1

@@ -344,23 +344,31 @@ func TestSymmetricBudgetFallback(t *testing.T) {
 	}
 }
 
+// selectTestKeys returns n distinct keys in one of the orders the selection
+// tests use: "rand", "sorted", "reversed", or "fewdist" (three high parts,
+// so the radix passes meet long runs of equal top bits).
+func selectTestKeys(rng *rand.Rand, n int, pattern string) []uint64 {
+	a := make([]uint64, n)
+	for i := range a {
+		switch pattern {
+		case "rand":
+			a[i] = rng.Uint64()
+		case "sorted":
+			a[i] = uint64(i)
+		case "reversed":
+			a[i] = uint64(n - i)
+		case "fewdist":
+			a[i] = uint64(rng.Intn(3))<<32 | uint64(i)
+		}
+	}
+	return a
+}
+
 func TestRadixSelectSortAndKeys(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	for _, n := range []int{1, 2, 25, 26, 100, 1000, 5000} {
 		for _, pattern := range []string{"rand", "sorted", "reversed", "fewdist"} {
-			a := make([]uint64, n)
-			for i := range a {
-				switch pattern {
-				case "rand":
-					a[i] = rng.Uint64()
-				case "sorted":
-					a[i] = uint64(i)
-				case "reversed":
-					a[i] = uint64(n - i)
-				case "fewdist":
-					a[i] = uint64(rng.Intn(3))<<32 | uint64(i)
-				}
-			}
+			a := selectTestKeys(rng, n, pattern)
 			s := slices.Clone(a)
 			slices.Sort(s)
 			for _, k := range []int{1, (n + 1) / 2, n} {

@@ -192,19 +192,7 @@ func TestSpecKth(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	for _, n := range []int{300, 2048} {
 		for _, pattern := range []string{"rand", "sorted", "reversed", "fewdist"} {
-			a := make([]uint64, n)
-			for i := range a {
-				switch pattern {
-				case "rand":
-					a[i] = rng.Uint64()
-				case "sorted":
-					a[i] = uint64(i)
-				case "reversed":
-					a[i] = uint64(n - i)
-				case "fewdist":
-					a[i] = uint64(rng.Intn(3))<<32 | uint64(i)
-				}
-			}
+			a := selectTestKeys(rng, n, pattern)
 			s := slices.Clone(a)
 			slices.Sort(s)
 			for _, sel := range []int{1, 37, 147, n / 2, n} {

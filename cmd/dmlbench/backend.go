@@ -20,13 +20,18 @@ func init() {
 		func() string { return "distance kernel: " + knn.KernelName() },
 		func() string { return "k-means assignment kernel: " + clustering.KernelName() },
 		func() string {
+			// The SIMD levels only: the pure-Go fallback is always there and
+			// is named on the kernel lines when it is the one in use.
 			var have []string
-			for l := kernelsel.AVX512; l >= kernelsel.Portable; l-- {
+			for l := kernelsel.AVX512; l > kernelsel.Portable; l-- {
 				if kernelsel.Supported(l) {
 					have = append(have, l.String())
 				}
 			}
-			return "kernel levels on this CPU: " + strings.Join(have, " ") + " (force one with " + kernelsel.EnvVar + "=LEVEL)"
+			if len(have) == 0 {
+				have = append(have, "none")
+			}
+			return "SIMD levels on this CPU: " + strings.Join(have, " ") + " (chosen at run time; " + kernelsel.EnvVar + "=LEVEL forces one)"
 		},
 		func() string {
 			if !knn.FaissCompiled {

@@ -27,7 +27,10 @@
 // AVX2 and AVX-512 machines); portable (no FMA) and gonum agree with them
 // to rounding (about 1e-6 relative), not bit for bit.
 //
-// The kernel can be forced with the environment variable DMLBENCH_GEMM
-// (avx512, avx2, gonum or portable; empty or "auto" picks the fastest the
-// CPU has); an unknown or unsupported name is reported by EnvError.
+// The automatic choice is the fastest kernel at the instruction-set level
+// of the k-NN and k-means kernels (internal/kernelsel: the CPU's best, or
+// DMLBENCH_KERNEL), gonum's when that level is portable. DMLBENCH_GEMM
+// (avx512, avx2, gonum or portable; empty or "auto": the automatic choice)
+// forces the GEMM alone; an unknown or unsupported name is reported by
+// EnvError.
 package blas32

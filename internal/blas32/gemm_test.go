@@ -12,6 +12,8 @@ import (
 	"golang.org/x/sys/cpu"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/dmlbench/dmlbench/internal/kernelsel"
 )
 
 // gemmShapes are the m, n, k of every Sgemm the trainer's MLP and CNN make
@@ -182,7 +184,7 @@ func TestSetKernel(t *testing.T) {
 	if err := SetKernel("avx9000"); err == nil {
 		t.Fatal("unknown kernel accepted")
 	}
-	if err := SetKernel("auto"); err != nil || Kernel() != Kernels()[0] {
+	if err := SetKernel("auto"); err != nil || Kernel() != auto().name {
 		t.Fatalf("auto: %v (%s)", err, Kernel())
 	}
 }
@@ -196,15 +198,23 @@ func TestMain(m *testing.M) {
 }
 
 // TestDefaultKernelIsFastest: without DMLBENCH_GEMM a plain build uses
-// the fastest kernel the CPU runs (the assembly one on AVX2/AVX-512).
+// the fastest kernel the CPU runs (the assembly one on AVX2/AVX-512), or,
+// under DMLBENCH_KERNEL, the fastest at that level (one variable forces the
+// eval kernels and the training GEMM alike).
 func TestDefaultKernelIsFastest(t *testing.T) {
 	if os.Getenv(EnvVar) != "" {
 		t.Skip(EnvVar, " is set")
 	}
-	if startKernel != Kernels()[0] {
-		t.Fatalf("default kernel %s, want %s (have %v)", startKernel, Kernels()[0], Kernels())
+	if startKernel != auto().name {
+		t.Fatalf("default kernel %s, want %s (have %v)", startKernel, auto().name, Kernels())
 	}
-	if runtime.GOARCH == "amd64" && cpu.X86.HasAVX2 && cpu.X86.HasFMA && !strings.HasPrefix(startKernel, "avx") {
+	if lvl := kernelsel.Chosen(); lvl > kernelsel.Portable && active.Load().level != lvl {
+		t.Fatalf("kernel level %v, want %v (%s)", active.Load().level, lvl, kernelsel.EnvVar)
+	}
+	if kernelsel.Chosen() == kernelsel.Best() && startKernel != Kernels()[0] {
+		t.Fatalf("default kernel %s, want the fastest %s (have %v)", startKernel, Kernels()[0], Kernels())
+	}
+	if runtime.GOARCH == "amd64" && cpu.X86.HasAVX2 && cpu.X86.HasFMA && kernelsel.Chosen() == kernelsel.Best() && !strings.HasPrefix(startKernel, "avx") {
 		t.Fatalf("AVX2 CPU but default kernel %s", startKernel)
 	}
 }
@@ -215,11 +225,11 @@ func TestEnvChoosesKernel(t *testing.T) {
 	if err := useEnv(" portable "); err != nil || Kernel() != "portable" {
 		t.Fatalf("portable: %v (%s)", err, Kernel())
 	}
-	if err := useEnv(""); err != nil || Kernel() != Kernels()[0] {
+	if err := useEnv(""); err != nil || Kernel() != auto().name {
 		t.Fatalf("empty: %v (%s)", err, Kernel())
 	}
 	err := useEnv("avx1024")
-	if err == nil || !strings.Contains(err.Error(), "DMLBENCH_GEMM=avx1024") || Kernel() != Kernels()[0] {
+	if err == nil || !strings.Contains(err.Error(), "DMLBENCH_GEMM=avx1024") || Kernel() != auto().name {
 		t.Fatalf("bad value: %v (%s)", err, Kernel())
 	}
 }

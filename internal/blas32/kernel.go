@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+
+	"github.com/dmlbench/dmlbench/internal/kernelsel"
 )
 
 // microKernel computes the mr×nr tile acc = Σ_p A[p]·B[p] of a packed A
@@ -28,9 +30,10 @@ type tile[T elem] struct {
 
 // kernel is one named choice: its float32 and float64 micro-kernels.
 type kernel struct {
-	name string
-	s    tile[float32]
-	d    tile[float64]
+	name  string
+	level kernelsel.Level // the instruction set it needs (Portable: none)
+	s     tile[float32]
+	d     tile[float64]
 }
 
 // kernels lists the micro-kernels this build and CPU can run, fastest
@@ -52,8 +55,26 @@ var envErr error
 const EnvVar = "DMLBENCH_GEMM"
 
 func init() {
-	active.Store(kernels[0])
+	active.Store(auto())
 	envErr = useEnv(os.Getenv(EnvVar))
+}
+
+// auto is the automatic choice: the fastest kernel at or below the level
+// the k-NN and k-means kernels use (kernelsel.Chosen, so DMLBENCH_KERNEL
+// forces the training GEMM too), gonum's when that level has no assembly.
+func auto() *kernel {
+	lvl := kernelsel.Chosen()
+	for _, k := range kernels {
+		if k.s.fn != nil && k.level <= lvl && k.level > kernelsel.Portable {
+			return k
+		}
+	}
+	for _, k := range kernels {
+		if k.name == "gonum" {
+			return k
+		}
+	}
+	return kernels[0]
 }
 
 // useEnv applies a DMLBENCH_GEMM value: empty or "auto" keeps the
@@ -61,11 +82,11 @@ func init() {
 func useEnv(v string) error {
 	v = strings.TrimSpace(v)
 	if v == "" || v == "auto" {
-		active.Store(kernels[0])
+		active.Store(auto())
 		return nil
 	}
 	if err := SetKernel(v); err != nil {
-		active.Store(kernels[0])
+		active.Store(auto())
 		return fmt.Errorf("%s=%s: %w", EnvVar, v, err)
 	}
 	return nil
@@ -93,7 +114,7 @@ func Kernel() string { return active.Load().name }
 // fails for a kernel the CPU or build cannot run.
 func SetKernel(name string) error {
 	if name == "auto" {
-		active.Store(kernels[0])
+		active.Store(auto())
 		return nil
 	}
 	for _, k := range kernels {

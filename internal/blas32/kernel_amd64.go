@@ -2,7 +2,7 @@
 
 package blas32
 
-import "golang.org/x/sys/cpu"
+import "github.com/dmlbench/dmlbench/internal/kernelsel"
 
 // gemmAVX512 is the 12×32 AVX-512 micro-kernel (kernel_avx512_amd64.s):
 // 24 ZMM accumulators, broadcast-from-memory VFMADD231PS.
@@ -26,15 +26,16 @@ func dgemmAVX512(a, b, c *float64, kc, ldc, add int, alpha float64)
 //go:noescape
 func dgemmAVX2(a, b, c *float64, kc, ldc, add int, alpha float64)
 
-// asmKernels returns the assembly kernels this CPU runs, fastest first.
+// asmKernels returns the assembly kernels this CPU runs, fastest first,
+// by the same CPU-feature test as the k-NN and k-means kernels
+// (internal/kernelsel).
 func asmKernels() []*kernel {
 	var fast []*kernel
-	// cpu.X86.HasAVX512F is only set when the OS saves the ZMM state.
-	if cpu.X86.HasAVX512F {
-		fast = append(fast, &kernel{name: "avx512", s: tile[float32]{12, 32, gemmAVX512}, d: tile[float64]{12, 16, dgemmAVX512}})
+	if kernelsel.Supported(kernelsel.AVX512) {
+		fast = append(fast, &kernel{name: "avx512", level: kernelsel.AVX512, s: tile[float32]{12, 32, gemmAVX512}, d: tile[float64]{12, 16, dgemmAVX512}})
 	}
-	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		fast = append(fast, &kernel{name: "avx2", s: tile[float32]{6, 16, gemmAVX2}, d: tile[float64]{6, 8, dgemmAVX2}})
+	if kernelsel.Supported(kernelsel.AVX2) {
+		fast = append(fast, &kernel{name: "avx2", level: kernelsel.AVX2, s: tile[float32]{6, 16, gemmAVX2}, d: tile[float64]{6, 8, dgemmAVX2}})
 	}
 	return fast
 }

@@ -10,7 +10,7 @@ import (
 
 // BLASName names the BLAS that Gorgonia's matrix products use in this build:
 // "dmlbench/avx512", "dmlbench/avx2" or "dmlbench/portable" (the project's
-// Sgemm, internal/blas32, kernel chosen at run time or by DMLBENCH_GEMM;
+// Sgemm, internal/blas32, kernel chosen at run time, by DMLBENCH_KERNEL or DMLBENCH_GEMM;
 // the default in every build, no cgo), or "openblas" (build tag openblas,
 // cgo, optional).
 var BLASName = "dmlbench/" + blas32.Kernel()

@@ -172,6 +172,11 @@ func packPanel(dst []float32, m Matrix, r0, w int) {
 	}
 }
 
+// RowSqNorms returns ‖row‖² of every row of m, accumulated in float64 and
+// rounded once to float32: the norms the distance kernels' epilogue adds, so
+// another backend using them gets the same distances bit for bit.
+func RowSqNorms(m Matrix) []float32 { return sqNorms(m, 0) }
+
 // sqNorms returns ‖row‖² for every row, accumulated in float64 and rounded
 // once, padded with zeros to length padTo.
 func sqNorms(m Matrix, padTo int) []float32 {

@@ -80,10 +80,10 @@ func run(ctx context.Context, eng engine, pl plan, q, db knn.Matrix, opt knn.Opt
 	if ip {
 		nq, nx = make([]float32, q.Rows), make([]float32, db.Rows)
 	} else {
-		nx = sqNorms(db)
+		nx = knn.RowSqNorms(db)
 		nq = nx
 		if !sameMatrix(q, db) {
-			nq = sqNorms(q)
+			nq = knn.RowSqNorms(q)
 		}
 	}
 	if err := eng.load(p, q.Data, q.Rows, db.Data, db.Rows, nq, nx); err != nil {
@@ -161,20 +161,6 @@ func watchRanks(cnt []int32, alive int) []int32 {
 	for m := range out {
 		c += cnt[m]
 		out[m] = int32(m+1) + c
-	}
-	return out
-}
-
-// sqNorms returns ‖row‖² accumulated in float64 and rounded once, as
-// knn.Exact does.
-func sqNorms(m knn.Matrix) []float32 {
-	out := make([]float32, m.Rows)
-	for i := 0; i < m.Rows; i++ {
-		var s float64
-		for _, v := range m.Row(i) {
-			s += float64(v) * float64(v)
-		}
-		out[i] = float32(s)
 	}
 	return out
 }

@@ -26,7 +26,7 @@ import time
 
 import torch
 
-from torch_step import ms_loss
+from torch_step import make_step, spc2_batches, time_steps
 
 
 def make_model(channels=(32, 64), embed=128, side=28):
@@ -55,34 +55,8 @@ def main():
     n, classes = 1120, 112
     x_all = torch.randn(n, 1, 28, 28).abs() / 3  # pixel-like, >= 0
     y_all = torch.arange(n) % classes
-    g = torch.Generator().manual_seed(1)
-
-    def batch():
-        cls = torch.randperm(classes, generator=g)[:56]
-        idx = []
-        for c in cls.tolist():
-            members = (y_all == c).nonzero().flatten()
-            idx += members[torch.randperm(len(members), generator=g)[:2]].tolist()
-        idx = torch.tensor(idx)
-        return x_all[idx], y_all[idx]
-
-    batches = [batch() for _ in range(16)]
-
-    def step(i):
-        x, y = batches[i % len(batches)]
-        opt.zero_grad()
-        e = torch.nn.functional.normalize(model(x), dim=1)
-        loss = ms_loss(e, y)
-        loss.backward()
-        opt.step()
-        return loss.item()
-
-    for i in range(args.warmup):
-        step(i)
-    t0 = time.perf_counter()
-    for i in range(args.steps):
-        step(i)
-    dt = (time.perf_counter() - t0) / args.steps
+    step = make_step(model, opt, spc2_batches(x_all, y_all, classes))
+    dt = time_steps(step, args.warmup, args.steps)
     print(f"torch {torch.__version__} threads={args.threads}: {dt * 1e3:.1f} ms/step "
           f"(CNN 1x28x28 conv 32,64 -> 128, batch 112, MS loss)")
     if args.epoch:

@@ -41,6 +41,46 @@ def ms_loss(emb, labels, alpha=2.0, beta=40.0, lam=0.5, eps=0.1):
     return (lp + ln)[valid].mean()
 
 
+def spc2_batches(x_all, y_all, classes, count=16, seed=1):
+    """`count` SPC-2 batches (56 classes x 2 samples) of (x_all, y_all)."""
+    g = torch.Generator().manual_seed(seed)
+
+    def batch():
+        cls = torch.randperm(classes, generator=g)[:56]
+        idx = []
+        for c in cls.tolist():
+            members = (y_all == c).nonzero().flatten()
+            idx += members[torch.randperm(len(members), generator=g)[:2]].tolist()
+        idx = torch.tensor(idx)
+        return x_all[idx], y_all[idx]
+
+    return [batch() for _ in range(count)]
+
+
+def make_step(model, opt, batches):
+    """One training step on batch i mod len(batches): forward, L2-normalise,
+    multi-similarity loss, backward, Adam step."""
+    def step(i):
+        x, y = batches[i % len(batches)]
+        opt.zero_grad()
+        e = torch.nn.functional.normalize(model(x), dim=1)
+        loss = ms_loss(e, y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+    return step
+
+
+def time_steps(step, warmup, steps):
+    """Seconds per step after `warmup` untimed steps."""
+    for i in range(warmup):
+        step(i)
+    t0 = time.perf_counter()
+    for i in range(steps):
+        step(i)
+    return (time.perf_counter() - t0) / steps
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
@@ -55,34 +95,8 @@ def main():
     n, classes = 1120, 112
     x_all = torch.randn(n, 512)
     y_all = torch.arange(n) % classes
-    g = torch.Generator().manual_seed(1)
-
-    def batch():
-        cls = torch.randperm(classes, generator=g)[:56]
-        idx = []
-        for c in cls.tolist():
-            members = (y_all == c).nonzero().flatten()
-            idx += members[torch.randperm(len(members), generator=g)[:2]].tolist()
-        idx = torch.tensor(idx)
-        return x_all[idx], y_all[idx]
-
-    batches = [batch() for _ in range(16)]
-
-    def step(i):
-        x, y = batches[i % len(batches)]
-        opt.zero_grad()
-        e = torch.nn.functional.normalize(model(x), dim=1)
-        loss = ms_loss(e, y)
-        loss.backward()
-        opt.step()
-        return loss.item()
-
-    for i in range(args.warmup):
-        step(i)
-    t0 = time.perf_counter()
-    for i in range(args.steps):
-        step(i)
-    dt = (time.perf_counter() - t0) / args.steps
+    step = make_step(model, opt, spc2_batches(x_all, y_all, classes))
+    dt = time_steps(step, args.warmup, args.steps)
     print(f"torch {torch.__version__} threads={args.threads}: {dt * 1e3:.2f} ms/step "
           f"(MLP 512-512-128, batch 112, MS loss)")
 

@@ -66,14 +66,7 @@ func genArgminAVX2(a *asm, bounds bool) {
 	a.p("MOVQ best+32(FP), R10")
 	a.p("MOVQ bidx+40(FP), R11")
 	a.p("MOVQ d+48(FP), CX")
-	for i := 0; i < 8; i++ {
-		a.p("VXORPS Y%d, Y%d, Y%d", i, i, i)
-	}
-	a.p("TESTQ CX, CX")
-	a.p("JLE %sepi", name)
-	a.p("%sloop:", name)
-	a.p("VMOVUPS (DI), Y8")
-	a.p("VMOVUPS 32(DI), Y9")
+	avx2LoopHead(a, name)
 	for i := 0; i < 4; i++ {
 		x := 10 + i%2
 		a.p("VMOVUPS %d(SI), Y%d", 32*i, x)
@@ -106,14 +99,7 @@ func genBoundsRowsAVX2(a *asm) {
 	a.p("MOVQ best+56(FP), R10")
 	a.p("MOVQ bidx+64(FP), R11")
 	a.p("MOVQ d+72(FP), CX")
-	for i := 0; i < 8; i++ {
-		a.p("VXORPS Y%d, Y%d, Y%d", i, i, i)
-	}
-	a.p("TESTQ CX, CX")
-	a.p("JLE %sepi", name)
-	a.p("%sloop:", name)
-	a.p("VMOVUPS (DI), Y8")
-	a.p("VMOVUPS 32(DI), Y9")
+	avx2LoopHead(a, name)
 	for i, reg := range []string{"SI", "R12", "R13", "R14"} {
 		x := 10 + i%2
 		a.p("VBROADCASTSS (%s), Y%d", reg, x)
@@ -423,4 +409,18 @@ func genGroupArgminAVX2(a *asm) {
 	}
 	a.p("VZEROUPPER")
 	a.p("RET")
+}
+
+// avx2LoopHead writes the start of the AVX2 4×16 kernels' dot-product loop:
+// eight zeroed accumulators Y0–Y7, a skip to the epilogue when d = 0 (CX),
+// and, at the top of each step, the centroid panel's 16 values in Y8, Y9.
+func avx2LoopHead(a *asm, name string) {
+	for i := 0; i < 8; i++ {
+		a.p("VXORPS Y%d, Y%d, Y%d", i, i, i)
+	}
+	a.p("TESTQ CX, CX")
+	a.p("JLE %sepi", name)
+	a.p("%sloop:", name)
+	a.p("VMOVUPS (DI), Y8")
+	a.p("VMOVUPS 32(DI), Y9")
 }

@@ -62,6 +62,7 @@ check-generate:
 		done; rm -rf $$tmp
 
 lint: check-generate
+	$(GO) mod tidy -diff
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 

@@ -4,7 +4,7 @@ export GOFLAGS := -buildvcs=false
 GO ?= go
 BIN := bin/dmlbench
 
-.PHONY: all setup datasets build test test-slurm test-short bench demo lint check-generate faiss fuzz clean
+.PHONY: all setup datasets build test test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz clean
 
 all: build
 
@@ -35,6 +35,11 @@ test: setup datasets check-generate
 # (scripts/slurm-local.sh: Debian's slurm-wlm and munge; needs root). Skipped,
 # with the reason, when the cluster cannot be started here.
 test-slurm:
+	@flock /tmp/dmlbench-slurm.lock $(MAKE) --no-print-directory test-slurm-locked
+
+# One local Slurm cluster per machine: test-slurm holds /tmp/dmlbench-slurm.lock
+# so that two checkouts never share it.
+test-slurm-locked:
 	@if bash scripts/slurm-local.sh start; then \
 		DMLBENCH_SLURM=1 $(GO) test -count=1 -run '^TestSlurmSuiteIntegration$$' -v ./cmd/dmlbench/; \
 		rc=$$?; bash scripts/slurm-local.sh stop; exit $$rc; \

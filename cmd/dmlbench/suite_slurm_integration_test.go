@@ -194,7 +194,7 @@ func (h *slurmHarness) resubmit(job1 string, victim int) {
 	if !strings.Contains(stderr, "--array="+strconv.Itoa(victim)+"%2)") {
 		h.t.Fatalf("second submission should hold only cell %d: %s", victim, stderr)
 	}
-	h.waitFor("both jobs to finish", 90*time.Second, func() bool { return slurmQueued(job1) == "" && slurmQueued(job2) == "" })
+	h.waitFor("both jobs to finish", 5*time.Minute, func() bool { return slurmQueued(job1) == "" && slurmQueued(job2) == "" })
 	h.phase("slurm jobs finished")
 }
 

@@ -72,7 +72,7 @@ faiss:
 FUZZTIME ?= 60s
 fuzz:
 	for f in FuzzLoadEmbeddings FuzzLoadNPZ FuzzTextLabels; do \
-		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./fixtures/ || exit 1; \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./fixtures/arrays/ || exit 1; \
 	done
 
 clean:

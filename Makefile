@@ -71,7 +71,7 @@ faiss:
 # The input readers' fuzz targets, FUZZTIME each (go test runs one -fuzz at a time).
 FUZZTIME ?= 60s
 fuzz:
-	for f in FuzzLoadEmbeddings FuzzLoadNPZ FuzzTextLabels; do \
+	for f in FuzzLoadEmbeddings FuzzLoadNPZ FuzzTextLabels FuzzLoadTorch; do \
 		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./fixtures/arrays/ || exit 1; \
 	done
 

@@ -77,8 +77,8 @@ faiss:
 # The input readers' fuzz targets, FUZZTIME each (go test runs one -fuzz at a time).
 FUZZTIME ?= 60s
 fuzz:
-	for f in FuzzLoadEmbeddings FuzzLoadNPZ FuzzTextLabels; do \
-		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./fixtures/ || exit 1; \
+	for f in FuzzLoadEmbeddings FuzzLoadNPZ FuzzTextLabels FuzzLoadTorch; do \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./fixtures/arrays/ || exit 1; \
 	done
 
 clean:

@@ -1,7 +1,7 @@
 package reports
 
 import (
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/spectra"
 )
@@ -26,9 +26,9 @@ type EmbeddingSpectrum struct {
 // LoadEmbeddingSpectrum reads the embeddings embPath (.npy or .npz:key)
 // and computes their singular values when whole is set, and the
 // class-averaged spectrum when labelsPath is not empty (the labels must
-// pair with the rows, fixtures.CheckPair).
+// pair with the rows, arrays.CheckPair).
 func LoadEmbeddingSpectrum(embPath, labelsPath string, whole bool) (*EmbeddingSpectrum, error) {
-	x, err := fixtures.LoadEmbeddings(embPath)
+	x, err := arrays.LoadEmbeddings(embPath)
 	if err != nil {
 		return nil, err
 	}
@@ -41,11 +41,11 @@ func LoadEmbeddingSpectrum(embPath, labelsPath string, whole bool) (*EmbeddingSp
 	if labelsPath == "" {
 		return sp, nil
 	}
-	labels, _, err := fixtures.LoadLabels(labelsPath)
+	labels, _, err := arrays.LoadLabels(labelsPath)
 	if err != nil {
 		return nil, err
 	}
-	if err := fixtures.CheckPair(x, labels, embPath, labelsPath); err != nil {
+	if err := arrays.CheckPair(x, labels, embPath, labelsPath); err != nil {
 		return nil, err
 	}
 	if sp.PerClass, sp.Skipped, err = spectra.PerClass(x, labels); err != nil {

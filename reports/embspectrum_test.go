@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/spectra"
 )
@@ -22,10 +22,10 @@ func TestLoadEmbeddingSpectrum(t *testing.T) {
 	}}
 	labels := []int32{7, 7, 7, 8, 8, 9}
 	ep, lp := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
-	if err := fixtures.SaveNPY(ep, x); err != nil {
+	if err := arrays.SaveNPY(ep, x); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixtures.SaveLabelsNPY(lp, labels); err != nil {
+	if err := arrays.SaveLabelsNPY(lp, labels); err != nil {
 		t.Fatal(err)
 	}
 	sp, err := LoadEmbeddingSpectrum(ep, lp, true)
@@ -41,7 +41,7 @@ func TestLoadEmbeddingSpectrum(t *testing.T) {
 		t.Fatalf("no spectrum asked for: %+v %v", sp, err)
 	}
 	short := filepath.Join(dir, "short.npy")
-	if err := fixtures.SaveLabelsNPY(short, labels[:4]); err != nil {
+	if err := arrays.SaveLabelsNPY(short, labels[:4]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := LoadEmbeddingSpectrum(ep, short, true); err == nil {

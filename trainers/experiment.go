@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/spectra"
@@ -201,10 +202,10 @@ func experimentInputs(cfg *Config, dir string) (Options, error) {
 	if cfg.SaveEmbeddings {
 		labels := ds.Test.Labels
 		opt.FinalEmbeddings = func(emb knn.Matrix) error {
-			if err := fixtures.SaveNPY(filepath.Join(dir, "test_emb.npy"), emb); err != nil {
+			if err := arrays.SaveNPY(filepath.Join(dir, "test_emb.npy"), emb); err != nil {
 				return err
 			}
-			return fixtures.SaveLabelsNPY(filepath.Join(dir, "test_labels.npy"), labels)
+			return arrays.SaveLabelsNPY(filepath.Join(dir, "test_labels.npy"), labels)
 		}
 	}
 	return opt, nil

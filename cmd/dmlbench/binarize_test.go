@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
@@ -24,10 +24,10 @@ func TestEvalBinarize(t *testing.T) {
 	dir := t.TempDir()
 	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
 	x := knn.Matrix{Rows: 4, Cols: 3, Data: []float32{0.1, 0.1, 0.1, 2, 2, 2, -0.05, 0.1, 0.1, -2, 0.1, 0.1}}
-	if err := fixtures.SaveNPY(emb, x); err != nil {
+	if err := arrays.SaveNPY(emb, x); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixtures.SaveLabelsNPY(lab, []int32{0, 0, 1, 1}); err != nil {
+	if err := arrays.SaveLabelsNPY(lab, []int32{0, 0, 1, 1}); err != nil {
 		t.Fatal(err)
 	}
 	score := func(args ...string) map[string]float64 {

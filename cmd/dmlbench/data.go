@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 )
 
 func init() {
@@ -64,10 +65,10 @@ func init() {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					return err
 				}
-				if err := fixtures.SaveNPY(filepath.Join(dir, "emb.npy"), x); err != nil {
+				if err := arrays.SaveNPY(filepath.Join(dir, "emb.npy"), x); err != nil {
 					return err
 				}
-				if err := fixtures.SaveLabelsNPY(filepath.Join(dir, "labels.npy"), s.Labels); err != nil {
+				if err := arrays.SaveLabelsNPY(filepath.Join(dir, "labels.npy"), s.Labels); err != nil {
 					return err
 				}
 				fmt.Fprintf(c.App.Writer, "wrote %s/emb.npy (%d×%d) and labels.npy (%d classes)\n", dir, x.Rows, x.Cols, s.NumClasses())

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/clustering"
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
@@ -231,16 +231,16 @@ func loadEvalInput(c *cli.Context) (metrics.Input, error) {
 // loadPair reads embeddings and their labels for a leave-one-out
 // evaluation (at least two items).
 func loadPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
-	return loadChecked(embSpec, labSpec, fixtures.CheckPair)
+	return loadChecked(embSpec, labSpec, arrays.CheckPair)
 }
 
 // loadChecked reads embeddings and labels and applies check to the pair.
 func loadChecked(embSpec, labSpec string, check func(knn.Matrix, []int32, string, string) error) (knn.Matrix, []int32, error) {
-	x, err := fixtures.LoadEmbeddings(embSpec)
+	x, err := arrays.LoadEmbeddings(embSpec)
 	if err != nil {
 		return x, nil, err
 	}
-	y, _, err := fixtures.LoadLabels(labSpec)
+	y, _, err := arrays.LoadLabels(labSpec)
 	if err != nil {
 		return x, nil, err
 	}
@@ -251,9 +251,9 @@ func loadChecked(embSpec, labSpec string, check func(knn.Matrix, []int32, string
 }
 
 // jointLabels loads the query and gallery labels into one id space
-// (fixtures.JointLabels: integers by value, text by text, a mix refused).
+// (arrays.JointLabels: integers by value, text by text, a mix refused).
 func jointLabels(a, b string) ([]int32, []int32, error) {
-	ids, err := fixtures.JointLabels(a, b)
+	ids, err := arrays.JointLabels(a, b)
 	if err != nil {
 		return nil, nil, err
 	}

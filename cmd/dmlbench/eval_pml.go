@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 )
@@ -139,7 +139,7 @@ func queryRows(c *cli.Context, in *metrics.Input) error {
 	if in.Gallery != nil {
 		return usagef("--query-rows selects queries inside --emb; with --query-*/--gallery-* every query row is a query")
 	}
-	rows, err := fixtures.LoadIndices(spec)
+	rows, err := arrays.LoadIndices(spec)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func averageNote(res *metrics.Result) string {
 // loadQueryPair is loadPair for a query set searched against a separate
 // gallery, where a single query is valid.
 func loadQueryPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
-	return loadChecked(embSpec, labSpec, fixtures.CheckQueryPair)
+	return loadChecked(embSpec, labSpec, arrays.CheckQueryPair)
 }
 
 // classNames fills in.ClassNames (for --per-class) with the original label
@@ -217,7 +217,7 @@ func classNames(c *cli.Context, in *metrics.Input) error {
 	}
 	var names []string
 	for _, s := range srcs {
-		own, ownNames, err := fixtures.LoadLabels(s.spec)
+		own, ownNames, err := arrays.LoadLabels(s.spec)
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
@@ -47,15 +47,15 @@ func metricIs(t *testing.T, r evalJSON, key string, want float64) {
 	}
 }
 
-// PyTorch files straight from torch.save (fixtures/testdata/gen_torch.py).
+// PyTorch files straight from torch.save (fixtures/arrays/testdata/gen_torch.py).
 func TestEvalTorchFile(t *testing.T) {
-	pt := filepath.Join("..", "..", "fixtures", "testdata", "torch_dict.pt")
+	pt := filepath.Join("..", "..", "fixtures", "arrays", "testdata", "torch_dict.pt")
 	r := evalJSONOut(t, "--emb", pt+":embeddings", "--labels", pt+":labels", "--k", "1", "--metrics", "R@1", "--quiet")
 	if r.N != 4 || r.Queries != 4 || r.Gallery != 3 {
 		t.Errorf("n %d queries %d gallery %d", r.N, r.Queries, r.Gallery)
 	}
 	// String labels in .npy work like a text label file.
-	str := filepath.Join("..", "..", "fixtures", "testdata", "labels_str.npy")
+	str := filepath.Join("..", "..", "fixtures", "arrays", "testdata", "labels_str.npy")
 	r = evalJSONOut(t, "--emb", pt+":embeddings", "--labels", str, "--k", "1", "--metrics", "R@1", "--per-class", "--quiet")
 	if len(r.PerClass) != 3 || r.PerClass[0].Class != "cat" || r.PerClass[2].Class != "émeu" {
 		t.Errorf("per_class %+v", r.PerClass)
@@ -92,8 +92,8 @@ func TestEvalQueryRowsCLI(t *testing.T) {
 			rows[i/2] = int64(i)
 		}
 	}
-	fixtures.SaveNPY(e, knn.Matrix{Rows: 20, Cols: 1, Data: x})
-	fixtures.SaveLabelsNPY(l, y)
+	arrays.SaveNPY(e, knn.Matrix{Rows: 20, Cols: 1, Data: x})
+	arrays.SaveLabelsNPY(l, y)
 	writeNPY(t, idx, "<i8", []int{10}, rows)
 	r := evalJSONOut(t, "--emb", e, "--labels", l, "--query-rows", idx, "--compat", "pml", "--k", "1", "--metrics", "R@1,R-Precision,MAP@R", "--quiet")
 	metricIs(t, r, "R@1", 1)
@@ -113,7 +113,7 @@ func TestEvalQueryRowsCLI(t *testing.T) {
 func TestEvalOneQueryAndUndefined(t *testing.T) {
 	dir, emb, lab := fixtureFiles(t)
 	q, ql := filepath.Join(dir, "q.npy"), filepath.Join(dir, "ql.txt")
-	fixtures.SaveNPY(q, knn.Matrix{Rows: 1, Cols: 2, Data: []float32{0, 0.4}})
+	arrays.SaveNPY(q, knn.Matrix{Rows: 1, Cols: 2, Data: []float32{0, 0.4}})
 	os.WriteFile(ql, []byte("10\n"), 0o644)
 	r := evalJSONOut(t, "--query-emb", q, "--query-labels", ql, "--gallery-emb", emb, "--gallery-labels", lab, "--k", "1", "--metrics", "R@1,MAP@R")
 	metricIs(t, r, "R@1", 1)
@@ -182,8 +182,8 @@ func TestEvalProtocol(t *testing.T) {
 		x[i] = float32(i)
 		y[i] = int32(i / 10)
 	}
-	fixtures.SaveNPY(e, knn.Matrix{Rows: n, Cols: 1, Data: x})
-	fixtures.SaveLabelsNPY(l, y)
+	arrays.SaveNPY(e, knn.Matrix{Rows: n, Cols: 1, Data: x})
+	arrays.SaveLabelsNPY(l, y)
 	r := evalJSONOut(t, "--emb", e, "--labels", l, "--protocol", "cub", "--metrics", "R@k")
 	for _, k := range []string{"R@1", "R@2", "R@4", "R@8"} {
 		if r.Metrics[k] == nil {
@@ -203,7 +203,7 @@ func TestEvalProtocol(t *testing.T) {
 func TestEvalPerClassQueryGallery(t *testing.T) {
 	dir, emb, lab := fixtureFiles(t)
 	q, ql := filepath.Join(dir, "q.npy"), filepath.Join(dir, "ql.txt")
-	fixtures.SaveNPY(q, knn.Matrix{Rows: 2, Cols: 2, Data: []float32{0, 0.4, 9, 0.6}})
+	arrays.SaveNPY(q, knn.Matrix{Rows: 2, Cols: 2, Data: []float32{0, 0.4, 9, 0.6}})
 	os.WriteFile(ql, []byte("30\n10\n"), 0o644)
 	r := evalJSONOut(t, "--query-emb", q, "--query-labels", ql, "--gallery-emb", emb, "--gallery-labels", lab,
 		"--k", "1", "--metrics", "R@1", "--per-class", "--quiet")

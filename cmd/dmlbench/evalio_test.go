@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
@@ -14,10 +14,10 @@ import (
 func nanFixture(t *testing.T) (dir, emb, lab string) {
 	dir = t.TempDir()
 	emb, lab = filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
-	if err := fixtures.SaveNPY(emb, knn.Matrix{Rows: 6, Cols: 2, Data: []float32{0, 0, 0, 1, 5, 5, 5, 6, 9, 0, 9, 1}}); err != nil {
+	if err := arrays.SaveNPY(emb, knn.Matrix{Rows: 6, Cols: 2, Data: []float32{0, 0, 0, 1, 5, 5, 5, 6, 9, 0, 9, 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixtures.SaveLabelsNPY(lab, []int32{0, 1, 2, 3, 4, 5}); err != nil {
+	if err := arrays.SaveLabelsNPY(lab, []int32{0, 1, 2, 3, 4, 5}); err != nil {
 		t.Fatal(err)
 	}
 	return
@@ -86,11 +86,11 @@ func TestEvalQueryGalleryMixedSources(t *testing.T) {
 	qe, ge := filepath.Join(dir, "q.npy"), filepath.Join(dir, "g.npy")
 	ql, gl := filepath.Join(dir, "ql.npy"), filepath.Join(dir, "gl.txt")
 	for _, p := range []string{qe, ge} {
-		if err := fixtures.SaveNPY(p, x); err != nil {
+		if err := arrays.SaveNPY(p, x); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := fixtures.SaveLabelsNPY(ql, []int32{7, 7, 3, 3}); err != nil {
+	if err := arrays.SaveLabelsNPY(ql, []int32{7, 7, 3, 3}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(gl, []byte("\xef\xbb\xbf07\n07\n03\n3\n"), 0o644); err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/knn/gpu"
 )
@@ -28,10 +28,10 @@ func TestEvalBackendAutoAndGPU(t *testing.T) {
 	for i := range labels {
 		labels[i] = int32(i % 8)
 	}
-	if err := fixtures.SaveNPY(emb, x); err != nil {
+	if err := arrays.SaveNPY(emb, x); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixtures.SaveLabelsNPY(lab, labels); err != nil {
+	if err := arrays.SaveLabelsNPY(lab, labels); err != nil {
 		t.Fatal(err)
 	}
 	metricsOf := func(args ...string) map[string]*float64 {

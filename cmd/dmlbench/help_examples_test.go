@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 )
 
 // helpExample is one example command line of a help text.
@@ -174,26 +175,26 @@ func writeExampleWorld(t *testing.T, dir string) {
 	p := func(name string) string { return filepath.Join(dir, name) }
 	x, y := ds.Test.X, ds.Test.Labels
 	for _, name := range []string{"E", "test_emb", "a", "b", "base", "reg", "E2048", "Q", "G"} {
-		must(fixtures.SaveNPY(p(name+".npy"), x))
+		must(arrays.SaveNPY(p(name+".npy"), x))
 	}
 	for _, name := range []string{"L", "test_labels", "l", "QL", "GL"} {
-		must(fixtures.SaveLabelsNPY(p(name+".npy"), y))
+		must(arrays.SaveLabelsNPY(p(name+".npy"), y))
 	}
 	var names strings.Builder
 	for _, v := range y {
 		fmt.Fprintf(&names, "class-%d\n", v)
 	}
 	must(os.WriteFile(p("names.txt"), []byte(names.String()), 0o644))
-	// test.pt: a torch.save dict of tensors (fixtures/testdata/gen_torch.py);
+	// test.pt: a torch.save dict of tensors (fixtures/arrays/testdata/gen_torch.py);
 	// Q_IDX.npy: query rows of E.npy
-	pt, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "testdata", "torch_dict.pt"))
+	pt, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "arrays", "testdata", "torch_dict.pt"))
 	must(err)
 	must(os.WriteFile(p("test.pt"), pt, 0o644))
 	writeNPY(t, p("Q_IDX.npy"), "<i8", []int{4}, []int64{0, 5, 17, 100})
 	// E.npz with keys embeddings and labels
 	tmp := t.TempDir()
-	must(fixtures.SaveNPY(filepath.Join(tmp, "embeddings.npy"), x))
-	must(fixtures.SaveLabelsNPY(filepath.Join(tmp, "labels.npy"), y))
+	must(arrays.SaveNPY(filepath.Join(tmp, "embeddings.npy"), x))
+	must(arrays.SaveLabelsNPY(filepath.Join(tmp, "labels.npy"), y))
 	f, err := os.Create(p("E.npz"))
 	must(err)
 	zw := zip.NewWriter(f)
@@ -208,10 +209,10 @@ func writeExampleWorld(t *testing.T, dir string) {
 	must(zw.Close())
 	must(f.Close())
 	// a dir: data set
-	must(fixtures.SaveNPY(p("features/cub/train_emb.npy"), ds.Train.X))
-	must(fixtures.SaveLabelsNPY(p("features/cub/train_labels.npy"), ds.Train.Labels))
-	must(fixtures.SaveNPY(p("features/cub/test_emb.npy"), x))
-	must(fixtures.SaveLabelsNPY(p("features/cub/test_labels.npy"), y))
+	must(arrays.SaveNPY(p("features/cub/train_emb.npy"), ds.Train.X))
+	must(arrays.SaveLabelsNPY(p("features/cub/train_labels.npy"), ds.Train.Labels))
+	must(arrays.SaveNPY(p("features/cub/test_emb.npy"), x))
+	must(arrays.SaveLabelsNPY(p("features/cub/test_labels.npy"), y))
 	files := map[string]string{
 		"run.yaml":                          "dataset: synthetic\nloss: multisimilarity\nepochs: 1\n",
 		"suite.yaml":                        "out: runs/suite\nepochs: 1\ngrid:\n  dataset: synthetic\n  loss: margin\n  miner: distance\n  seed: [0]\n",

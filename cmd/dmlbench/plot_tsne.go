@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/projection"
 	"github.com/dmlbench/dmlbench/reports"
 )
@@ -67,15 +67,15 @@ func plotTSNEAction(c *cli.Context) error {
 	if !(w > 0 && w <= 100 && h > 0 && h <= 100) {
 		return usagef("--width and --height must lie in (0, 100] inches")
 	}
-	x, err := fixtures.LoadEmbeddings(c.String("emb"))
+	x, err := arrays.LoadEmbeddings(c.String("emb"))
 	if err != nil {
 		return err
 	}
-	ids, names, err := fixtures.LoadLabels(c.String("labels"))
+	ids, names, err := arrays.LoadLabels(c.String("labels"))
 	if err != nil {
 		return err
 	}
-	if err := fixtures.CheckPair(x, ids, c.String("emb"), c.String("labels")); err != nil {
+	if err := arrays.CheckPair(x, ids, c.String("emb"), c.String("labels")); err != nil {
 		return err
 	}
 	smp := reports.SampleTSNE(ids, c.Int("classes"), c.Int("max-points"), c.Int64("seed"))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
@@ -26,10 +26,10 @@ func TestPlotTSNECommand(t *testing.T) {
 		x.Data[i*d+c] += 10
 		labels = append(labels, int32(100+c))
 	}
-	if err := fixtures.SaveNPY(emb, x); err != nil {
+	if err := arrays.SaveNPY(emb, x); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixtures.SaveLabelsNPY(lab, labels); err != nil {
+	if err := arrays.SaveLabelsNPY(lab, labels); err != nil {
 		t.Fatal(err)
 	}
 	for _, ext := range []string{"png", "svg", "pdf"} {
@@ -76,10 +76,10 @@ func TestTSNEDirectoryOut(t *testing.T) {
 		}
 		labels = append(labels, int32(i%4))
 	}
-	if err := fixtures.SaveNPY(emb, x); err != nil {
+	if err := arrays.SaveNPY(emb, x); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixtures.SaveLabelsNPY(lab, labels); err != nil {
+	if err := arrays.SaveLabelsNPY(lab, labels); err != nil {
 		t.Fatal(err)
 	}
 	figs := filepath.Join(dir, "figs") + "/"

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/spectra"
@@ -137,10 +137,10 @@ func testEmbeddings(t *testing.T, dir string) (string, string, knn.Matrix, []int
 	}
 	m, _ := knn.NewMatrix(n, d, x)
 	ep, lp := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
-	if err := fixtures.SaveNPY(ep, m); err != nil {
+	if err := arrays.SaveNPY(ep, m); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixtures.SaveLabelsNPY(lp, labels); err != nil {
+	if err := arrays.SaveLabelsNPY(lp, labels); err != nil {
 		t.Fatal(err)
 	}
 	return ep, lp, m, labels

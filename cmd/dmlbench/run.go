@@ -18,7 +18,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
+	"gopkg.in/yaml.v3"
 
+	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
@@ -63,9 +65,48 @@ Examples:
 			&cli.BoolFlag{Name: "resume", Usage: "continue DIR from DIR/checkpoint.gob with every setting recorded in DIR/run.json"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "regularizer", Usage: "shorthand for the suite axis: comma list of none, rho[=P], das, mixup"},
-		}, configFlags(&d)...),
+		}, withDatasetBatchSizes(configFlags(&d))...),
 		Action: runAction,
 	})
+}
+
+// withDatasetBatchSizes names, in the --batch-size help, the data sets that
+// carry their own default batch size (fixtures.DefaultBatchSize), which
+// runConfig applies when no batch size is given.
+func withDatasetBatchSizes(flags []cli.Flag) []cli.Flag {
+	var own []string
+	for _, name := range fixtures.Names() {
+		if b := fixtures.DefaultBatchSize(name); b > 0 {
+			own = append(own, fmt.Sprintf("%s %d", name, b))
+		}
+	}
+	for _, fl := range flags {
+		if f, ok := fl.(*cli.IntFlag); ok && f.Name == "batch-size" && len(own) > 0 {
+			f.Usage += "; when not given, data sets with a size of their own use it: " + strings.Join(own, ", ")
+		}
+	}
+	return flags
+}
+
+// datasetBatchSize gives cfg the batch size its data set carries when
+// neither a flag nor the --config file sets one.
+func datasetBatchSize(c *cli.Context, cfg *trainers.Config) {
+	if c.IsSet("batch-size") {
+		return
+	}
+	if c.IsSet("config") {
+		var keys map[string]any
+		b, err := os.ReadFile(c.String("config"))
+		if err == nil {
+			err = yaml.Unmarshal(b, &keys)
+		}
+		if _, set := keys["batch-size"]; set || err != nil {
+			return // set by the file, or the file was refused already
+		}
+	}
+	if b := fixtures.DefaultBatchSize(cfg.Dataset); b > 0 {
+		cfg.BatchSize = b
+	}
 }
 
 // resumable are the settings that --resume may change: they are outside
@@ -106,6 +147,9 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	}
 	if _, err := applyConfigFlags(c, &cfg); err != nil {
 		return cfg, err
+	}
+	if recorded == nil {
+		datasetBatchSize(c, &cfg)
 	}
 	if recorded != nil {
 		if err := checkResumeFlags(*recorded, cfg, out); err != nil {

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 )
@@ -154,11 +154,11 @@ func TestRunSaveEmbeddings(t *testing.T) {
 
 func loadInput(t *testing.T, emb, labels string) metrics.Input {
 	t.Helper()
-	x, err := fixtures.LoadEmbeddings(emb)
+	x, err := arrays.LoadEmbeddings(emb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, _, err := fixtures.LoadLabels(labels)
+	y, _, err := arrays.LoadLabels(labels)
 	if err != nil {
 		t.Fatal(err)
 	}

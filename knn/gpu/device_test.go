@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 )
@@ -201,11 +201,11 @@ func TestDeviceSpeed(t *testing.T) {
 			name string
 			m    knn.Matrix
 		}{{"gallery.npy", g}, {"queries.npy", q}} {
-			if err := fixtures.SaveNPY(filepath.Join(dir, f.name), f.m); err != nil {
+			if err := arrays.SaveNPY(filepath.Join(dir, f.name), f.m); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := fixtures.SaveLabelsNPY(filepath.Join(dir, "gpu_ids.npy"), nb.IDs); err != nil {
+		if err := arrays.SaveLabelsNPY(filepath.Join(dir, "gpu_ids.npy"), nb.IDs); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("wrote gallery.npy, queries.npy, gpu_ids.npy (10000·100 ids, row-major) to %s", dir)

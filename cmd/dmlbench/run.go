@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"math"
@@ -64,7 +65,7 @@ Examples:
 			&cli.BoolFlag{Name: "resume", Usage: "continue DIR from DIR/checkpoint.gob with every setting recorded in DIR/run.json"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "regularizer", Usage: "shorthand for the suite axis: comma list of none, rho[=P], das, mixup"},
-			&cli.GenericFlag{Name: "method", Value: &methodValues{}, Usage: "`KEY=VALUE` added to run.json's method keys (report --group-by), e.g. a suite's grid axes; repeatable; keys the trainer sets itself win"},
+			&methodFlag{cli.GenericFlag{Name: "method", Value: &methodValues{}, Usage: "`KEY=VALUE` added to run.json's method keys (report --group-by), e.g. a suite's grid axes; repeatable; keys the trainer sets itself win"}},
 		}, configFlags(&d)...),
 		Action: runAction,
 	})
@@ -220,6 +221,15 @@ type methodValues []string
 
 func (m *methodValues) Set(v string) error { *m = append(*m, v); return nil }
 func (m *methodValues) String() string     { return strings.Join(*m, " ") }
+
+// methodFlag is the repeatable --method flag: each parse collects into a
+// value of its own (a cli.GenericFlag would share one across parses).
+type methodFlag struct{ cli.GenericFlag }
+
+func (f *methodFlag) Apply(set *flag.FlagSet) error {
+	set.Var(&methodValues{}, f.Name, f.Usage)
+	return nil
+}
 
 // methodFlags parses --method KEY=VALUE values.
 func methodFlags(vals []string) (map[string]string, error) {

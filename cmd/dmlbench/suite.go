@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -124,10 +125,15 @@ func suiteAction(c *cli.Context) error {
 	}
 	spec, out, jobs, err := suite.LoadCells(args[0], c.String("out"))
 	if err != nil {
-		return err
+		return suiteProblems(c, args[0], err)
 	}
 	bin := c.String("bin")
 	if bin == "" {
+		// The cells run this binary: check the whole file against its
+		// names and flags before anything runs (--dry-run included).
+		if err := spec.Check(jobs, suiteChecker(c.App)); err != nil {
+			return suiteProblems(c, args[0], err)
+		}
 		if bin, err = os.Executable(); err != nil {
 			return fmt.Errorf("suite: cannot find this binary: %w", err)
 		}
@@ -183,6 +189,24 @@ func suiteAction(c *cli.Context) error {
 		}
 	}
 	return err
+}
+
+// suiteProblems is the usage error of a suite file that does not check
+// out (a *suite.ProblemsError): one problem is the error itself; several
+// are written to stderr one per line, and the error counts them. Other
+// errors are returned as they are.
+func suiteProblems(c *cli.Context, file string, err error) error {
+	var pe *suite.ProblemsError
+	if !errors.As(err, &pe) {
+		return err // not the file's content (it cannot be read, …)
+	}
+	if len(pe.Problems) == 1 {
+		return usagef("suite %s: %s", file, pe.Problems[0])
+	}
+	for _, p := range pe.Problems {
+		fmt.Fprintf(c.App.ErrWriter, "suite %s: %s\n", file, p)
+	}
+	return usagef("suite %s: %d problems (listed above); nothing was run", file, len(pe.Problems))
 }
 
 // suiteRunner is the Runner of every suite invocation: jobs runs at once,

@@ -26,8 +26,16 @@ as DIR/run.json. Run directories are named from the grid point, e.g.
 OUT/omniglot/margin-distance-spc2/s0; each holds run.json and log.txt (the run's output).
 Runs whose run.json has status "done" are skipped, so re-running a killed suite loses at
 most the runs in flight; an interrupted run that left a checkpoint is continued with
---resume. A progress bar with ETA goes to stderr. Exit status 1 when any
-run failed (the others still run unless --fail-fast).
+--resume. Ctrl-C stops the runs in flight, which keep their checkpoints: they are listed
+as interrupted, and the same command again resumes them (docs/recovery.md). A progress
+bar with ETA goes to stderr. Exit status 1 when any run failed (the others still run
+unless --fail-fast).
+
+The whole file is checked before anything runs, --dry-run included: unknown keys (with
+the nearest known one), integers and booleans, the same seed written twice, every data
+set, loss, miner and sampler name, and every cell's flags (extra: included) as 'run' or
+'eval' would parse and check them; every problem is listed once, exit status 2.
+'epochs: 0' means 0 epochs (only the untrained evaluation), at the top level and in a grid.
 
 Cells: cell N is the N-th run of --dry-run's list, counting from 0 (grids in file
 order, seed varying slowest, then the eval entries); the numbering changes only

@@ -181,12 +181,13 @@ func Summary(cells []CellStatus, maxParallel int) string {
 // WriteStatus prints one line per cell and the summary (see Summary for
 // maxParallel).
 func WriteStatus(w io.Writer, cells []CellStatus, maxParallel int) error {
-	width := 4
+	width, stateWidth := 4, 7
 	for _, c := range cells {
 		width = max(width, len(c.Name))
+		stateWidth = max(stateWidth, len(c.State))
 	}
 	for _, c := range cells {
-		line := fmt.Sprintf("%3d  %-7s  %-*s  %s", c.Index, c.State, width, c.Name, c.Detail)
+		line := fmt.Sprintf("%3d  %-*s  %-*s  %s", c.Index, stateWidth, c.State, width, c.Name, c.Detail)
 		if c.State == StateFailed || c.State == StateInterrupted {
 			msg := c.ErrLine
 			if msg == "" {

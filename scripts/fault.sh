@@ -8,10 +8,12 @@
 # command again — and checks that the recovered result is bit-identical to
 # an uninterrupted run (every number of run.json but timings) and that no
 # temporary or claim file is left. With a local Slurm cluster up (`scontrol
-# ping` answers) it also cancels a running array task and resubmits.
+# ping` answers; FAULT_SLURM=1 starts one) it also cancels a running array
+# task and resubmits.
 #
 # Usage: scripts/fault.sh [BIN]   (BIN default: bin/dmlbench, built if missing)
-# Environment: FAULT_QUICK=1 runs a smaller matrix.
+# Environment: FAULT_QUICK=1 runs a smaller matrix; FAULT_PARTS picks
+# sections (default "run placed suite slurm").
 set -u
 cd "$(dirname "$0")/.."
 BIN=${1:-bin/dmlbench}
@@ -24,6 +26,7 @@ PY=/usr/bin/python3
 WORK=$(mktemp -d /tmp/dmlbench-fault.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 pass=0 fail=0
+want() { case " ${FAULT_PARTS:-run placed suite slurm} " in *" $1 "*) return 0 ;; esac; return 1; }
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
@@ -82,7 +85,7 @@ echo "fault: reference run" >&2
 # 1. Timed kills of run: SIGKILL and SIGINT after a delay.
 delays="0.05 0.15 0.3 0.5 0.8 1.1 1.5"
 [ "${FAULT_QUICK:-}" = 1 ] && delays="0.15 0.8"
-for sig in KILL INT; do
+want run && for sig in KILL INT; do
 	for d in $delays; do
 		dir="$WORK/timed-$sig-$d"
 		"$BIN" "${RUN[@]}" --out "$dir" 2>/dev/null &
@@ -96,7 +99,9 @@ done
 
 # 2. Placed kills of run: SIGKILL on the Nth rename (a file about to
 # replace its predecessor) and on the Nth fsync (written, not yet synced).
-if command -v strace >/dev/null && strace -f -o /dev/null -e inject=getpid:retval=1 true 2>/dev/null; then
+if ! want placed; then
+	:
+elif command -v strace >/dev/null && strace -f -o /dev/null -e inject=getpid:retval=1 true 2>/dev/null; then
 	ns="1 2 3 4 5 6 7 8 9 10"
 	[ "${FAULT_QUICK:-}" = 1 ] && ns="1 2 3 6"
 	for call in rename fsync; do
@@ -142,10 +147,12 @@ grid:
   seed: [0, 1]
   extra: [--iters-per-epoch, "30", --batch-size, "64"]
 YAML
-"$BIN" suite "$WORK/suite/s.yaml" --out "$WORK/suite/ref" -q 2>/dev/null || bad "reference suite failed"
+if want suite || want slurm; then
+	"$BIN" suite "$WORK/suite/s.yaml" --out "$WORK/suite/ref" -q 2>/dev/null || bad "reference suite failed"
+fi
 sdelays="0.3 1 2 3.5"
 [ "${FAULT_QUICK:-}" = 1 ] && sdelays="1 2.5"
-for sig in KILL INT; do
+want suite && for sig in KILL INT; do
 	for d in $sdelays; do
 		out="$WORK/suite/$sig-$d"
 		"$BIN" suite "$WORK/suite/s.yaml" --out "$out" -q --jobs 2 2>/dev/null &
@@ -167,33 +174,54 @@ for sig in KILL INT; do
 	done
 done
 
-# 4. Slurm (only with a local cluster up): cancel a running array task,
-# resubmit, compare. Serialised with other users of the local cluster.
-if command -v scontrol >/dev/null && scontrol ping >/dev/null 2>&1; then
-	out="$WORK/suite/slurm"
-	(
-		flock 9
-		id=$("$BIN" suite "$WORK/suite/s.yaml" --out "$out" --executor slurm 2>/dev/null) || exit 1
-		for i in $(seq 100); do
-			running=$(squeue -h -j "$id" -t R -o %i | head -1)
+# 4. Slurm: cancel a running array task, resubmit, compare. Runs with a
+# local cluster up (scontrol ping answers), or, with FAULT_SLURM=1, starts
+# one with scripts/slurm-local.sh (root) and stops it after. Serialised with
+# other users of the local cluster by flock on /tmp/dmlbench-slurm.lock.
+out="$WORK/suite/slurm"
+want slurm && (
+	flock 9
+	started=
+	if ! scontrol ping >/dev/null 2>&1; then
+		if [ "${FAULT_SLURM:-}" = 1 ] && bash scripts/slurm-local.sh start >"$WORK/slurm-start.log" 2>&1; then
+			started=1
+		else
+			exit 3
+		fi
+	fi
+	wait_gone() { for i in $(seq 900); do [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ] && return; sleep 0.2; done; }
+	id=$("$BIN" suite "$WORK/suite/s.yaml" --out "$out" --executor slurm 2>>"$WORK/recover.log")
+	if [ -n "$id" ]; then
+		running=
+		for i in $(seq 300); do
+			running=$(squeue -h -j "$id" -t R -o %i 2>/dev/null | head -1)
 			[ -n "$running" ] && break
 			sleep 0.2
 		done
-		sleep 1
+		sleep 1.5
 		[ -n "$running" ] && scancel "$running"
-		for i in $(seq 600); do [ -z "$(squeue -h -j "$id" -o %i)" ] && break; sleep 0.2; done
-		id2=$("$BIN" suite "$WORK/suite/s.yaml" --out "$out" --executor slurm 2>/dev/null)
-		if [ -n "$id2" ]; then
-			for i in $(seq 600); do [ -z "$(squeue -h -j "$id2" -o %i)" ] && break; sleep 0.2; done
-		fi
-	) 9>/tmp/dmlbench-slurm.lock
+		wait_gone "$id"
+		id2=$("$BIN" suite "$WORK/suite/s.yaml" --out "$out" --executor slurm 2>>"$WORK/recover.log")
+		[ -n "$id2" ] && wait_gone "$id2"
+		echo "$running" >"$WORK/slurm-cancelled"
+	fi
+	[ -n "$started" ] && bash scripts/slurm-local.sh stop >/dev/null 2>&1
+	exit 0
+) 9>/tmp/dmlbench-slurm.lock
+rc=$?
+if ! want slurm; then
+	:
+elif [ $rc = 3 ]; then
+	echo "fault: no local Slurm cluster up (scontrol ping; FAULT_SLURM=1 starts one); Slurm kills SKIPPED" >&2
+else
 	good=1
+	[ -s "$WORK/slurm-cancelled" ] || { good=0; echo "  no task was running to cancel" >&2; }
 	for f in $(cd "$WORK/suite/ref" && find . -name run.json); do
 		same "$WORK/suite/ref/$f" "$out/$f" || { good=0; echo "  cell $f" >&2; }
 	done
+	left=$(leftovers "$out")
+	[ -n "$left" ] && { good=0; echo "  left $left" >&2; }
 	[ $good = 1 ] && ok || bad "slurm: scancel of a running task, resubmit"
-else
-	echo "fault: no local Slurm cluster up (scontrol ping); Slurm kills SKIPPED" >&2
 fi
 
 echo "fault: $pass passed, $fail failed" >&2

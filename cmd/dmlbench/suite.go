@@ -187,8 +187,11 @@ func suiteAction(c *cli.Context) error {
 	res, err := r.Run(ctx, jobs)
 	if res != nil {
 		busy := ""
+		if len(res.Interrupted) > 0 {
+			busy = fmt.Sprintf(", %d interrupted", len(res.Interrupted))
+		}
 		if len(res.Busy) > 0 {
-			busy = fmt.Sprintf(", %d run by another process", len(res.Busy))
+			busy += fmt.Sprintf(", %d run by another process", len(res.Busy))
 		}
 		fmt.Fprintf(c.App.ErrWriter, "suite: %d runs: %d done now, %d done before, %d failed%s; results in %s\n",
 			len(jobs), len(res.Done), len(res.Skipped), len(res.Failed), busy, out)

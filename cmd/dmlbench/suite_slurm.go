@@ -57,6 +57,8 @@ func suiteCell(c *cli.Context, jobs []suite.Job, bin string, claims *suite.Claim
 			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d was already done\n", n)
 		case len(res.Busy) > 0:
 			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d is run by another process: nothing to do\n", n)
+		case len(res.Interrupted) > 0:
+			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d interrupted, its checkpoint kept: run the same command again (or resubmit the suite) to resume\n", n)
 		}
 	}
 	return err

@@ -248,7 +248,7 @@ func (t *tally) finish(j Job, err error) {
 		t.bar.Clear()
 	}
 	if interrupted {
-		fmt.Fprintf(log, "interrupted %s: %v\n", j.Name, err)
+		fmt.Fprintf(log, "interrupted %s (its checkpoint is kept)\n", j.Name)
 		return
 	}
 	n := len(res.Done) + len(res.Failed)

@@ -331,7 +331,7 @@ func (r *Runner) runJob(ctx context.Context, j Job) error {
 			if _, statErr := os.Stat(runPath); errors.Is(statErr, os.ErrNotExist) {
 				r.writeFailed(j, err, start)
 			}
-			if line := LastErrorLine(filepath.Join(j.Dir, "log.txt")); line != "" {
+			if line := LastErrorLine(filepath.Join(j.Dir, "log.txt")); line != "" && !strings.Contains(err.Error(), line) {
 				return fmt.Errorf("%s: %w: %s", filepath.Base(r.Bin)+" "+j.Args[0], err, line)
 			}
 			return fmt.Errorf("%s: %w", filepath.Base(r.Bin)+" "+j.Args[0], err)

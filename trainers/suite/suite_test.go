@@ -424,3 +424,20 @@ func TestCheckNamesAndArgs(t *testing.T) {
 		}
 	}
 }
+
+// A failed run's error line is shown once in the suite's FAIL line.
+func TestRunnerFailureLineOnce(t *testing.T) {
+	s, _ := Parse([]byte(`grid: {dataset: d, loss: a, seed: 0}`))
+	jobs, _ := s.Jobs(t.TempDir())
+	var log strings.Builder
+	r := &Runner{Bin: "dmlbench", Log: &log, Exec: func(_ context.Context, _ string, _ []string, _, stderr io.Writer) error {
+		fmt.Fprintln(stderr, "dmlbench: /data: no such file or directory")
+		return errors.New("exit status 1")
+	}}
+	if _, err := r.Run(context.Background(), jobs); err == nil {
+		t.Fatal("no error")
+	}
+	if n := strings.Count(log.String(), "no such file or directory"); n != 1 {
+		t.Fatalf("the error line shows %d times:\n%s", n, log.String())
+	}
+}

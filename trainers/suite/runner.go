@@ -73,6 +73,17 @@ type Result struct {
 // cancellation of the context stopped.
 var ErrInterrupted = errors.New("suite interrupted")
 
+// interruptedError is Run's error after a cancellation: its message says
+// how to resume; it matches ErrInterrupted and the context's error
+// (context.Canceled) with errors.Is.
+type interruptedError struct {
+	cause error
+	msg   string
+}
+
+func (e *interruptedError) Error() string   { return e.msg }
+func (e *interruptedError) Unwrap() []error { return []error{ErrInterrupted, e.cause} }
+
 // IsDone reports whether dir holds a run.json with status "done".
 func IsDone(dir string) bool {
 	r, err := record.Read(filepath.Join(dir, "run.json"))
@@ -97,8 +108,8 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 	r.dispatch(ctx, todo, t)
 	if err := ctx.Err(); err != nil {
 		left := len(todo) - len(res.Done) - len(res.Failed) - len(res.Interrupted) - len(res.Busy) - (len(res.Skipped) - skippedBefore)
-		return res, fmt.Errorf("%w: %d of %d runs done, %d interrupted (checkpoints kept), %d not started; rerun the same command to resume",
-			ErrInterrupted, len(res.Done), len(todo), len(res.Interrupted), left)
+		return res, &interruptedError{cause: err, msg: fmt.Sprintf("%v: %d of %d runs done, %d interrupted (checkpoints kept), %d not started; rerun the same command to resume",
+			ErrInterrupted, len(res.Done), len(todo), len(res.Interrupted), left)}
 	}
 	if len(res.Failed) > 0 {
 		return res, fmt.Errorf("suite: %d of %d runs failed (see log.txt in each run directory): %s", len(res.Failed), len(todo), strings.Join(res.Failed, ", "))

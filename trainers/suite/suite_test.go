@@ -270,7 +270,7 @@ func TestRunnerInterrupt(t *testing.T) {
 		return inner(c, bin, args, o, e)
 	}}
 	res, err := r.Run(ctx, jobs)
-	if err == nil || !errors.Is(err, ErrInterrupted) || len(res.Done) != 1 || calls.Load() != 2 ||
+	if err == nil || !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) || len(res.Done) != 1 || calls.Load() != 2 ||
 		len(res.Failed) != 0 || strings.Join(res.Interrupted, ",") != "d/b/s0" {
 		t.Fatalf("%+v %v calls %d", res, err, calls.Load())
 	}

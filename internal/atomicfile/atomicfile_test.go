@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestWriteFileNewAndExisting(t *testing.T) {
@@ -94,5 +95,57 @@ func TestWriteFileRefusesNonRegular(t *testing.T) {
 		if err := WriteBytes(link, []byte("x")); err == nil {
 			t.Fatal("a link to a device was written through")
 		}
+	}
+}
+
+// CleanTemps removes the temporary files of killed writers — only those of
+// the names asked for, only when old enough — and nothing else.
+func TestCleanTemps(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{".tmp-run.json-1", ".tmp-checkpoint.gob-2", "run.json", ".tmp-other"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := CleanTemps(dir, time.Hour, "run.json"); len(got) != 0 {
+		t.Fatalf("removed fresh files: %v", got)
+	}
+	got, err := CleanTemps(dir, 0, "run.json")
+	if err != nil || len(got) != 1 || filepath.Base(got[0]) != ".tmp-run.json-1" {
+		t.Fatalf("removed %v (%v)", got, err)
+	}
+	if got, _ = CleanTemps(dir, 0); len(got) != 2 {
+		t.Fatalf("all names: removed %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run.json")); err != nil {
+		t.Fatal("the target itself was removed")
+	}
+}
+
+// A Create that is aborted leaves nothing; one that commits replaces the
+// target whole.
+func TestCreateCommitAbort(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	f, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("half")
+	f.Abort()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("abort left %d files", len(ents))
+	}
+	f, _ = CreateMode(p, 0o600)
+	f.WriteString("whole")
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(p)
+	if b, _ := os.ReadFile(p); string(b) != "whole" || st.Mode().Perm() != 0o600 {
+		t.Fatalf("content %q mode %v", b, st.Mode().Perm())
+	}
+	if f.Commit() == nil {
+		t.Fatal("a second commit succeeded")
 	}
 }

@@ -292,6 +292,7 @@ func RecordJob(out, id string, cells []int) error {
 		b = append(b, '\n')
 	}
 	b = fmt.Appendf(b, "%s %s cells %s\n", id, time.Now().UTC().Format(time.RFC3339), ArraySpec(cells, 0))
+	_, _ = atomicfile.CleanTemps(SlurmDir(out), time.Minute, "jobs.txt", "suite.sbatch")
 	return atomicfile.WriteBytes(JobsFile(out), b)
 }
 

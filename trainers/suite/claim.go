@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -143,13 +144,20 @@ func ReadClaim(dir string) (info ClaimInfo, heartbeat time.Time, ok bool) {
 	return info, heartbeat, ok
 }
 
-// readClaimFile reads a claim file: its content, heartbeat and raw bytes.
+// readClaimFile reads a claim file: its content, heartbeat and raw bytes,
+// all of one file (one open file: a claim replaced meanwhile cannot lend
+// its content to another's heartbeat).
 func readClaimFile(p string) (info ClaimInfo, heartbeat time.Time, raw []byte, ok bool) {
-	st, err := os.Stat(p)
+	f, err := os.Open(p)
 	if err != nil {
 		return info, heartbeat, nil, false
 	}
-	raw, err = os.ReadFile(p)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return info, heartbeat, nil, false
+	}
+	raw, err = io.ReadAll(f)
 	if err != nil {
 		return info, heartbeat, nil, false
 	}

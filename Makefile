@@ -45,7 +45,8 @@ test-slurm:
 # The kill matrix (docs/recovery.md): timed and placed (strace) kills of
 # run and suite, and of a Slurm task when a local cluster is up, each
 # recovered by the next ordinary command and compared bit for bit with an
-# uninterrupted run. About 4 minutes on 2 cores; FAULT_QUICK=1 about 2.
+# uninterrupted run (45 scenarios). About 6 minutes on a busy 2-core
+# machine, so not part of `make test`; FAULT_QUICK=1 (18 scenarios) about 2.
 fault: build
 	bash scripts/fault.sh $(BIN)
 

@@ -85,6 +85,7 @@ echo "fault: reference run" >&2
 # 1. Timed kills of run: SIGKILL and SIGINT after a delay.
 delays="0.05 0.15 0.3 0.5 0.8 1.1 1.5"
 [ "${FAULT_QUICK:-}" = 1 ] && delays="0.15 0.8"
+want run && echo "fault: timed kills of run" >&2
 want run && for sig in KILL INT; do
 	for d in $delays; do
 		dir="$WORK/timed-$sig-$d"
@@ -102,6 +103,7 @@ done
 if ! want placed; then
 	:
 elif command -v strace >/dev/null && strace -f -o /dev/null -e inject=getpid:retval=1 true 2>/dev/null; then
+	echo "fault: placed kills of run (strace)" >&2
 	ns="1 2 3 4 5 6 7 8 9 10"
 	[ "${FAULT_QUICK:-}" = 1 ] && ns="1 2 3 6"
 	for call in rename fsync; do
@@ -152,6 +154,7 @@ if want suite || want slurm; then
 fi
 sdelays="0.3 1 2 3.5"
 [ "${FAULT_QUICK:-}" = 1 ] && sdelays="1 2.5"
+want suite && echo "fault: timed kills of suite" >&2
 want suite && for sig in KILL INT; do
 	for d in $sdelays; do
 		out="$WORK/suite/$sig-$d"
@@ -189,6 +192,7 @@ want slurm && (
 			exit 3
 		fi
 	fi
+	echo "fault: a Slurm task cancelled, the suite resubmitted" >&2
 	wait_gone() { for i in $(seq 900); do [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ] && return; sleep 0.2; done; }
 	id=$("$BIN" suite "$WORK/suite/s.yaml" --out "$out" --executor slurm 2>>"$WORK/recover.log")
 	if [ -n "$id" ]; then

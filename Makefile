@@ -4,7 +4,7 @@ export GOFLAGS := -buildvcs=false
 GO ?= go
 BIN := bin/dmlbench
 
-.PHONY: all setup datasets build test test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz clean
+.PHONY: all setup datasets build test test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz fault clean
 
 all: build
 
@@ -46,6 +46,14 @@ test-slurm-locked:
 	else \
 		echo "test-slurm: SKIPPED: scripts/slurm-local.sh could not start a local Slurm cluster (see /var/tmp/dmlbench-slurm)"; \
 	fi
+
+# The kill matrix (docs/recovery.md): timed and placed (strace) kills of
+# run and suite, and of a Slurm task when a local cluster is up, each
+# recovered by the next ordinary command and compared bit for bit with an
+# uninterrupted run (45 scenarios). About 6 minutes on a busy 2-core
+# machine, so not part of `make test`; FAULT_QUICK=1 (18 scenarios) about 2.
+fault: build
+	bash scripts/fault.sh $(BIN)
 
 test-short:
 	$(GO) test -short -count=1 ./...

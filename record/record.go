@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 )
 
 // SchemaVersion of run.json written by this build.
@@ -57,14 +59,14 @@ type Run struct {
 }
 
 // WriteAtomic writes v as JSON (MarshalJSON: indented, NaN as null) to
-// path with WriteFile: atomically, through symbolic links, never over a
-// directory or device.
+// path with atomicfile.WriteBytes: atomically and durably, through symbolic
+// links, never over a directory or device.
 func WriteAtomic(path string, v any) error {
 	b, err := MarshalJSON(v)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteBytes(path, b)
+	return atomicfile.WriteBytes(path, b)
 }
 
 // Read loads a run.json.

@@ -1,8 +1,10 @@
 package record
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,5 +28,32 @@ func TestWriteAtomic(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Fatalf("left %d files", len(ents))
+	}
+}
+
+// NaN and ±Inf metrics are null in JSON, and null reads back as NaN.
+func TestMetricsJSONNaN(t *testing.T) {
+	r := Run{Schema: 1, Final: Metrics{"R@1": 0.5, "MAP@R": math.NaN(), "rho": math.Inf(1)}}
+	b, err := MarshalJSON(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"MAP@R": null`) || !strings.Contains(string(b), `"rho": "+Inf"`) {
+		t.Fatalf("NaN not written as null or +Inf not as \"+Inf\":\n%s", b)
+	}
+	p := filepath.Join(t.TempDir(), "run.json")
+	if err := WriteAtomic(p, r); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Final["R@1"] != 0.5 || !math.IsNaN(back.Final["MAP@R"]) || !math.IsInf(back.Final["rho"], 1) {
+		t.Fatalf("read back %v; want R@1 0.5, NaN for the null and +Inf for ρ", back.Final)
+	}
+	var bad Metrics
+	if err := bad.UnmarshalJSON([]byte(`{"rho": "big"}`)); err == nil {
+		t.Fatal("a string other than \"+Inf\"/\"-Inf\" was accepted")
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 )
 
 // PNGDPI is the resolution of PNG figures.
@@ -412,7 +412,7 @@ func SavePlots(path string, plots []*plot.Plot, w, h vg.Length) error {
 			p.Draw(cs[0][i])
 		}
 	}
-	if err := record.WriteFile(path, func(w io.Writer) error {
+	if err := atomicfile.WriteFile(path, func(w io.Writer) error {
 		_, err := c.WriteTo(w)
 		return err
 	}); err != nil {

@@ -1,11 +1,16 @@
 package trainers
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 )
@@ -37,27 +42,85 @@ type checkpoint struct {
 	HasBest    bool
 }
 
+// A checkpoint file is a header followed by the gob encoding of a
+// checkpoint:
+//
+//	magic "DMLBCKPT" (8 bytes) | layout version (uint32, little-endian) |
+//	payload length (uint64) | SHA-256 of the payload (32 bytes) | payload
+//
+// The checksum turns any damage — a flipped bit on disk or in transit, a
+// truncated copy, a file written by something else — into a one-line
+// error at resume instead of a resume that silently differs. Files without
+// the magic are read as the bare gob of layout 1 (unchecked).
+const (
+	checkpointMagic   = "DMLBCKPT"
+	checkpointLayout  = 2
+	checkpointHeadLen = 8 + 4 + 8 + sha256.Size
+)
+
 func saveCheckpoint(path string, ck *checkpoint) error {
-	if err := record.WriteFile(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(ck) }); err != nil {
+	var payload bytes.Buffer
+	if err := gob.NewEncoder(&payload).Encode(ck); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	head := make([]byte, 0, checkpointHeadLen)
+	head = append(head, checkpointMagic...)
+	head = binary.LittleEndian.AppendUint32(head, checkpointLayout)
+	head = binary.LittleEndian.AppendUint64(head, uint64(payload.Len()))
+	sum := sha256.Sum256(payload.Bytes())
+	head = append(head, sum[:]...)
+	if err := atomicfile.WriteFile(path, func(w io.Writer) error {
+		if _, err := w.Write(head); err != nil {
+			return err
+		}
+		_, err := w.Write(payload.Bytes())
+		return err
+	}); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil
 }
 
+// errCorrupt is the advice of every damaged-checkpoint error.
+const errCorrupt = "delete it (and run.json) to start the run over"
+
 func loadCheckpoint(path string) (*checkpoint, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
-	defer f.Close()
+	payload := b
+	if bytes.HasPrefix(b, []byte(checkpointMagic)) {
+		if len(b) < checkpointHeadLen {
+			return nil, fmt.Errorf("resume: checkpoint %s is truncated (%d bytes, shorter than its header): %s", path, len(b), errCorrupt)
+		}
+		layout := binary.LittleEndian.Uint32(b[8:])
+		n := binary.LittleEndian.Uint64(b[12:])
+		if layout != checkpointLayout {
+			return nil, fmt.Errorf("resume: checkpoint %s has layout %d, this build reads %d", path, layout, checkpointLayout)
+		}
+		payload = b[checkpointHeadLen:]
+		if uint64(len(payload)) != n {
+			return nil, fmt.Errorf("resume: checkpoint %s is damaged (%d payload bytes, its header says %d): %s", path, len(payload), n, errCorrupt)
+		}
+		if sum := sha256.Sum256(payload); !bytes.Equal(sum[:], b[20:checkpointHeadLen]) {
+			return nil, fmt.Errorf("resume: checkpoint %s is damaged (checksum mismatch): %s", path, errCorrupt)
+		}
+	}
 	var ck checkpoint
-	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
-		return nil, fmt.Errorf("resume: read checkpoint %s: %w", path, err)
+	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&ck); err != nil {
+		return nil, fmt.Errorf("resume: checkpoint %s is unreadable (%v): %s", path, oneLine(err), errCorrupt)
 	}
 	if ck.Format != checkpointFormat {
 		return nil, fmt.Errorf("resume: checkpoint %s has format %d, this build reads %d", path, ck.Format, checkpointFormat)
 	}
 	return &ck, nil
+}
+
+// oneLine keeps the first line of err's message.
+func oneLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
 }
 
 func captureParams(params []*losses.Param, a *Adam) []paramState {

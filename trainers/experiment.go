@@ -14,6 +14,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/spectra"
@@ -49,22 +50,39 @@ type ExperimentOptions struct {
 	// Logf, if set, receives diagnostics that are not errors (the stack
 	// of a recovered panic).
 	Logf func(format string, args ...any)
+	// Lock, if set, is the caller's held lock of the run directory
+	// (LockRunDir), taken before it read the directory (--resume reads the
+	// recorded configuration under the lock); RunExperiment then does not
+	// lock again and leaves releasing it to the caller.
+	Lock *RunLock
+	// Method holds further method keys for run.json (the axes of a suite's
+	// grid point: embed_dim, batch_size, regularizer, …), written with the
+	// run's first record so no later step has to add them. Keys the trainer
+	// sets itself (loss, miner, sampler, arch, regulariser settings) win.
+	Method map[string]string
 }
 
 // RunExperiment runs one experiment of `dmlbench run` in run directory dir:
-// it locks dir against a second writer (LockRunDir), loads the data set
-// (with the validation split of cfg.ValSplit), builds the evaluator
-// (metrics.Evaluate with the config's metrics, convention, distance and
-// backend; undefined metrics are left out of run.json), trains (Train), and
-// keeps dir/run.json up to date after every epoch. It returns the final
-// record.
+// it locks dir against a second writer (LockRunDir, unless eo.Lock is
+// held), loads the data set (with the validation split of cfg.ValSplit),
+// builds the evaluator (metrics.Evaluate with the config's metrics,
+// convention, distance and backend; undefined metrics are left out of
+// run.json), trains (Train), and keeps dir/run.json up to date after every
+// epoch. It returns the final record.
 //
-// run.json is only ever replaced, atomically, by a newer and complete
-// state: a fresh run writes it once the untrained model is evaluated and
-// checkpointed, a resumed run only once it has finished an epoch or the run
-// (so a resume that fails or is killed early leaves the earlier record
-// as it was), and a failure or interruption is recorded only over a state
-// this call wrote.
+// What a kill at any moment leaves, and why every state can be continued
+// (docs/recovery.md): a fresh run writes run.json (status "running", the
+// configuration and method) before its first checkpoint, so a checkpoint
+// never exists without the record that says how to continue it; after
+// that, run.json is only ever replaced, atomically, by a newer and
+// complete state: after every epoch's checkpoint and at the end. A
+// resumed run writes only once it has finished an epoch or the run (so a
+// resume that fails or is killed early leaves the earlier record as it
+// was), and a failure or interruption is recorded only over a state this
+// call wrote. Temporary files of writers killed before their rename
+// (.tmp-*) are removed once the lock is held. A fresh run that fails
+// before writing anything leaves no directory behind (none of its own
+// making) and no lock file.
 // A panic inside training is recovered into an error (the checkpoint of the
 // last finished epoch stays).
 func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOptions) (run *record.Run, err error) {
@@ -75,21 +93,42 @@ func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOpt
 	if err := cfg.Validate(); err != nil {
 		return nil, &ConfigError{err}
 	}
+	runPath := filepath.Join(dir, RunFile)
+	ckPath := filepath.Join(dir, CheckpointFile)
+	if eo.Resume {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("resume: %s is not a run directory", dir)
+		}
+	}
+	_, statErr := os.Stat(dir)
+	madeDir := errors.Is(statErr, os.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	lock, err := LockRunDir(dir)
-	if err != nil {
-		return nil, err
+	lock := eo.Lock
+	if lock == nil {
+		if lock, err = LockRunDir(dir); err != nil {
+			if madeDir {
+				os.Remove(dir)
+			}
+			return nil, err
+		}
+		defer lock.Release()
 	}
-	defer lock.Release()
 	if lock.Unsupported != nil && eo.Logf != nil {
 		eo.Logf("warning: %v", lock.Unsupported)
 	}
+	_, _ = atomicfile.CleanTemps(dir, 0)
 
-	runPath := filepath.Join(dir, RunFile)
-	ckPath := filepath.Join(dir, CheckpointFile)
+	written := false
 	if !eo.Resume {
+		// A fresh run that ends before its first record leaves the
+		// directory as it found it: no lock file, no directory it made.
+		defer func() {
+			if !written && err != nil {
+				removeLockOnly(dir, madeDir)
+			}
+		}()
 		if err := checkFreshDir(dir, runPath, ckPath); err != nil {
 			return nil, err
 		}
@@ -107,7 +146,6 @@ func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOpt
 	if opt.Refine != nil {
 		run.Method["test_time"] = testTimeOptions(cfg).String()
 	}
-	written := false
 	write := func(r *record.Run) error {
 		if err := record.WriteAtomic(runPath, r); err != nil {
 			return err
@@ -117,6 +155,17 @@ func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOpt
 	}
 	opt.OnStart = write
 	opt.OnEpoch = write
+	if !eo.Resume {
+		// The record (configuration, method, status "running") goes first,
+		// once the settings are known to fit the data: every checkpoint then
+		// has a run.json beside it that says how to continue it.
+		if err := checkTrainInputs(cfg, opt); err != nil {
+			return nil, err
+		}
+		if err := write(run); err != nil {
+			return nil, err
+		}
+	}
 
 	defer func() {
 		if p := recover(); p != nil {
@@ -148,6 +197,18 @@ func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOpt
 		}
 	}
 	return run, terr
+}
+
+// removeLockOnly removes dir's lock file when it is all dir holds, and dir
+// itself when the caller made it and it is then empty.
+func removeLockOnly(dir string, madeDir bool) {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 1 || ents[0].Name() != LockFile {
+		return
+	}
+	if os.Remove(filepath.Join(dir, LockFile)) == nil && madeDir {
+		os.Remove(dir)
+	}
 }
 
 // checkFreshDir refuses to start a new run over an earlier one's checkpoint
@@ -254,6 +315,11 @@ func newRecord(cfg Config, dir string, eo ExperimentOptions) *record.Run {
 		run.Method["miner"] = "none"
 	}
 	RegularizerMethod(cfg, run.Method)
+	for k, v := range eo.Method {
+		if _, ok := run.Method[k]; !ok {
+			run.Method[k] = v
+		}
+	}
 	return run
 }
 

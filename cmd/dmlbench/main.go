@@ -14,6 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	_ "go4.org/unsafe/assume-no-moving-gc" // Go 1.26 start-up fix for gorgonia's dependencies
+
+	"github.com/dmlbench/dmlbench/internal/suggest"
 )
 
 // Version is set by -ldflags "-X main.Version=..." in release builds.
@@ -108,7 +110,7 @@ func unknownCommand(name, path string, cmds []*cli.Command) error {
 			continue
 		}
 		for _, n := range c.Names() {
-			d := editDistance(name, n)
+			d := suggest.Distance(name, n)
 			if strings.HasPrefix(n, name) && len(name) >= 2 {
 				d = min(d, 1)
 			}
@@ -122,27 +124,6 @@ func unknownCommand(name, path string, cmds []*cli.Command) error {
 		return usagef("unknown command %q; did you mean %q? (see %s --help)", name, best, see)
 	}
 	return usagef("unknown command %q (see %s --help)", name, see)
-}
-
-// editDistance is the Levenshtein distance between a and b (in bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func main() {

@@ -33,17 +33,6 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"evl", "eval", 1}, {"kitten", "sitting", 3}, {"abc", "", 3}, {"plto", "plot", 2}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-	}
-}
-
 // Output lost to a full disk is an error (exit 1, one line), whichever
 // command wrote it and however (c.App.Writer or os.Stdout).
 func TestStdoutFullDisk(t *testing.T) {

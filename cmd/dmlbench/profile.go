@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"runtime/pprof"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 )
 
 // withCPUProfile wraps a command action: with --cpuprofile FILE it records a
@@ -16,17 +17,17 @@ func withCPUProfile(action cli.ActionFunc) cli.ActionFunc {
 		if path == "" {
 			return action(c)
 		}
-		f, err := os.Create(path)
+		f, err := atomicfile.Create(path)
 		if err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
+			f.Abort()
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 		defer func() {
 			pprof.StopCPUProfile()
-			if cerr := f.Close(); cerr != nil && err == nil {
+			if cerr := f.Commit(); cerr != nil && err == nil {
 				err = fmt.Errorf("--cpuprofile: %w", cerr)
 			}
 		}()

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
@@ -187,7 +187,7 @@ func reportWriteOutput(stdout io.Writer, path string, b []byte) error {
 		_, err := stdout.Write(b)
 		return err
 	}
-	return record.WriteBytes(path, b)
+	return atomicfile.WriteBytes(path, b)
 }
 
 // reportLoad loads finished runs for the plot commands.

@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/signal"
@@ -65,6 +67,7 @@ Examples:
 			&cli.BoolFlag{Name: "resume", Usage: "continue DIR from DIR/checkpoint.gob with every setting recorded in DIR/run.json"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.StringFlag{Name: "regularizer", Usage: "shorthand for the suite axis: comma list of none, rho[=P], das, mixup"},
+			&methodFlag{cli.GenericFlag{Name: "method", Value: &methodValues{}, Usage: "`KEY=VALUE` added to run.json's method keys (report --group-by), e.g. a suite's grid axes; repeatable; keys the trainer sets itself win"}},
 		}, withDatasetBatchSizes(configFlags(&d))...),
 		Action: runAction,
 	})
@@ -133,8 +136,19 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	case c.Bool("resume"):
 		path := filepath.Join(out, trainers.RunFile)
 		r, err := record.Read(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(filepath.Join(out, trainers.CheckpointFile)); serr == nil {
+				return cfg, fmt.Errorf("resume: %s holds a checkpoint but no run.json with its settings (dmlbench writes run.json first; this directory was changed by hand): remove %s to start over", out, filepath.Join(out, trainers.CheckpointFile))
+			}
+			return cfg, fmt.Errorf("resume: %s holds no run to continue (no run.json)", out)
+		}
 		if err != nil {
 			return cfg, fmt.Errorf("resume: %w", err)
+		}
+		if r.Status == "failed" && len(r.History) == 0 && r.Initial == nil {
+			if _, serr := os.Stat(filepath.Join(out, trainers.CheckpointFile)); serr != nil {
+				return cfg, fmt.Errorf("resume: the run in %s failed before its first checkpoint: nothing to resume; start it again", out)
+			}
 		}
 		if err := json.Unmarshal(r.Config, &cfg); err != nil {
 			return cfg, fmt.Errorf("resume: config in %s: %w", path, err)
@@ -195,21 +209,40 @@ func runAction(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	out := c.String("out")
+	var lock *trainers.RunLock
+	if c.Bool("resume") {
+		// The recorded configuration is read under the directory's lock, so
+		// a run still writing it is reported as such, not as a missing or
+		// half-written record.
+		if st, err := os.Stat(out); err != nil || !st.IsDir() {
+			return fmt.Errorf("resume: %s is not a run directory (no run to continue)", out)
+		}
+		var err error
+		if lock, err = trainers.LockRunDir(out); err != nil {
+			return err
+		}
+		defer lock.Release()
+	}
 	cfg, err := runConfig(c)
 	if err != nil {
 		return err
 	}
-	out := c.String("out")
+	method, err := methodFlags(*c.Generic("method").(*methodValues))
+	if err != nil {
+		return err
+	}
 	quiet := c.Bool("quiet")
 	metrics.Version = Version
 	run, err := trainers.RunExperiment(ctx, cfg, out, trainers.ExperimentOptions{
 		Resume: c.Bool("resume"), Version: Version, Versions: buildVersions(),
 		Progress: newRunProgress(quiet, cfg),
 		Logf:     func(format string, a ...any) { fmt.Fprintf(c.App.ErrWriter, format+"\n", a...) },
+		Lock:     lock, Method: method,
 	})
 	if errors.Is(err, trainers.ErrInterrupted) {
 		if _, serr := os.Stat(filepath.Join(out, trainers.CheckpointFile)); serr != nil {
-			return fmt.Errorf("%w before the first checkpoint; nothing to resume, start the run again", err)
+			return fmt.Errorf("training interrupted before the first checkpoint: nothing to resume; start the run again")
 		}
 		return fmt.Errorf("%w; continue with: %s run --out %s --resume", err, os.Args[0], shellQuote(out))
 	}
@@ -224,6 +257,38 @@ func runAction(c *cli.Context) error {
 		fmt.Fprintf(os.Stderr, "initial R@1 %.4f → final R@1 %.4f; wrote %s\n", run.Initial["R@1"], run.Final["R@1"], filepath.Join(out, trainers.RunFile))
 	}
 	return nil
+}
+
+// methodValues collects the values of a repeated --method flag (whole, not
+// split on commas: a regulariser value holds them).
+type methodValues []string
+
+func (m *methodValues) Set(v string) error { *m = append(*m, v); return nil }
+func (m *methodValues) String() string     { return strings.Join(*m, " ") }
+
+// methodFlag is the repeatable --method flag: each parse collects into a
+// value of its own (a cli.GenericFlag would share one across parses).
+type methodFlag struct{ cli.GenericFlag }
+
+func (f *methodFlag) Apply(set *flag.FlagSet) error {
+	set.Var(&methodValues{}, f.Name, f.Usage)
+	return nil
+}
+
+// methodFlags parses --method KEY=VALUE values.
+func methodFlags(vals []string) (map[string]string, error) {
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(vals))
+	for _, v := range vals {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usagef("--method %q: want KEY=VALUE", v)
+		}
+		m[strings.TrimSpace(k)] = val
+	}
+	return m, nil
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but plain

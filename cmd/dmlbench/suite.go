@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -25,8 +26,16 @@ as DIR/run.json. Run directories are named from the grid point, e.g.
 OUT/omniglot/margin-distance-spc2/s0; each holds run.json and log.txt (the run's output).
 Runs whose run.json has status "done" are skipped, so re-running a killed suite loses at
 most the runs in flight; an interrupted run that left a checkpoint is continued with
---resume. A progress bar with ETA goes to stderr. Exit status 1 when any
-run failed (the others still run unless --fail-fast).
+--resume. Ctrl-C stops the runs in flight, which keep their checkpoints: they are listed
+as interrupted, and the same command again resumes them (docs/recovery.md). A progress
+bar with ETA goes to stderr. Exit status 1 when any run failed (the others still run
+unless --fail-fast).
+
+The whole file is checked before anything runs, --dry-run included: unknown keys (with
+the nearest known one), integers and booleans, the same seed written twice, every data
+set, loss, miner and sampler name, and every cell's flags (extra: included) as 'run' or
+'eval' would parse and check them; every problem is listed once, exit status 2.
+'epochs: 0' means 0 epochs (only the untrained evaluation), at the top level and in a grid.
 
 Cells: cell N is the N-th run of --dry-run's list, counting from 0 (grids in file
 order, seed varying slowest, then the eval entries); the numbering changes only
@@ -124,10 +133,15 @@ func suiteAction(c *cli.Context) error {
 	}
 	spec, out, jobs, err := suite.LoadCells(args[0], c.String("out"))
 	if err != nil {
-		return err
+		return suiteProblems(c, args[0], err)
 	}
 	bin := c.String("bin")
 	if bin == "" {
+		// The cells run this binary: check the whole file against its
+		// names and flags before anything runs (--dry-run included).
+		if err := spec.Check(jobs, suiteChecker(c.App)); err != nil {
+			return suiteProblems(c, args[0], err)
+		}
 		if bin, err = os.Executable(); err != nil {
 			return fmt.Errorf("suite: cannot find this binary: %w", err)
 		}
@@ -173,8 +187,11 @@ func suiteAction(c *cli.Context) error {
 	res, err := r.Run(ctx, jobs)
 	if res != nil {
 		busy := ""
+		if len(res.Interrupted) > 0 {
+			busy = fmt.Sprintf(", %d interrupted", len(res.Interrupted))
+		}
 		if len(res.Busy) > 0 {
-			busy = fmt.Sprintf(", %d run by another process", len(res.Busy))
+			busy += fmt.Sprintf(", %d run by another process", len(res.Busy))
 		}
 		fmt.Fprintf(c.App.ErrWriter, "suite: %d runs: %d done now, %d done before, %d failed%s; results in %s\n",
 			len(jobs), len(res.Done), len(res.Skipped), len(res.Failed), busy, out)
@@ -183,6 +200,24 @@ func suiteAction(c *cli.Context) error {
 		}
 	}
 	return err
+}
+
+// suiteProblems is the usage error of a suite file that does not check
+// out (a *suite.ProblemsError): one problem is the error itself; several
+// are written to stderr one per line, and the error counts them. Other
+// errors are returned as they are.
+func suiteProblems(c *cli.Context, file string, err error) error {
+	var pe *suite.ProblemsError
+	if !errors.As(err, &pe) {
+		return err // not the file's content (it cannot be read, …)
+	}
+	if len(pe.Problems) == 1 {
+		return usagef("suite %s: %s", file, pe.Problems[0])
+	}
+	for _, p := range pe.Problems {
+		fmt.Fprintf(c.App.ErrWriter, "suite %s: %s\n", file, p)
+	}
+	return usagef("suite %s: %d problems (listed above); nothing was run", file, len(pe.Problems))
 }
 
 // suiteRunner is the Runner of every suite invocation: jobs runs at once,

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/trainers/suite"
 )
 
@@ -55,6 +57,8 @@ func suiteCell(c *cli.Context, jobs []suite.Job, bin string, claims *suite.Claim
 			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d was already done\n", n)
 		case len(res.Busy) > 0:
 			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d is run by another process: nothing to do\n", n)
+		case len(res.Interrupted) > 0:
+			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d interrupted, its checkpoint kept: run the same command again (or resubmit the suite) to resume\n", n)
 		}
 	}
 	return err
@@ -114,7 +118,10 @@ func suiteSlurm(c *cli.Context, spec *suite.Spec, file, out string, jobs []suite
 		return nil
 	}
 	script := filepath.Join(suite.SlurmDir(out), "suite.sbatch")
-	if err := writeFileAtomic(script, []byte(spec.Script(bin, file, out, cells)), 0o755); err != nil {
+	if err := atomicfile.WriteFileMode(script, 0o755, func(w io.Writer) error {
+		_, err := io.WriteString(w, spec.Script(bin, file, out, cells))
+		return err
+	}); err != nil {
 		return err
 	}
 	maxPar := 0
@@ -138,19 +145,6 @@ func suiteSlurm(c *cli.Context, spec *suite.Spec, file, out string, jobs []suite
 	fmt.Fprintf(c.App.ErrWriter, "next: dmlbench suite status %s --out %s\n", file, out)
 	fmt.Fprintln(c.App.Writer, id)
 	return nil
-}
-
-// writeFileAtomic writes b to path through a temporary file and rename.
-func writeFileAtomic(path string, b []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, mode); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 func suiteStatusAction(c *cli.Context) error {

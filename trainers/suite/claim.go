@@ -1,13 +1,17 @@
 package suite
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,6 +29,9 @@ type ClaimInfo struct {
 	Since time.Time `json:"since"`
 	// Job is the Slurm job ("1234_5" for an array task), empty outside Slurm.
 	Job string `json:"job,omitempty"`
+	// Restart is the Slurm restart count of the job (SLURM_RESTART_COUNT:
+	// how often it was requeued), 0 outside Slurm.
+	Restart int `json:"restart,omitempty"`
 	// Token tells this claim apart from a later one of the same host and pid.
 	Token string `json:"token"`
 }
@@ -41,10 +48,21 @@ type ClaimInfo struct {
 // exists, atomically on the server), and counted as ours when the link
 // succeeds or the temporary file's link count became 2 (a retransmitted
 // link whose reply was lost). The holder refreshes the file's modification
-// time every quarter of the timeout; a claim is stale, and taken over, when
-// that heartbeat is older than the timeout, when its holder's pid is gone
-// on this host, when its Slurm job has left the queue, or when it names the
-// Slurm task of the process asking (a requeued task's earlier incarnation).
+// time every quarter of the timeout. A claim is stale, and taken over, when
+// that heartbeat is older than the timeout (measured on the file's change
+// time, which the file's server sets, when the modification time lies in
+// the future: a holder whose clock runs ahead), when its holder's pid is
+// gone on this host, when its Slurm job has left the queue, or when it
+// was left by an earlier incarnation of the asking process's own Slurm task
+// (same job and array task with a lower restart count, or the same job,
+// host and pid: a requeued task whose pid was reused).
+//
+// Taking over is atomic: the stale claim is renamed to a name unique to the
+// taker, and only when the renamed file is the very claim judged stale
+// (same bytes) is it removed and a new claim linked; a claim taken by
+// someone else in between is put back. Of several processes taking over
+// one stale claim, one renames it; the others find no claim.json to
+// rename and compete, through the exclusive link, with the one that did.
 type Claim struct {
 	path string
 	info ClaimInfo
@@ -82,6 +100,10 @@ type Claimer struct {
 	JobAlive func(job string) (alive, ok bool)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+
+	// beforeTakeover, if set, runs between judging a claim stale and
+	// taking it over (tests interleave a second claimer there).
+	beforeTakeover func()
 }
 
 func (c *Claimer) timeout() time.Duration {
@@ -98,6 +120,12 @@ func (c *Claimer) now() time.Time {
 	return c.Now()
 }
 
+// slurmRestart is SLURM_RESTART_COUNT (0 outside Slurm or when unset).
+func slurmRestart() int {
+	n, _ := strconv.Atoi(os.Getenv("SLURM_RESTART_COUNT"))
+	return max(n, 0)
+}
+
 // SlurmJobID names the Slurm job or array task this process runs in ("" outside Slurm).
 func SlurmJobID() string {
 	if a, t := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); a != "" && t != "" {
@@ -106,35 +134,63 @@ func SlurmJobID() string {
 	return os.Getenv("SLURM_JOB_ID")
 }
 
-// ReadClaim returns the claim of dir and the age of its heartbeat; ok is
-// false when there is none.
-func ReadClaim(dir string) (info ClaimInfo, mtime time.Time, ok bool) {
-	p := filepath.Join(dir, ClaimFile)
-	st, err := os.Stat(p)
+// ReadClaim returns the claim of dir and the time of its last heartbeat:
+// the file's modification time, or its change time when the modification
+// time lies in the future (a holder's clock ahead of this one's; the change
+// time is set by the file's server, not by the holder). ok is false when
+// there is none.
+func ReadClaim(dir string) (info ClaimInfo, heartbeat time.Time, ok bool) {
+	info, heartbeat, _, ok = readClaimFile(filepath.Join(dir, ClaimFile))
+	return info, heartbeat, ok
+}
+
+// readClaimFile reads a claim file: its content, heartbeat and raw bytes,
+// all of one file (one open file: a claim replaced meanwhile cannot lend
+// its content to another's heartbeat).
+func readClaimFile(p string) (info ClaimInfo, heartbeat time.Time, raw []byte, ok bool) {
+	f, err := os.Open(p)
 	if err != nil {
-		return info, mtime, false
+		return info, heartbeat, nil, false
 	}
-	b, err := os.ReadFile(p)
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
-		return info, mtime, false
+		return info, heartbeat, nil, false
 	}
-	// An unreadable claim (torn by a crash) still counts: its mtime ages.
-	_ = json.Unmarshal(b, &info)
-	return info, st.ModTime(), true
+	raw, err = io.ReadAll(f)
+	if err != nil {
+		return info, heartbeat, nil, false
+	}
+	// An unreadable claim (torn by a crash) still counts: its heartbeat ages.
+	_ = json.Unmarshal(raw, &info)
+	heartbeat = st.ModTime()
+	if heartbeat.After(time.Now()) {
+		if ct, ok := changeTime(st); ok {
+			heartbeat = ct
+		}
+	}
+	return info, heartbeat, raw, true
 }
 
 // Stale reports whether a claim no longer protects its cell, and why.
-func (c *Claimer) Stale(info ClaimInfo, mtime time.Time) (bool, string) {
-	if age := c.now().Sub(mtime); age > c.timeout() {
+func (c *Claimer) Stale(info ClaimInfo, heartbeat time.Time) (bool, string) {
+	if age := c.now().Sub(heartbeat); age > c.timeout() {
 		return true, fmt.Sprintf("heartbeat %s old", age.Round(time.Second))
 	}
-	if host, _ := os.Hostname(); info.Host == host && info.PID > 0 && !pidAlive(info.PID) {
+	host, _ := os.Hostname()
+	if info.Host == host && info.PID > 0 && !pidAlive(info.PID) {
 		return true, fmt.Sprintf("pid %d is gone", info.PID)
 	}
-	if info.Job != "" && info.Job == SlurmJobID() {
-		// One Slurm task runs one incarnation at a time: a claim with this
-		// task's id was left by an earlier one (requeued after preemption).
-		return true, fmt.Sprintf("left by an earlier run of Slurm task %s", info.Job)
+	if job := SlurmJobID(); info.Job != "" && info.Job == job {
+		// One Slurm task runs one incarnation at a time; processes of the
+		// same incarnation (several suites in one allocation) are told
+		// apart by host and pid.
+		if info.Restart < slurmRestart() {
+			return true, fmt.Sprintf("left by run %d of Slurm task %s (this is run %d)", info.Restart, info.Job, slurmRestart())
+		}
+		if info.Host == host && info.PID == os.Getpid() {
+			return true, fmt.Sprintf("left by an earlier run of Slurm task %s with this pid", info.Job)
+		}
 	}
 	if info.Job != "" && c != nil && c.JobAlive != nil {
 		if alive, ok := c.JobAlive(info.Job); ok && !alive {
@@ -155,44 +211,76 @@ func (c *Claimer) Live(dir string) (ClaimInfo, bool) {
 }
 
 // Acquire claims dir (which must exist) or returns a *ClaimedError when a
-// live claim is held by someone else. A stale claim is removed and the
-// acquisition retried once.
+// live claim is held by someone else. A stale claim is taken over (see
+// Claim) and the acquisition retried.
 func (c *Claimer) Acquire(dir string) (*Claim, error) {
 	host, _ := os.Hostname()
 	var tok [8]byte
 	_, _ = rand.Read(tok[:])
-	info := ClaimInfo{Host: host, PID: os.Getpid(), Since: c.now().UTC().Truncate(time.Second), Job: SlurmJobID(), Token: hex.EncodeToString(tok[:])}
+	info := ClaimInfo{Host: host, PID: os.Getpid(), Since: c.now().UTC().Truncate(time.Second), Job: SlurmJobID(),
+		Restart: slurmRestart(), Token: hex.EncodeToString(tok[:])}
 	b, err := json.Marshal(info)
 	if err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, ClaimFile)
-	for attempt := 0; attempt < 2; attempt++ {
+	for attempt := 0; attempt < 4; attempt++ {
 		won, err := linkExclusive(path, append(b, '\n'), info.Token)
 		if err != nil {
 			return nil, fmt.Errorf("claim %s: %w", dir, err)
 		}
 		if won {
+			cleanClaimLeftovers(dir)
 			cl := &Claim{path: path, info: info, stop: make(chan struct{}), done: make(chan struct{})}
 			go cl.heartbeat(c.timeout() / 4)
 			return cl, nil
 		}
-		held, mt, ok := ReadClaim(dir)
+		held, hb, raw, ok := readClaimFile(path)
 		if !ok {
 			continue // released in between: try again
 		}
-		stale, _ := c.Stale(held, mt)
-		if !stale {
+		if stale, _ := c.Stale(held, hb); !stale {
 			return nil, &ClaimedError{Dir: dir, Info: held}
 		}
-		// Remove the stale claim only if it is still the one judged stale
-		// (same token), so a fresh claim taken in between survives.
-		if again, _, ok := ReadClaim(dir); ok && again.Token == held.Token {
-			_ = os.Remove(path)
+		if c != nil && c.beforeTakeover != nil {
+			c.beforeTakeover()
 		}
+		takeOver(path, raw, info.Token)
 	}
 	held, _, _ := ReadClaim(dir)
 	return nil, &ClaimedError{Dir: dir, Info: held}
+}
+
+// takeOver removes the stale claim whose content is stale from path,
+// atomically: rename path to a name of this taker's, then check that what
+// was renamed is that claim. A different claim (taken by another process
+// after the judgement) is linked back unless a third one has appeared.
+func takeOver(path string, stale []byte, token string) {
+	aside := fmt.Sprintf("%s.%s.stale", path, token)
+	if err := os.Rename(path, aside); err != nil {
+		return // gone: another process took it over or its holder released it
+	}
+	got, err := os.ReadFile(aside)
+	if err == nil && !bytes.Equal(got, stale) {
+		_ = os.Link(aside, path) // not the claim judged stale: put it back
+	}
+	_ = os.Remove(aside)
+}
+
+// cleanClaimLeftovers removes what claimers killed mid-way left in dir:
+// temporary claim files (claim.json.TOKEN.tmp) and claims set aside in a
+// takeover (claim.json.TOKEN.stale), once older than a minute (a live
+// claimer holds them for milliseconds).
+func cleanClaimLeftovers(dir string) {
+	m, _ := filepath.Glob(filepath.Join(dir, ClaimFile+".*"))
+	for _, p := range m {
+		if !strings.HasSuffix(p, ".tmp") && !strings.HasSuffix(p, ".stale") {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && time.Since(st.ModTime()) > time.Minute {
+			_ = os.Remove(p)
+		}
+	}
 }
 
 // linkExclusive creates path with content b unless it exists, in the
@@ -232,8 +320,12 @@ func (cl *Claim) heartbeat(every time.Duration) {
 		case <-cl.stop:
 			return
 		case <-t.C:
-			now := time.Now()
-			_ = os.Chtimes(cl.path, now, now)
+			// Refresh only our own claim (one taken over by another process
+			// after a stall is theirs).
+			if info, _, _, ok := readClaimFile(cl.path); ok && info.Token == cl.info.Token {
+				now := time.Now()
+				_ = os.Chtimes(cl.path, now, now)
+			}
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -109,11 +110,14 @@ func TestClaimStale(t *testing.T) {
 	}
 }
 
-// A requeued Slurm task takes over the claim of its earlier incarnation
-// even though the job is still (again) in the queue.
+// A requeued Slurm task (higher SLURM_RESTART_COUNT) takes over the claim
+// of its earlier incarnation, on any node, even though the job is still
+// (again) in the queue; a claim of the same job and pid on this host is an
+// earlier incarnation too (a reused pid).
 func TestClaimRequeuedTask(t *testing.T) {
 	t.Setenv("SLURM_ARRAY_JOB_ID", "7")
 	t.Setenv("SLURM_ARRAY_TASK_ID", "3")
+	t.Setenv("SLURM_RESTART_COUNT", "1")
 	dir := t.TempDir()
 	writeClaim(t, dir, ClaimInfo{Host: "other-node", PID: 1, Job: "7_3", Token: "a"}, time.Second)
 	c := &Claimer{Timeout: time.Minute, JobAlive: func(string) (bool, bool) { return true, true }}
@@ -121,7 +125,7 @@ func TestClaimRequeuedTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info, _, _ := ReadClaim(dir); info.Job != "7_3" || info.PID != os.Getpid() {
+	if info, _, _ := ReadClaim(dir); info.Job != "7_3" || info.PID != os.Getpid() || info.Restart != 1 {
 		t.Errorf("claim %+v", info)
 	}
 	cl.Release()
@@ -129,6 +133,123 @@ func TestClaimRequeuedTask(t *testing.T) {
 	writeClaim(t, dir, ClaimInfo{Host: "other-node", PID: 1, Job: "7_4", Token: "a"}, time.Second)
 	if _, err := c.Acquire(dir); !errors.Is(err, ErrClaimed) {
 		t.Errorf("claim of a live sibling task taken over: %v", err)
+	}
+	host, _ := os.Hostname()
+	writeClaim(t, dir, ClaimInfo{Host: host, PID: os.Getpid(), Job: "7_3", Restart: 1, Token: "b"}, time.Second)
+	cl, err = c.Acquire(dir)
+	if err != nil {
+		t.Fatalf("claim of this task, host and pid (a reused pid): %v", err)
+	}
+	cl.Release()
+}
+
+// Two processes of one Slurm job (several suites in one allocation, same
+// SLURM_JOB_ID and restart count) respect each other's claims.
+func TestClaimSameJobOtherProcess(t *testing.T) {
+	t.Setenv("SLURM_ARRAY_JOB_ID", "")
+	t.Setenv("SLURM_JOB_ID", "77")
+	t.Setenv("SLURM_RESTART_COUNT", "")
+	host, _ := os.Hostname()
+	c := &Claimer{Timeout: time.Minute, JobAlive: func(string) (bool, bool) { return true, true }}
+	for _, other := range []ClaimInfo{
+		{Host: host, PID: os.Getppid(), Job: "77", Token: "a"}, // a live process on this host
+		{Host: "other-node", PID: 1, Job: "77", Token: "a"},    // a process on another node
+	} {
+		dir := t.TempDir()
+		writeClaim(t, dir, other, time.Second)
+		if cl, err := c.Acquire(dir); !errors.Is(err, ErrClaimed) {
+			cl.Release()
+			t.Errorf("claim of %s pid %d in the same job taken over: %v", other.Host, other.PID, err)
+		}
+	}
+}
+
+// A heartbeat time in the future (the holder's clock ahead, or a file
+// touched with a future date) does not hold a dead claim for ever: its
+// age is then measured from the file's change time.
+func TestClaimFutureHeartbeat(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("change times are read on Linux")
+	}
+	t.Setenv("SLURM_ARRAY_JOB_ID", "")
+	t.Setenv("SLURM_JOB_ID", "")
+	dir := t.TempDir()
+	writeClaim(t, dir, ClaimInfo{Host: "other-node", PID: 1, Token: "a"}, -365*24*time.Hour)
+	// One timeout and more after the claim was last written.
+	later := func() time.Time { return time.Now().Add(3 * time.Minute) }
+	c := &Claimer{Timeout: time.Minute, Now: later}
+	cl, err := c.Acquire(dir)
+	if err != nil {
+		t.Fatalf("a claim dated a year ahead blocks the cell: %v", err)
+	}
+	cl.Release()
+	// While fresh by its change time it holds.
+	writeClaim(t, dir, ClaimInfo{Host: "other-node", PID: 1, Token: "a"}, -365*24*time.Hour)
+	if _, err := (&Claimer{Timeout: time.Minute}).Acquire(dir); !errors.Is(err, ErrClaimed) {
+		t.Fatalf("a just-written claim dated ahead was taken over: %v", err)
+	}
+}
+
+// Taking over a stale claim is atomic: when a second process takes it
+// over and claims the cell between the first one's judgement and its
+// action, the first one neither removes the second's claim nor runs the
+// cell.
+func TestClaimTakeoverRace(t *testing.T) {
+	t.Setenv("SLURM_ARRAY_JOB_ID", "")
+	t.Setenv("SLURM_JOB_ID", "")
+	dir := t.TempDir()
+	writeClaim(t, dir, ClaimInfo{Host: "other-node", PID: 1, Token: "dead"}, time.Hour)
+	second := &Claimer{Timeout: time.Minute}
+	var secondClaim *Claim
+	var secondErr error
+	first := &Claimer{Timeout: time.Minute, beforeTakeover: func() {
+		if secondClaim == nil && secondErr == nil {
+			secondClaim, secondErr = second.Acquire(dir)
+		}
+	}}
+	firstClaim, firstErr := first.Acquire(dir)
+	if secondErr != nil {
+		t.Fatalf("second claimer: %v", secondErr)
+	}
+	defer secondClaim.Release()
+	if firstErr == nil {
+		firstClaim.Release()
+		t.Fatal("both processes hold the cell")
+	}
+	if !errors.Is(firstErr, ErrClaimed) {
+		t.Fatalf("first claimer: %v", firstErr)
+	}
+	if info, _, ok := ReadClaim(dir); !ok || info.Token != secondClaim.info.Token {
+		t.Fatalf("claim.json is %+v (ok %v), want the second claimer's", info, ok)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ClaimFile+".*")); len(m) > 0 {
+		t.Fatalf("left behind: %v", m)
+	}
+}
+
+// Temporary and set-aside claim files of killed claimers are removed by
+// the next claimer once a minute old.
+func TestClaimCleansLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * time.Minute)
+	var left []string
+	for _, n := range []string{ClaimFile + ".abc.tmp", ClaimFile + ".def.stale"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old, old)
+		left = append(left, p)
+	}
+	cl, err := (&Claimer{Timeout: time.Minute}).Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.Release()
+	for _, p := range left {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left", p)
+		}
 	}
 }
 

@@ -26,6 +26,13 @@
 // whose suite was killed. The cost, a process start and a data set load per
 // cell, is small next to a training run.
 //
+// A suite file is checked whole before anything runs: Parse refuses
+// unknown keys (naming the nearest known one), values of the wrong type
+// (cpus-per-task: 1.5) and the same seed written twice, listing every
+// problem once (ProblemsError); Spec.Check asks a Checker — the command
+// line's registries and flag sets — about every method name and every
+// cell's arguments.
+//
 // Cell N of a suite is Jobs()[N] (the order of `suite --dry-run`). Every
 // invocation claims a cell before running it (Claimer: a claim.json created
 // create-exclusive in the NFS-safe way, with a heartbeat and a stale-claim
@@ -33,12 +40,15 @@
 // on many nodes — never run a cell twice. Spec.Script writes the batch
 // script of `--executor slurm` (a job array over the unfinished cells, with
 // the resources of the `slurm:` block, SlurmConfig); Status reports each
-// cell from the run directories, claims, squeue and sacct. See docs/slurm.md.
+// cell from the run directories, claims, squeue and sacct. A cancelled
+// Run (Ctrl-C) reports the cells it stopped as interrupted, not failed
+// (Result.Interrupted, ErrInterrupted): they keep their checkpoints and
+// the next invocation resumes them. See docs/slurm.md and docs/recovery.md.
 //
 // Suite file (relative paths are relative to the file):
 //
 //	out: runs/omniglot          # default: the file's name without extension
-//	epochs: 5                   # --epochs for every run (0: trainer default)
+//	epochs: 5                   # --epochs for every run (0 included; left out: the trainer's default)
 //	quiet: true                 # pass --quiet (default true)
 //	extra: --lr 1e-3            # free-form flags for every run
 //	grid:                       # or grids: [ {…}, {…} ]

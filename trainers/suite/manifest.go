@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/record"
 )
 
@@ -33,6 +35,9 @@ func WriteManifest(out, suiteFile string, jobs []Job) error {
 	for i, j := range jobs {
 		m.Cells[i] = filepath.ToSlash(j.Name)
 	}
+	// Temporary files of suite processes killed while writing it; other
+	// live writers hold theirs for milliseconds, not a minute.
+	_, _ = atomicfile.CleanTemps(out, time.Minute, ManifestFile)
 	return record.WriteAtomic(filepath.Join(out, ManifestFile), m)
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // childAttr makes the kernel kill a run with SIGKILL when the suite process
@@ -40,4 +41,13 @@ func linkCount(fi os.FileInfo) uint64 {
 		return uint64(st.Nlink)
 	}
 	return 0
+}
+
+// changeTime is fi's status-change time (set by the file's server on every
+// change, whatever the writer's clock).
+func changeTime(fi os.FileInfo) (time.Time, bool) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec), true
+	}
+	return time.Time{}, false
 }

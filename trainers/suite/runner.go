@@ -19,6 +19,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/record"
 )
 
@@ -60,9 +61,28 @@ type Result struct {
 	Done, Skipped, Failed []string
 	// Busy lists the runs another process was running (a live claim).
 	Busy []string
+	// Interrupted lists the runs stopped by the cancellation of Run's
+	// context (Ctrl-C, SIGTERM): not failures; they keep their checkpoint
+	// and the next invocation resumes them.
+	Interrupted []string
 	// Errors holds the failure of each failed job.
 	Errors map[string]error
 }
+
+// ErrInterrupted is wrapped by the error of a run, and of Run, that the
+// cancellation of the context stopped.
+var ErrInterrupted = errors.New("suite interrupted")
+
+// interruptedError is Run's error after a cancellation: its message says
+// how to resume; it matches ErrInterrupted and the context's error
+// (context.Canceled) with errors.Is.
+type interruptedError struct {
+	cause error
+	msg   string
+}
+
+func (e *interruptedError) Error() string   { return e.msg }
+func (e *interruptedError) Unwrap() []error { return []error{ErrInterrupted, e.cause} }
 
 // IsDone reports whether dir holds a run.json with status "done".
 func IsDone(dir string) bool {
@@ -80,13 +100,16 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 	}
 	res := &Result{Errors: map[string]error{}}
 	todo := r.pending(jobs, res)
+	skippedBefore := len(res.Skipped)
 	if len(todo) == 0 {
 		return res, nil
 	}
 	t := &tally{r: r, res: res, todo: len(todo), bar: r.progressBar(len(todo)), begin: time.Now()}
 	r.dispatch(ctx, todo, t)
 	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("suite interrupted after %d of %d runs: %w", len(res.Done), len(todo), err)
+		left := len(todo) - len(res.Done) - len(res.Failed) - len(res.Interrupted) - len(res.Busy) - (len(res.Skipped) - skippedBefore)
+		return res, &interruptedError{cause: err, msg: fmt.Sprintf("%v: %d of %d runs done, %d interrupted (checkpoints kept), %d not started; rerun the same command to resume",
+			ErrInterrupted, len(res.Done), len(todo), len(res.Interrupted), left)}
 	}
 	if len(res.Failed) > 0 {
 		return res, fmt.Errorf("suite: %d of %d runs failed (see log.txt in each run directory): %s", len(res.Failed), len(todo), strings.Join(res.Failed, ", "))
@@ -216,13 +239,17 @@ func (t *tally) finish(j Job, err error) {
 		}
 		return
 	}
-	if err != nil {
+	interrupted := errors.Is(err, ErrInterrupted)
+	switch {
+	case interrupted:
+		res.Interrupted = append(res.Interrupted, j.Name)
+	case err != nil:
 		res.Failed = append(res.Failed, j.Name)
 		res.Errors[j.Name] = err
 		if t.r.FailFast {
 			t.stop = true
 		}
-	} else {
+	default:
 		res.Done = append(res.Done, j.Name)
 	}
 	if log == nil {
@@ -230,6 +257,10 @@ func (t *tally) finish(j Job, err error) {
 	}
 	if t.bar != nil {
 		t.bar.Clear()
+	}
+	if interrupted {
+		fmt.Fprintf(log, "interrupted %s (its checkpoint is kept)\n", j.Name)
+		return
 	}
 	n := len(res.Done) + len(res.Failed)
 	el := time.Since(t.begin)
@@ -276,6 +307,9 @@ func (r *Runner) runJob(ctx context.Context, j Job) error {
 		if IsDone(j.Dir) {
 			return errAlreadyDone
 		}
+		// Under the claim no other suite process writes this directory:
+		// temporary files there were left by killed writers.
+		_, _ = atomicfile.CleanTemps(j.Dir, 0, "run.json")
 	}
 	logf, err := os.OpenFile(filepath.Join(j.Dir, "log.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -298,12 +332,17 @@ func (r *Runner) runJob(ctx context.Context, j Job) error {
 		var tail lastLine
 		err := r.exec(ctx, args, logf, io.MultiWriter(logf, &tail))
 		runPath := filepath.Join(j.Dir, "run.json")
+		if err != nil && ctx.Err() != nil {
+			// Stopped by Ctrl-C or SIGTERM: the run keeps its checkpoint
+			// and records its own state; the next invocation resumes it.
+			return fmt.Errorf("%w (the run keeps its last checkpoint)", ErrInterrupted)
+		}
 		if err != nil {
 			err = withLastLine(err, &tail)
 			if _, statErr := os.Stat(runPath); errors.Is(statErr, os.ErrNotExist) {
 				r.writeFailed(j, err, start)
 			}
-			if line := LastErrorLine(filepath.Join(j.Dir, "log.txt")); line != "" {
+			if line := LastErrorLine(filepath.Join(j.Dir, "log.txt")); line != "" && !strings.Contains(err.Error(), line) {
 				return fmt.Errorf("%s: %w: %s", filepath.Base(r.Bin)+" "+j.Args[0], err, line)
 			}
 			return fmt.Errorf("%s: %w", filepath.Base(r.Bin)+" "+j.Args[0], err)
@@ -319,9 +358,10 @@ func (r *Runner) runJob(ctx context.Context, j Job) error {
 	}
 }
 
-// mergeMethod adds the grid point's method keys (embed_dim, batch_size,
-// regularizer, …) that the trainer did not record itself, so reports and
-// sweeps can group by every axis of the grid. Keys the trainer wrote win.
+// mergeMethod adds the grid point's method keys that run.json lacks. The
+// dmlbench trainer records them itself from its first write (the cell's
+// --method flags), so for it this writes nothing and a kill here loses
+// nothing; it serves trainers given with --bin that do not.
 func mergeMethod(path string, rec *record.Run, point map[string]string) error {
 	changed := false
 	if rec.Method == nil {
@@ -354,6 +394,9 @@ func (r *Runner) runEval(ctx context.Context, j Job, logf io.Writer, start time.
 	var out bytes.Buffer
 	var tail lastLine
 	if err := r.exec(ctx, j.Args, &out, io.MultiWriter(logf, &tail)); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w", ErrInterrupted)
+		}
 		err = withLastLine(err, &tail)
 		logf.Write(out.Bytes())
 		r.writeFailed(j, err, start)

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 )
 
 // SlurmConfig is the `slurm:` block of a suite file: the resources of each
@@ -278,17 +280,20 @@ func (sl *Slurm) Accounting(ctx context.Context, jobs []string) (map[string]stri
 // JobsFile records the submitted job ids of a suite, one per line.
 func JobsFile(out string) string { return filepath.Join(SlurmDir(out), "jobs.txt") }
 
-// RecordJob appends a submission to out/slurm/jobs.txt.
+// RecordJob adds a submission to out/slurm/jobs.txt. The file is
+// rewritten whole (atomicfile), so a crash leaves the old list or the new
+// one, never a torn line.
 func RecordJob(out, id string, cells []int) error {
-	f, err := os.OpenFile(JobsFile(out), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
+	b, err := os.ReadFile(JobsFile(out))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	_, err = fmt.Fprintf(f, "%s %s cells %s\n", id, time.Now().UTC().Format(time.RFC3339), ArraySpec(cells, 0))
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		b = append(b, '\n')
 	}
-	return err
+	b = fmt.Appendf(b, "%s %s cells %s\n", id, time.Now().UTC().Format(time.RFC3339), ArraySpec(cells, 0))
+	_, _ = atomicfile.CleanTemps(SlurmDir(out), time.Minute, "jobs.txt", "suite.sbatch")
+	return atomicfile.WriteBytes(JobsFile(out), b)
 }
 
 // RecordedJobs lists the job ids in out/slurm/jobs.txt, oldest first.

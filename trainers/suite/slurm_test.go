@@ -123,8 +123,8 @@ func TestStatusAndSummary(t *testing.T) {
 	for _, j := range jobs {
 		os.MkdirAll(j.Dir, 0o755)
 	}
-	// 0: done in 30 s; 1: running (claimed); 2: failed with a log and a
-	// checkpoint; 3: queued; 4: never started.
+	// 0: done in 30 s; 1: running (claimed); 2: interrupted (cancelled by
+	// Slurm) with a log and a checkpoint; 3: queued; 4: never started.
 	record.WriteAtomic(filepath.Join(jobs[0].Dir, "run.json"), record.Run{Status: "done", Timings: map[string]float64{"total": 30}})
 	writeClaim(t, jobs[1].Dir, ClaimInfo{Host: "node7", PID: 12, Job: "42_1", Token: "t"}, 0)
 	record.WriteAtomic(filepath.Join(jobs[2].Dir, "run.json"), record.Run{Status: "interrupted"})
@@ -134,21 +134,21 @@ func TestStatusAndSummary(t *testing.T) {
 	RecordJob(out, "42", []int{0, 1, 2, 3, 4})
 	sl := fakeSlurm(map[string]string{"squeue": "42_3|PENDING\n42_1|RUNNING\n", "sacct": "42_2|CANCELLED by 0\n"}, nil)
 	cells := Status(context.Background(), out, jobs, StatusOptions{Slurm: sl, Claims: &Claimer{Timeout: time.Minute}})
-	want := []string{StateDone, StateRunning, StateFailed, StatePending, StatePending}
+	want := []string{StateDone, StateRunning, StateInterrupted, StatePending, StatePending}
 	for i, c := range cells {
 		if c.State != want[i] {
 			t.Errorf("cell %d: %s (%s), want %s", i, c.State, c.Detail, want[i])
 		}
 	}
 	if c := cells[2]; !strings.HasSuffix(c.Log, "cell2_job42.out") || !strings.Contains(c.ErrLine, "CANCELLED") ||
-		!strings.Contains(c.Detail, "Slurm: CANCELLED") || !strings.Contains(c.Detail, "checkpoint kept") {
+		!strings.Contains(c.Detail, "Slurm: CANCELLED") || !strings.Contains(c.Detail, "checkpoint kept, resubmit to resume") {
 		t.Errorf("failed cell: %+v", c)
 	}
 	if !strings.Contains(cells[1].Detail, "node7 pid 12") || !strings.Contains(cells[3].Detail, "42_3 pending") {
 		t.Errorf("details: %q %q", cells[1].Detail, cells[3].Detail)
 	}
 	// ETA: 30 s per cell × 3 left (1 running, 2 pending) ÷ 1 running = 1m30s.
-	if got := Summary(cells, 0); got != "5 cells: 1 done, 1 running, 2 pending, 1 failed; ETA 1m30s (30s per cell, 3 left, 1 in parallel)" {
+	if got := Summary(cells, 0); got != "5 cells: 1 done, 1 running, 2 pending, 0 failed, 1 interrupted; ETA 1m30s (30s per cell, 3 left, 1 in parallel)" {
 		t.Errorf("summary %q", got)
 	}
 	// With max_parallel 2, two of the three cells left run at once: 45 s.
@@ -195,5 +195,21 @@ func TestManifestMissing(t *testing.T) {
 	missing, total, file, ok, err := Missing(dir)
 	if !ok || err != nil || missing != 2 || total != 3 || file != filepath.Join(dir, "s.yaml") {
 		t.Errorf("Missing = %d %d %q %v %v", missing, total, file, ok, err)
+	}
+}
+
+// A suite never submitted to Slurm is resumed by running it again, and its
+// status says so (not "resubmit").
+func TestStatusLocalWording(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "runs")
+	s, _ := Parse([]byte("grid: {dataset: d, loss: a, seed: 0}"))
+	jobs, _ := s.Jobs(out)
+	os.MkdirAll(jobs[0].Dir, 0o755)
+	record.WriteAtomic(filepath.Join(jobs[0].Dir, "run.json"), record.Run{Status: "interrupted"})
+	os.WriteFile(filepath.Join(jobs[0].Dir, "checkpoint.gob"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(jobs[0].Dir, "log.txt"), []byte("training interrupted\n"), 0o644)
+	c := Status(context.Background(), out, jobs, StatusOptions{})[0]
+	if c.State != StateInterrupted || !strings.Contains(c.Detail, "rerun the suite to resume") || strings.Contains(c.Detail, "resubmit") {
+		t.Fatalf("local interrupted cell: %+v", c)
 	}
 }

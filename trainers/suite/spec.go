@@ -1,12 +1,11 @@
 package suite
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,16 +56,19 @@ func (f *Flags) UnmarshalYAML(n *yaml.Node) error {
 
 // Grid is one block of a suite: the Cartesian product of its lists.
 type Grid struct {
-	Dataset     List  `yaml:"dataset"`
-	Loss        List  `yaml:"loss"`
-	Miner       List  `yaml:"miner"`
-	Sampler     List  `yaml:"sampler"`
-	Regularizer List  `yaml:"regularizer"`
-	EmbedDim    List  `yaml:"embed-dim"`
-	BatchSize   List  `yaml:"batch-size"`
-	Seed        List  `yaml:"seed"`
-	Epochs      int   `yaml:"epochs"`
-	Extra       Flags `yaml:"extra"`
+	Dataset     List `yaml:"dataset"`
+	Loss        List `yaml:"loss"`
+	Miner       List `yaml:"miner"`
+	Sampler     List `yaml:"sampler"`
+	Regularizer List `yaml:"regularizer"`
+	EmbedDim    List `yaml:"embed-dim"`
+	BatchSize   List `yaml:"batch-size"`
+	Seed        List `yaml:"seed"`
+	// Epochs overrides the suite's epochs when > 0 or when EpochsSet (a
+	// file that gives epochs: 0 means 0: only the untrained evaluation).
+	Epochs    int   `yaml:"epochs"`
+	EpochsSet bool  `yaml:"-"`
+	Extra     Flags `yaml:"extra"`
 	// Tag is appended to the run directory name (to tell apart grids that
 	// differ only in their extra flags).
 	Tag string `yaml:"tag"`
@@ -88,13 +90,16 @@ type Spec struct {
 	// Out is the root directory of the run directories (relative paths
 	// are relative to the suite file; default: the suite file's name
 	// without extension, next to it).
-	Out    string      `yaml:"out"`
-	Epochs int         `yaml:"epochs"`
-	Quiet  *bool       `yaml:"quiet"`
-	Extra  Flags       `yaml:"extra"`
-	Grid   *Grid       `yaml:"grid"`
-	Grids  []Grid      `yaml:"grids"`
-	Eval   []EvalEntry `yaml:"eval"`
+	Out string `yaml:"out"`
+	// Epochs is --epochs of every run when > 0 or when EpochsSet (given
+	// in the file, 0 included); otherwise the trainer's default.
+	Epochs    int         `yaml:"epochs"`
+	EpochsSet bool        `yaml:"-"`
+	Quiet     *bool       `yaml:"quiet"`
+	Extra     Flags       `yaml:"extra"`
+	Grid      *Grid       `yaml:"grid"`
+	Grids     []Grid      `yaml:"grids"`
+	Eval      []EvalEntry `yaml:"eval"`
 	// Slurm holds the resources of `--executor slurm` (see SlurmConfig).
 	Slurm *SlurmConfig `yaml:"slurm"`
 
@@ -119,48 +124,87 @@ func Load(path string) (*Spec, error) {
 	return s, nil
 }
 
-// Parse decodes a suite; unknown keys are errors.
+// Parse decodes and checks a suite: unknown keys (with the nearest known
+// one), values of the wrong type, missing or invalid settings. It reports
+// every problem it finds, one per line, each once.
 func Parse(b []byte) (*Spec, error) {
-	var s Spec
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("the file is empty (want a YAML suite with grid, grids or eval)")
-		}
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		return nil, yamlError(err)
+	}
+	if len(root.Content) == 0 {
+		return nil, errors.New("the file is empty (want a YAML suite with grid, grids or eval)")
+	}
+	doc := root.Content[0]
+	var p problems
+	checkNode(doc, reflect.TypeOf(Spec{}), "suite", &p)
+	if err := p.err(); err != nil {
 		return nil, err
+	}
+	var s Spec
+	if err := doc.Decode(&s); err != nil {
+		return nil, yamlError(err)
+	}
+	s.EpochsSet = mapKey(doc, "epochs") != nil
+	if g := mapKey(doc, "grid"); g != nil && s.Grid != nil {
+		s.Grid.EpochsSet = mapKey(g, "epochs") != nil
+	}
+	if gs := mapKey(doc, "grids"); gs != nil && gs.Kind == yaml.SequenceNode {
+		for i, g := range gs.Content {
+			if i < len(s.Grids) {
+				s.Grids[i].EpochsSet = mapKey(g, "epochs") != nil
+			}
+		}
 	}
 	if s.Grid != nil {
 		s.Grids = append([]Grid{*s.Grid}, s.Grids...)
 		s.Grid = nil
 	}
+	s.check(&p)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// check adds the problems of a decoded suite to p.
+func (s *Spec) check(p *problems) {
 	if len(s.Grids) == 0 && len(s.Eval) == 0 {
-		return nil, errors.New("no grid, grids or eval entries")
+		p.add("no grid, grids or eval entries")
 	}
 	if s.Epochs < 0 {
-		return nil, fmt.Errorf("epochs = %d must be ≥ 0", s.Epochs)
+		p.add("epochs = %d must be ≥ 0", s.Epochs)
 	}
 	if s.Slurm != nil {
 		if err := s.Slurm.check(); err != nil {
-			return nil, fmt.Errorf("slurm: %w", err)
+			p.add("slurm: %v", err)
 		}
 	}
 	for i, g := range s.Grids {
 		where := fmt.Sprintf("grid %d", i+1)
-		switch {
-		case len(g.Dataset) == 0:
-			return nil, fmt.Errorf("%s: no dataset", where)
-		case len(g.Loss) == 0:
-			return nil, fmt.Errorf("%s: no loss", where)
-		case len(g.Seed) == 0:
-			return nil, fmt.Errorf("%s: no seed", where)
-		case g.Epochs < 0:
-			return nil, fmt.Errorf("%s: epochs = %d must be ≥ 0", where, g.Epochs)
+		if len(g.Dataset) == 0 {
+			p.add("%s: no dataset", where)
 		}
+		if len(g.Loss) == 0 {
+			p.add("%s: no loss", where)
+		}
+		if len(g.Seed) == 0 {
+			p.add("%s: no seed", where)
+		}
+		if g.Epochs < 0 {
+			p.add("%s: epochs = %d must be ≥ 0", where, g.Epochs)
+		}
+		seeds := map[int64]string{}
 		for _, v := range g.Seed {
-			if _, err := strconv.ParseInt(v, 10, 64); err != nil {
-				return nil, fmt.Errorf("%s: seed %q is not an integer", where, v)
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				p.add("%s: seed %q is not an integer", where, v)
+				continue
 			}
+			if prev, dup := seeds[n]; dup {
+				p.add("%s: seeds %q and %q are the same seed %d", where, prev, v, n)
+			}
+			seeds[n] = v
 		}
 		for _, l := range []struct {
 			name string
@@ -168,14 +212,14 @@ func Parse(b []byte) (*Spec, error) {
 		}{{"embed-dim", g.EmbedDim}, {"batch-size", g.BatchSize}} {
 			for _, v := range l.vals {
 				if n, err := strconv.Atoi(v); err != nil || n <= 0 {
-					return nil, fmt.Errorf("%s: %s %q is not a positive integer", where, l.name, v)
+					p.add("%s: %s %q is not a positive integer", where, l.name, v)
 				}
 			}
 		}
 		for _, l := range []List{g.Dataset, g.Loss, g.Miner, g.Sampler, g.Regularizer} {
 			for _, v := range l {
 				if strings.TrimSpace(v) == "" || strings.HasPrefix(v, "-") {
-					return nil, fmt.Errorf("%s: empty value or value starting with '-' (%q)", where, v)
+					p.add("%s: empty value or value starting with '-' (%q)", where, v)
 				}
 			}
 		}
@@ -185,19 +229,18 @@ func Parse(b []byte) (*Spec, error) {
 		where := fmt.Sprintf("eval entry %d", i+1)
 		switch {
 		case e.Name == "":
-			return nil, fmt.Errorf("%s: no name", where)
+			p.add("%s: no name", where)
 		case e.Dataset == "":
-			return nil, fmt.Errorf("%s (%s): no dataset", where, e.Name)
+			p.add("%s (%s): no dataset", where, e.Name)
 		case e.Emb == "" || e.Labels == "":
-			return nil, fmt.Errorf("%s (%s): emb and labels are required", where, e.Name)
+			p.add("%s (%s): emb and labels are required", where, e.Name)
 		}
 		key := e.Dataset + "/" + e.Name + "/" + strconv.FormatInt(e.Seed, 10)
 		if names[key] {
-			return nil, fmt.Errorf("%s: %s seed %d given twice", where, e.Name, e.Seed)
+			p.add("%s: %s seed %d given twice", where, e.Name, e.Seed)
 		}
 		names[key] = true
 	}
-	return &s, nil
 }
 
 // Kind of a job.
@@ -304,9 +347,9 @@ func (s *Spec) Jobs(out string) ([]Job, error) {
 		return nil
 	}
 	for gi, g := range s.Grids {
-		epochs := s.Epochs
-		if g.Epochs > 0 {
-			epochs = g.Epochs
+		epochs, setEpochs := s.Epochs, s.EpochsSet || s.Epochs > 0
+		if g.EpochsSet || g.Epochs > 0 {
+			epochs, setEpochs = g.Epochs, true
 		}
 		for _, seed := range g.Seed {
 			for _, ds := range g.Dataset {
@@ -332,13 +375,14 @@ func (s *Spec) Jobs(out string) ([]Job, error) {
 										opt("--embed-dim", "embed_dim", ed)
 										opt("--batch-size", "batch_size", bs)
 										args = append(args, "--seed", seed)
-										if epochs > 0 {
+										if setEpochs {
 											args = append(args, "--epochs", strconv.Itoa(epochs))
 										}
 										args = append(args, "--out", dir)
 										if quiet {
 											args = append(args, "--quiet")
 										}
+										args = append(args, methodArgs(method)...)
 										args = append(args, s.Extra...)
 										args = append(args, g.Extra...)
 										sd, _ := strconv.ParseInt(seed, 10, 64)
@@ -376,6 +420,28 @@ func (s *Spec) Jobs(out string) ([]Job, error) {
 		}
 	}
 	return jobs, nil
+}
+
+// trainerMethodKeys are the method keys `dmlbench run` records itself.
+var trainerMethodKeys = map[string]bool{"loss": true, "miner": true, "sampler": true}
+
+// methodArgs passes the grid point's other method keys (regularizer,
+// embed_dim, batch_size) to the run (--method KEY=VALUE), which records
+// them in its run.json from the first write, so reports can group by every
+// axis of the grid.
+func methodArgs(method map[string]string) []string {
+	keys := make([]string, 0, len(method))
+	for k := range method {
+		if !trainerMethodKeys[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var args []string
+	for _, k := range keys {
+		args = append(args, "--method", k+"="+method[k])
+	}
+	return args
 }
 
 // resolve makes a path of the suite file relative to the suite's directory

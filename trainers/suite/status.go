@@ -19,6 +19,10 @@ const (
 	StateRunning = "running"
 	StatePending = "pending"
 	StateFailed  = "failed"
+	// StateInterrupted: stopped by Ctrl-C, SIGTERM or the scheduler with
+	// its checkpoint kept (run.json status "interrupted"); the next
+	// invocation resumes it.
+	StateInterrupted = "interrupted"
 )
 
 // CellStatus is the state of one cell of a suite.
@@ -46,8 +50,11 @@ type StatusOptions struct {
 
 // Status computes the state of every cell of jobs (cell i is jobs[i]):
 // done when run.json says so; running when a live claim or squeue says so;
-// pending when queued in Slurm or never started; failed otherwise (a run
-// that failed, or stopped and was not resubmitted), with its log.
+// pending when queued in Slurm or never started; interrupted when its
+// run.json says so (stopped with its checkpoint kept); failed otherwise (a
+// run that failed, or stopped and was not resubmitted), with its log. The
+// advice to resume says "rerun the suite" for a suite never submitted to
+// Slurm, "resubmit" for one that was.
 func Status(ctx context.Context, out string, jobs []Job, opt StatusOptions) []CellStatus {
 	var queued map[int]QueueEntry
 	var acct map[string]string
@@ -94,6 +101,15 @@ func Status(ctx context.Context, out string, jobs []Job, opt StatusOptions) []Ce
 				break
 			}
 			c.State = StateFailed
+			if recErr == nil && rec.Status == "interrupted" {
+				c.State = StateInterrupted
+			}
+			// A suite that was never submitted to Slurm runs locally:
+			// it resumes by running the same command again.
+			again := "rerun the suite to resume"
+			if len(recorded) > 0 || slurmLog != "" {
+				again = "resubmit to resume"
+			}
 			var why []string
 			if recErr == nil {
 				why = append(why, "run.json: "+rec.Status)
@@ -105,7 +121,7 @@ func Status(ctx context.Context, out string, jobs []Job, opt StatusOptions) []Ce
 				}
 			}
 			if _, err := os.Stat(filepath.Join(j.Dir, "checkpoint.gob")); err == nil {
-				why = append(why, "checkpoint kept, resubmit to resume")
+				why = append(why, "checkpoint kept, "+again)
 			}
 			c.Detail = strings.Join(why, "; ")
 			c.Log = runLog
@@ -129,7 +145,8 @@ func Status(ctx context.Context, out string, jobs []Job, opt StatusOptions) []Ce
 // duration of the finished cells × (running + pending cells) ÷ the cells
 // that will run at once — the cells running now, or, when more are left,
 // up to maxParallel (the array's throttle; ≤ 0: unknown, the running ones).
-// Failed cells are not counted in the ETA: they need a resubmission.
+// Failed and interrupted cells are not counted in the ETA: they need
+// another invocation.
 func Summary(cells []CellStatus, maxParallel int) string {
 	n := map[string]int{}
 	var sum float64
@@ -141,6 +158,9 @@ func Summary(cells []CellStatus, maxParallel int) string {
 	}
 	s := fmt.Sprintf("%d cells: %d done, %d running, %d pending, %d failed", len(cells),
 		n[StateDone], n[StateRunning], n[StatePending], n[StateFailed])
+	if n[StateInterrupted] > 0 {
+		s += fmt.Sprintf(", %d interrupted", n[StateInterrupted])
+	}
 	left := n[StateRunning] + n[StatePending]
 	switch {
 	case left == 0:
@@ -161,13 +181,14 @@ func Summary(cells []CellStatus, maxParallel int) string {
 // WriteStatus prints one line per cell and the summary (see Summary for
 // maxParallel).
 func WriteStatus(w io.Writer, cells []CellStatus, maxParallel int) error {
-	width := 4
+	width, stateWidth := 4, 7
 	for _, c := range cells {
 		width = max(width, len(c.Name))
+		stateWidth = max(stateWidth, len(c.State))
 	}
 	for _, c := range cells {
-		line := fmt.Sprintf("%3d  %-7s  %-*s  %s", c.Index, c.State, width, c.Name, c.Detail)
-		if c.State == StateFailed {
+		line := fmt.Sprintf("%3d  %-*s  %-*s  %s", c.Index, stateWidth, c.State, width, c.Name, c.Detail)
+		if c.State == StateFailed || c.State == StateInterrupted {
 			msg := c.ErrLine
 			if msg == "" {
 				msg = "(empty)"

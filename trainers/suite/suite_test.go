@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,7 +77,7 @@ func TestParseAndJobs(t *testing.T) {
 		t.Fatalf("args: %s", got)
 	}
 	got = strings.Join(jobs[6].Args, " ")
-	if got != "run --dataset omniglot --loss margin --miner distance --sampler spc-2 --regularizer rho --embed-dim 32 --batch-size 56 --seed 0 --epochs 7 --out /suites/runs/omniglot/margin-distance-spc2-rho-d32-b56/s0 --quiet --lr 1e-3 --hidden 256" {
+	if got != "run --dataset omniglot --loss margin --miner distance --sampler spc-2 --regularizer rho --embed-dim 32 --batch-size 56 --seed 0 --epochs 7 --out /suites/runs/omniglot/margin-distance-spc2-rho-d32-b56/s0 --quiet --method batch_size=56 --method embed_dim=32 --method regularizer=rho --lr 1e-3 --hidden 256" {
 		t.Fatalf("args: %s", got)
 	}
 	if m := jobs[6].Method; m["regularizer"] != "rho" || m["embed_dim"] != "32" || m["batch_size"] != "56" || m["loss"] != "margin" {
@@ -248,7 +249,9 @@ func TestRunnerFailures(t *testing.T) {
 }
 
 // TestRunnerInterrupt cancels the suite while the second run is in flight:
-// the first run stays done, nothing after the second starts.
+// the first run stays done, the second is interrupted (not failed, no
+// "failed" run.json written over it), nothing after it starts, and the
+// error says how to resume.
 func TestRunnerInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := Parse([]byte(`grid: {dataset: d, loss: [a, b, c, e], seed: 0}`))
@@ -267,8 +270,15 @@ func TestRunnerInterrupt(t *testing.T) {
 		return inner(c, bin, args, o, e)
 	}}
 	res, err := r.Run(ctx, jobs)
-	if err == nil || !errors.Is(err, context.Canceled) || len(res.Done) != 1 || calls.Load() != 2 {
+	if err == nil || !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) || len(res.Done) != 1 || calls.Load() != 2 ||
+		len(res.Failed) != 0 || strings.Join(res.Interrupted, ",") != "d/b/s0" {
 		t.Fatalf("%+v %v calls %d", res, err, calls.Load())
+	}
+	if msg := err.Error(); !strings.Contains(msg, "rerun the same command to resume") || strings.Contains(msg, "context canceled") {
+		t.Fatalf("error %q", msg)
+	}
+	if _, serr := os.Stat(filepath.Join(dir, "d/b/s0/run.json")); serr == nil {
+		t.Fatal("the interrupted run got a run.json from the suite")
 	}
 	if !IsDone(filepath.Join(dir, "d/a/s0")) || IsDone(filepath.Join(dir, "d/b/s0")) {
 		t.Fatal("wrong runs done after interrupt")
@@ -307,5 +317,127 @@ func TestLoadCells(t *testing.T) {
 	}
 	if _, _, _, err := LoadCells(filepath.Join(dir, "none.yaml"), ""); err == nil {
 		t.Fatal("missing file accepted")
+	}
+}
+
+// epochs: 0 given in the file means 0 (only the untrained evaluation), at
+// the top level and in a grid, as --epochs 0 does for run; left out, the
+// trainer's default applies.
+func TestExplicitZeroEpochs(t *testing.T) {
+	epochsArg := func(src string) []string {
+		t.Helper()
+		s, err := Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs, err := s.Jobs("out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, j := range jobs {
+			e := "unset"
+			for i, a := range j.Args {
+				if a == "--epochs" {
+					e = j.Args[i+1]
+				}
+			}
+			got = append(got, e)
+		}
+		return got
+	}
+	for _, c := range []struct{ src, want string }{
+		{"epochs: 0\ngrid: {dataset: d, loss: a, seed: 0}", "0"},
+		{"epochs: 5\ngrid: {dataset: d, loss: a, seed: 0, epochs: 0}", "0"},
+		{"epochs: 0\ngrids: [{dataset: d, loss: a, seed: 0, epochs: 3}]", "3"},
+		{"epochs: 5\ngrids: [{dataset: d, loss: a, seed: 0}, {dataset: d, loss: b, seed: 0, epochs: 0}]", "5 0"},
+		{"grid: {dataset: d, loss: a, seed: 0}", "unset"},
+	} {
+		if got := strings.Join(epochsArg(c.src), " "); got != c.want {
+			t.Errorf("%q: --epochs %s, want %s", c.src, got, c.want)
+		}
+	}
+}
+
+// Mistakes in a suite file are found before anything runs, all at once,
+// each named once with its line: misspelt keys (with the nearest one),
+// non-integer integers, the same seed written twice.
+func TestParseReportsEveryProblem(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want []string
+	}{
+		{"epoch: 5\ngrid: {dataset: d, loss: a, seed: 0, sampler: spc-2, embeddim: 4}",
+			[]string{`line 1: unknown key "epoch" in suite; did you mean "epochs"?`, `line 2: unknown key "embeddim" in grid; did you mean "embed-dim"?`}},
+		{"slurm: {cpus-per-task: 1.5}\ngrid: {dataset: d, loss: a, seed: 0}",
+			[]string{`line 1: slurm.cpus-per-task: "1.5" is not an integer`}},
+		{"grid: {dataset: d, loss: a, seed: [1, \"01\"]}",
+			[]string{`grid 1: seeds "1" and "01" are the same seed 1`}},
+		{"grids: [{dataset: d, loss: a, seed: 0, epochs: x}]",
+			[]string{`line 1: grids[1].epochs: "x" is not an integer`}},
+		{"eval: [{name: a, datset: b, emb: e, labels: l}]",
+			[]string{`unknown key "datset" in eval[1]; did you mean "dataset"?`}},
+	} {
+		_, err := Parse([]byte(c.src))
+		if err == nil {
+			t.Errorf("%q accepted", c.src)
+			continue
+		}
+		for _, w := range c.want {
+			if strings.Count(err.Error(), w) != 1 {
+				t.Errorf("%q: error\n%v\nlacks (or repeats) %q", c.src, err, w)
+			}
+		}
+	}
+}
+
+// Check asks the program's own checks about every grid value and every
+// cell's arguments, and lists a problem shared by many cells once.
+func TestCheckNamesAndArgs(t *testing.T) {
+	s, err := Parse([]byte("extra: --hiden 256\ngrid: {dataset: d, loss: [margin, tripplet], miner: distanse, seed: [0, 1]}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, _ := s.Jobs("out")
+	known := func(kind string, names ...string) func(string) error {
+		return func(v string) error {
+			if slices.Contains(names, v) {
+				return nil
+			}
+			return fmt.Errorf("unknown %s", kind)
+		}
+	}
+	err = s.Check(jobs, Checker{Loss: known("loss", "margin", "triplet"), Miner: known("miner", "distance"),
+		Args: func(args []string) error {
+			if slices.Contains(args, "--hiden") {
+				return errors.New("unknown flag --hiden")
+			}
+			return nil
+		}})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	msg := err.Error()
+	for _, w := range []string{`grid 1: loss "tripplet": unknown loss`, `grid 1: miner "distanse": unknown miner`, `4 cells (first d/margin-distanse/s0): unknown flag --hiden`} {
+		if strings.Count(msg, w) != 1 {
+			t.Errorf("error\n%s\nlacks (or repeats) %q", msg, w)
+		}
+	}
+}
+
+// A failed run's error line is shown once in the suite's FAIL line.
+func TestRunnerFailureLineOnce(t *testing.T) {
+	s, _ := Parse([]byte(`grid: {dataset: d, loss: a, seed: 0}`))
+	jobs, _ := s.Jobs(t.TempDir())
+	var log strings.Builder
+	r := &Runner{Bin: "dmlbench", Log: &log, Exec: func(_ context.Context, _ string, _ []string, _, stderr io.Writer) error {
+		fmt.Fprintln(stderr, "dmlbench: /data: no such file or directory")
+		return errors.New("exit status 1")
+	}}
+	if _, err := r.Run(context.Background(), jobs); err == nil {
+		t.Fatal("no error")
+	}
+	if n := strings.Count(log.String(), "no such file or directory"); n != 1 {
+		t.Fatalf("the error line shows %d times:\n%s", n, log.String())
 	}
 }

@@ -1,11 +1,11 @@
-package record
+package atomicfile
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestWriteFileNewAndExisting(t *testing.T) {
@@ -98,29 +98,54 @@ func TestWriteFileRefusesNonRegular(t *testing.T) {
 	}
 }
 
-// NaN and ±Inf metrics are null in JSON, and null reads back as NaN.
-func TestMetricsJSONNaN(t *testing.T) {
-	r := Run{Schema: 1, Final: Metrics{"R@1": 0.5, "MAP@R": math.NaN(), "rho": math.Inf(1)}}
-	b, err := MarshalJSON(r)
+// CleanTemps removes the temporary files of killed writers — only those of
+// the names asked for, only when old enough — and nothing else.
+func TestCleanTemps(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{".tmp-run.json-1", ".tmp-checkpoint.gob-2", "run.json", ".tmp-other"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := CleanTemps(dir, time.Hour, "run.json"); len(got) != 0 {
+		t.Fatalf("removed fresh files: %v", got)
+	}
+	got, err := CleanTemps(dir, 0, "run.json")
+	if err != nil || len(got) != 1 || filepath.Base(got[0]) != ".tmp-run.json-1" {
+		t.Fatalf("removed %v (%v)", got, err)
+	}
+	if got, _ = CleanTemps(dir, 0); len(got) != 2 {
+		t.Fatalf("all names: removed %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run.json")); err != nil {
+		t.Fatal("the target itself was removed")
+	}
+}
+
+// A Create that is aborted leaves nothing; one that commits replaces the
+// target whole.
+func TestCreateCommitAbort(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	f, err := Create(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"MAP@R": null`) || !strings.Contains(string(b), `"rho": "+Inf"`) {
-		t.Fatalf("NaN not written as null or +Inf not as \"+Inf\":\n%s", b)
+	f.WriteString("half")
+	f.Abort()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("abort left %d files", len(ents))
 	}
-	p := filepath.Join(t.TempDir(), "run.json")
-	if err := WriteAtomic(p, r); err != nil {
+	f, _ = CreateMode(p, 0o600)
+	f.WriteString("whole")
+	if err := f.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Read(p)
-	if err != nil {
-		t.Fatal(err)
+	st, _ := os.Stat(p)
+	if b, _ := os.ReadFile(p); string(b) != "whole" || st.Mode().Perm() != 0o600 {
+		t.Fatalf("content %q mode %v", b, st.Mode().Perm())
 	}
-	if back.Final["R@1"] != 0.5 || !math.IsNaN(back.Final["MAP@R"]) || !math.IsInf(back.Final["rho"], 1) {
-		t.Fatalf("read back %v; want R@1 0.5, NaN for the null and +Inf for ρ", back.Final)
-	}
-	var bad Metrics
-	if err := bad.UnmarshalJSON([]byte(`{"rho": "big"}`)); err == nil {
-		t.Fatal("a string other than \"+Inf\"/\"-Inf\" was accepted")
+	if f.Commit() == nil {
+		t.Fatal("a second commit succeeded")
 	}
 }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/miners"
+	"github.com/dmlbench/dmlbench/trainers/samplers"
+	"github.com/dmlbench/dmlbench/trainers/suite"
+)
+
+// suiteChecker checks a suite against this binary: every data set, loss,
+// miner and sampler name against its registry, and every cell's arguments
+// against the flags of `run` (with the settings they give checked as `run`
+// checks them) or `eval`.
+func suiteChecker(app *cli.App) suite.Checker {
+	var lossNames, minerNames, samplerNames []string
+	for _, l := range losses.All() {
+		lossNames = append(lossNames, l.Name)
+	}
+	for _, m := range miners.All() {
+		minerNames = append(minerNames, m.Name)
+	}
+	for _, s := range samplers.All() {
+		samplerNames = append(samplerNames, s.Name)
+	}
+	return suite.Checker{
+		Dataset: func(v string) error {
+			if strings.HasPrefix(v, "dir:") {
+				return nil
+			}
+			return knownName("data set", v, fixtures.Names(), false)
+		},
+		Loss:    func(v string) error { return knownName("loss", v, lossNames, false) },
+		Miner:   func(v string) error { return knownName("miner", v, minerNames, false) },
+		Sampler: func(v string) error { return knownName("sampler", v, samplerNames, true) },
+		Args:    func(args []string) error { return checkCellArgs(app, args) },
+	}
+}
+
+// knownName is nil when v is one of names, else an error naming the
+// nearest one.
+func knownName(kind, v string, names []string, fold bool) error {
+	for _, n := range names {
+		if n == v || (fold && strings.EqualFold(n, v)) {
+			return nil
+		}
+	}
+	if near := suggest.Nearest(v, names); near != "" {
+		return fmt.Errorf("unknown %s; did you mean %q?", kind, near)
+	}
+	return fmt.Errorf("unknown %s (have: %s)", kind, strings.Join(names, ", "))
+}
+
+// checkCellArgs parses a cell's arguments ("run …" or "eval …") with that
+// command's flags, as the cell will; a run's settings are then built and
+// validated as `run` does (runConfig), short of loading the data.
+func checkCellArgs(app *cli.App, args []string) error {
+	if len(args) == 0 {
+		return errors.New("no command")
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.Name == args[0] {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+	set := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	var names []string
+	for _, f := range cmd.Flags {
+		if err := f.Apply(set); err != nil {
+			return err
+		}
+		for _, n := range f.Names() {
+			names = append(names, "--"+n)
+		}
+	}
+	if err := set.Parse(args[1:]); err != nil {
+		return flagParseError(err, names)
+	}
+	if set.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (extra flags are --name value)", set.Arg(0))
+	}
+	if cmd.Name != "run" {
+		return nil
+	}
+	c := cli.NewContext(app, set, nil)
+	c.Command = cmd
+	if _, err := runConfig(c); err != nil {
+		return err
+	}
+	_, err := methodFlags(*c.Generic("method").(*methodValues))
+	return err
+}
+
+// flagParseError rewrites the flag package's errors as the command line's:
+// "--name" with a suggestion for an unknown flag.
+func flagParseError(err error, names []string) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = "--" + strings.TrimLeft(name, "-")
+		if near := suggest.Nearest(name, names); near != "" {
+			return fmt.Errorf("unknown flag %s; did you mean %s?", name, near)
+		}
+		return fmt.Errorf("unknown flag %s", name)
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		return fmt.Errorf("invalid value %s", strings.Replace(rest, "for flag -", "for --", 1))
+	}
+	return errors.New(strings.Replace(msg, "flag needs an argument: -", "flag needs a value: --", 1))
+}

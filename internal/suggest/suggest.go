@@ -1,0 +1,53 @@
+// Package suggest finds the name a user probably meant: the nearest of a
+// set of known names by edit distance, for "did you mean" hints on
+// misspelt commands, flags, suite keys and method names.
+package suggest
+
+import "strings"
+
+// Distance is the Levenshtein distance between a and b (in bytes): the
+// fewest single-byte insertions, deletions and substitutions that turn a
+// into b.
+func Distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Nearest is the candidate closest to name (case-insensitively) when it is
+// close: an edit distance of at most 2 (at most 1 for names of up to 4
+// bytes), or name is a prefix of it of at least 2 bytes. "" when none is.
+// Ties go to the earlier candidate.
+func Nearest(name string, candidates []string) string {
+	name = strings.ToLower(name)
+	limit := 2
+	if len(name) <= 4 {
+		limit = 1
+	}
+	best, bestD := "", limit+1
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		d := Distance(name, lc)
+		if strings.HasPrefix(lc, name) && len(name) >= 2 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}

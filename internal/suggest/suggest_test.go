@@ -1,0 +1,26 @@
+package suggest
+
+import "testing"
+
+func TestDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"evl", "eval", 1}, {"kitten", "sitting", 3}, {"abc", "", 3}, {"plto", "plot", 2}} {
+		if got := Distance(c.a, c.b); got != c.d {
+			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	names := []string{"epochs", "extra", "grid", "grids", "triplet", "distance", "hidden"}
+	for _, c := range []struct{ in, want string }{
+		{"epoch", "epochs"}, {"tripplet", "triplet"}, {"distanse", "distance"}, {"hiden", "hidden"},
+		{"Grid", "grid"}, {"zzz", ""}, {"lr", ""},
+	} {
+		if got := Nearest(c.in, names); got != c.want {
+			t.Errorf("Nearest(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -9,10 +9,6 @@ import (
 	"github.com/dmlbench/dmlbench/knn"
 )
 
-// noPruneForTests disables the pruned (Yinyang) assignment: every pass is a
-// full pass (tests compare).
-var noPruneForTests = false
-
 // ErrBadInput is wrapped by every input-validation error of this package.
 var ErrBadInput = errors.New("clustering: bad input")
 
@@ -126,7 +122,7 @@ func KMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMean
 	res.TrainPoints = nt
 
 	cent := make([]float32, k*d)
-	la := &yinyangAssigner{opt: opt, noPrune: noPruneForTests}
+	la := &yinyangAssigner{opt: opt, noPrune: opt.fullPasses}
 	assign := make([]int32, nt)
 	dist := make([]float32, nt)
 	if nt == k {

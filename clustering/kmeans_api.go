@@ -14,6 +14,14 @@ type KMeansOptions struct {
 	Threads              int
 	// Searcher assigns points to centroids; nil means knn.Exact.
 	Searcher knn.Searcher
+
+	// fullPasses turns the pruned (Yinyang) assignment off: every pass
+	// searches all K centroids (tests compare the two; same results).
+	fullPasses bool
+	// groupSize is the target number of centroids per Yinyang group
+	// (0: 16, one kernel panel); tests lower it to get many groups from a
+	// small K. It changes how much is pruned, never the result.
+	groupSize int
 }
 
 // DefaultKMeansOptions are the strict convention's preset (KMeansPreset):

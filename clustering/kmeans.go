@@ -162,16 +162,41 @@ func KMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMean
 	res.Assign = assign
 	res.FullRowSearches, res.PartialRowSearches, res.PartialPairs = la.fullRows, la.partRows, la.partPairs
 	res.PairEvals = la.passEvals
-	for i, a := range res.Assign {
-		c := cent[int(a)*d : int(a+1)*d]
-		var s float64
+	res.Objective, res.LowPrecisionRows = finalObjective(x, res.Centroids, res.Assign)
+	return res, nil
+}
+
+// finalObjective returns Σ_i ‖x_i − c_{a_i}‖² accumulated in float64 in
+// row order (KMeansResult.Objective) and the number of rows whose exact
+// squared distance s_i to their centroid is positive but below
+// 2⁻¹⁴·(‖x_i‖² + ‖c_{a_i}‖²) (KMeansResult.LowPrecisionRows): the float32
+// expansion rounds each of its terms with a relative error of 2⁻²⁴, so
+// such a distance kept fewer than 10 of its 24 bits and its comparison
+// with the distances to other centroids is close to rounding noise (the
+// per-row form of MeasureFloat32's cancellation test).
+func finalObjective(x, cent knn.Matrix, assign []int32) (float64, int) {
+	var obj float64
+	low := 0
+	cnorm := make([]float64, cent.Rows)
+	for j := range cnorm {
+		for _, v := range cent.Row(j) {
+			cnorm[j] += float64(v) * float64(v)
+		}
+	}
+	for i, a := range assign {
+		c := cent.Row(int(a))
+		var s, xn float64
 		for t, v := range x.Row(i) {
 			e := float64(v) - float64(c[t])
 			s += e * e
+			xn += float64(v) * float64(v)
 		}
-		res.Objective += s
+		obj += s
+		if s > 0 && s*(1<<14) < xn+cnorm[a] {
+			low++
+		}
 	}
-	return res, nil
+	return obj, low
 }
 
 // subsample returns rows perm[0 … m−1] of x, perm = rand_perm(n, seed)

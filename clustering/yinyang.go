@@ -208,6 +208,25 @@ func (ya *yinyangAssigner) assign(ctx context.Context, x knn.Matrix, cent []floa
 		}
 		return nil
 	}
+	if opt.Assigner != nil {
+		a, dd, err := opt.Assigner.NearestCentroids(ctx, x, knn.Matrix{Rows: k, Cols: d, Data: cent})
+		if err != nil {
+			return fmt.Errorf("k-means assignment on %s: %w", opt.Assigner.Name(), err)
+		}
+		if len(a) != n || len(dd) != n {
+			return fmt.Errorf("k-means assignment on %s: %d assignments and %d distances for %d rows", opt.Assigner.Name(), len(a), len(dd), n)
+		}
+		for i, id := range a {
+			if id < 0 || int(id) >= k {
+				return fmt.Errorf("k-means assignment on %s: row %d got centroid id %d", opt.Assigner.Name(), i, id)
+			}
+		}
+		copy(assign, a)
+		copy(dist, dd)
+		ya.fullRows += int64(n)
+		ya.passEvals = append(ya.passEvals, int64(n)*int64(k))
+		return nil
+	}
 	if n > 0 && (&x.Data[0] != ya.x0 || len(x.Data) != ya.xlen || d != ya.d) {
 		// Other rows: bounds and norms do not carry over.
 		ya.lb, ya.xnorm, ya.norm, ya.x0, ya.xlen = nil, nil, nil, &x.Data[0], len(x.Data)

@@ -13,8 +13,8 @@ import (
 // Tile geometry of the nearest-centroid kernel. A micro-tile is 4 data rows ×
 // 16 centroids: the centroids of a panel sit in the lanes of two 8-wide
 // vectors (or one 16-wide vector) and every row value is stored pre-broadcast
-// (8 copies; a layout kept from an earlier archsimd kernel, which had no
-// broadcast-from-memory). Eight accumulators leave room in the 16 AVX2
+// (8 copies, the row layout every kernel level reads, so that one packing
+// serves them all). Eight accumulators leave room in the 16 AVX2
 // registers; the AVX-512 kernel takes four panels per call (16 ZMM
 // accumulators of 32).
 const (
@@ -232,7 +232,7 @@ func NearestCentroids(ctx context.Context, x, centroids knn.Matrix, threads int)
 	assign := make([]int32, x.Rows)
 	dist := make([]float32, x.Rows)
 	p := packCentroids(centroids.Data, centroids.Rows, centroids.Cols)
-	if err := p.assign(ctx, x, threads, assign, dist, nil); err != nil {
+	if err := p.assign(ctx, x, threads, assign, dist); err != nil {
 		return nil, nil, err
 	}
 	return assign, dist, nil
@@ -245,13 +245,9 @@ func checkMatrix(what string, m knn.Matrix) error {
 	return nil
 }
 
-// assign fills assign/dist for every row of x (see NearestCentroids).
-//
-// raw, when not nil, receives the kernel's arg-min value cn[j] − 2⟨x, c_j⟩
-// (float32, before the row norm is added and before clamping): it is a pure
-// function of the bits of x_i and c_j, which lets KMeans recombine searches
-// over subsets of centroids exactly (see lloydAssigner).
-func (p *centroidPack) assign(ctx context.Context, x knn.Matrix, threads int, assign []int32, dist, raw []float32) error {
+// assign fills assign/dist for every row of x (see NearestCentroids), in
+// blocks of 32 rows spread over threads workers (internal/parallel).
+func (p *centroidPack) assign(ctx context.Context, x knn.Matrix, threads int, assign []int32, dist []float32) error {
 	n, d := x.Rows, x.Cols
 	if n == 0 {
 		return nil
@@ -305,9 +301,6 @@ func (p *centroidPack) assign(ctx context.Context, x knn.Matrix, threads int, as
 			}
 			assign[i] = bi
 			dist[i] = max(norms[li]+bv, 0)
-			if raw != nil {
-				raw[i] = bv
-			}
 		}
 		return nil
 	})

@@ -140,8 +140,9 @@ func TestKMeansFaissGolden(t *testing.T) {
 			if res.Splits != c.Splits {
 				t.Fatalf("splits %d, faiss %d", res.Splits, c.Splits)
 			}
-			// faiss's objective sums its BLAS distances, KMeans exact ones:
-			// equal up to float32 rounding while the trajectories agree.
+			// faiss's objective sums its BLAS distances, KMeans its kernel's
+			// (the same expansion, other rounding): equal up to float32
+			// rounding while the trajectories agree.
 			if len(res.History) != len(c.Objective) {
 				t.Fatalf("%d objective values, faiss %d", len(res.History), len(c.Objective))
 			}

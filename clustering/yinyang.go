@@ -265,7 +265,7 @@ func (ya *yinyangAssigner) assign(ctx context.Context, x knn.Matrix, cent []floa
 		ya.lb = nil
 		ya.fullRows += int64(n)
 		ya.passEvals = append(ya.passEvals, int64(n)*int64(k))
-		return packCentroids(cent, k, d).assign(ctx, x, opt.Threads, assign, dist, nil)
+		return packCentroids(cent, k, d).assign(ctx, x, opt.Threads, assign, dist)
 	}
 	first := ya.lb == nil
 	if !first && len(assign) > 0 && &assign[0] == ya.lastAssign && &dist[0] == ya.lastDist && sameBits(cent, ya.prev) {

@@ -79,7 +79,9 @@ const initSeedStride = 15486557
 // points, K = 40; one of three draws parts, NMI 0.6113 against faiss's
 // 0.6104).
 //
-// Assignment uses opt.Searcher (k = 1, L2) when set. Otherwise it is the
+// Assignment uses opt.Searcher (k = 1, L2) when set, else opt.Assigner
+// (full passes of NearestCentroids' arithmetic on other hardware, e.g. the
+// GPU; see CentroidAssigner) when set. Otherwise it is the
 // exact blocked kernel of NearestCentroids pruned by Yinyang k-means
 // (Ding et al., "Yinyang K-Means: A Drop-In Replacement of the Classic
 // K-Means with Consistent Speedup", ICML 2015; see yinyang.go): the

@@ -2,9 +2,7 @@ package clustering
 
 import (
 	"context"
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -21,14 +19,7 @@ import (
 // against faiss's 0.6104), the example docs/gpu.md quotes.
 func TestKMeansDuplicateTies(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("testdata", "faiss_duplicates.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g faissGolden
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
+	g := readGolden(t, "faiss_duplicates.json")
 	for _, c := range g.Cases {
 		x := readI16(t, filepath.Join("testdata", "faiss_kmeans", c.Name+".i16"), c.Rows, c.Cols, g.Scale)
 		opt, err := KMeansPreset(c.Preset)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -71,8 +72,13 @@ func checkKernels(stderr io.Writer) error {
 func clusterFunc(algo, backend, compat string, threads int, eps float64, minSamples int, searcher knn.Searcher) (metrics.KMeansFunc, error) {
 	algo = strings.ToLower(algo)
 	if algo == "" || algo == "kmeans" {
+		// Checked here so that a bad convention, or a backend whose k-means
+		// cannot start, fails before any work.
 		if _, err := clustering.KMeansFor(backend, compat, threads); err != nil {
-			return nil, usagef("--compat: %v", err)
+			if errors.Is(err, clustering.ErrBadInput) {
+				return nil, usagef("--compat: %v", err)
+			}
+			return nil, err
 		}
 		return nil, nil
 	}

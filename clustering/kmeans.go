@@ -74,10 +74,8 @@ const initSeedStride = 15486557
 // assignments are. Exact duplicate rows are the exception: a row equal to
 // a split donor is exactly equidistant from the two perturbed twins,
 // KMeans gives it to the lower index and faiss to whichever its BLAS
-// rounding favours, and from there the runs part
-// (testdata/faiss_duplicates.json: 4 000 rows, 10 copies each of 400
-// points, K = 40; one of three draws parts, NMI 0.6113 against faiss's
-// 0.6104).
+// rounding favours, and from there the runs part (TestKMeansDuplicateTies
+// pins such a case from testdata/faiss_duplicates.json).
 //
 // Assignment uses opt.Searcher (k = 1, L2) when set, else opt.Assigner
 // (full passes of NearestCentroids' arithmetic on other hardware, e.g. the

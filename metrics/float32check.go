@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/knn"
@@ -39,7 +40,8 @@ func (e *evalRun) float32Problem(err error) error {
 // hardware (clustering.KMeansFor with the searcher's name: faiss's own
 // k-means for faiss backends, the GPU assignment for gpu, else the pure-Go
 // one), reports its warnings (faiss's "please provide at least N training
-// points", subsampling) and applies its float32 check (float32Problem).
+// points", subsampling) and applies its float32 check (float32Problem;
+// once a float32 warning was given, a second one would say nothing new).
 func (e *evalRun) builtinKMeans(ctx context.Context, k int, seed int64) ([]int32, error) {
 	backend := knn.ExactName
 	if e.opt.Searcher != nil {
@@ -56,8 +58,21 @@ func (e *evalRun) builtinKMeans(ctx context.Context, k int, seed int64) ([]int32
 	for _, w := range r.Warnings {
 		e.res.Warnings = append(e.res.Warnings, "k-means: "+w)
 	}
-	if err := e.float32Problem(r.Float32Check()); err != nil {
-		return nil, err
+	if err := r.Float32Check(); err != nil && !e.float32Warned() {
+		if err := e.float32Problem(err); err != nil {
+			return nil, err
+		}
 	}
 	return r.Assign, nil
+}
+
+// float32Warned reports whether a float32 range warning is already in the
+// result.
+func (e *evalRun) float32Warned() bool {
+	for _, w := range e.res.Warnings {
+		if strings.HasPrefix(w, clustering.ErrFloat32Range.Error()) {
+			return true
+		}
+	}
+	return false
 }

@@ -43,7 +43,7 @@
 // KMeansFor picks the k-means of a convention for a k-NN backend by name:
 // faiss's own (FaissKMeans) for the faiss backends in faiss builds, KMeans
 // with the assigner a package registered for that backend
-// (RegisterAssigner: knn/gpu registers the GPU's for "gpu" and "auto", so
+// (Assigners: knn/gpu registers the GPU's for "gpu" and "auto", so
 // that this package never imports it), else KMeans on the CPU.
 // metrics.Evaluate calls it with its searcher's name.
 //

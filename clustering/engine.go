@@ -3,9 +3,8 @@ package clustering
 import (
 	"context"
 	"fmt"
-	"sort"
-	"sync"
 
+	"github.com/dmlbench/dmlbench/internal/registry"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
@@ -26,35 +25,11 @@ type CentroidAssigner interface {
 // CPU kernel (e.g. "auto" without a GPU).
 type AssignerOpener func() (CentroidAssigner, error)
 
-var (
-	assignerMu sync.RWMutex
-	assigners  = map[string]AssignerOpener{}
-)
-
-// RegisterAssigner makes open the k-means assignment of the k-NN backend
-// named backend (knn.Backends' name). A package that provides both, such
-// as knn/gpu, registers itself here from its init, so that this package
-// never imports it. Registering a name twice panics (a programming error).
-func RegisterAssigner(backend string, open AssignerOpener) {
-	assignerMu.Lock()
-	defer assignerMu.Unlock()
-	if _, dup := assigners[backend]; dup {
-		panic("clustering: assigner " + backend + " registered twice")
-	}
-	assigners[backend] = open
-}
-
-// AssignerBackends lists the backends with a registered assigner, sorted.
-func AssignerBackends() []string {
-	assignerMu.RLock()
-	defer assignerMu.RUnlock()
-	names := make([]string, 0, len(assigners))
-	for n := range assigners {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+// Assigners holds the k-means assignment of each k-NN backend that has one
+// (by knn.Backends' names). A package that provides both, such as knn/gpu,
+// registers itself here from its init, so that this package never imports
+// it; KMeansFor reads it.
+var Assigners = registry.New[AssignerOpener]("k-means assigner")
 
 // KMeansEngine is the k-means behind the clustering metrics for one
 // evaluation convention on one k-NN backend (KMeansFor).
@@ -87,9 +62,7 @@ func KMeansFor(backend, convention string, threads int) (*KMeansEngine, error) {
 	if (backend == knn.FaissName || backend == knn.FaissGPUName) && FaissCompiled {
 		return &KMeansEngine{opt: opt, faiss: true, desc: "faiss k-means"}, nil
 	}
-	assignerMu.RLock()
-	open := assigners[backend]
-	assignerMu.RUnlock()
+	open, _ := Assigners.Lookup(backend)
 	e := &KMeansEngine{opt: opt, desc: "k-means, assignment on the CPU (" + KernelName() + ")"}
 	if open != nil {
 		a, err := open()

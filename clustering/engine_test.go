@@ -26,13 +26,13 @@ func (a countingAssigner) NearestCentroids(ctx context.Context, x, c knn.Matrix)
 var testAssignerCalls atomic.Int32
 
 func init() {
-	RegisterAssigner("test-counting", func() (CentroidAssigner, error) {
+	Assigners.Register("test-counting", func() (CentroidAssigner, error) {
 		return countingAssigner{&testAssignerCalls}, nil
 	})
-	RegisterAssigner("test-unavailable", func() (CentroidAssigner, error) {
+	Assigners.Register("test-unavailable", func() (CentroidAssigner, error) {
 		return nil, errors.New("no such device")
 	})
-	RegisterAssigner("test-fallback", func() (CentroidAssigner, error) { return nil, nil })
+	Assigners.Register("test-fallback", func() (CentroidAssigner, error) { return nil, nil })
 }
 
 // TestKMeansFor: the CPU backends and a fallback assigner give KMeans with

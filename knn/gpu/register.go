@@ -26,13 +26,13 @@ var OnAuto func(device string)
 var autoOnce sync.Once
 
 func init() {
-	clustering.RegisterAssigner(Name, func() (clustering.CentroidAssigner, error) {
+	clustering.Assigners.Register(Name, func() (clustering.CentroidAssigner, error) {
 		if ok, why := Available(); !ok {
 			return nil, fmt.Errorf("k-means backend %q: %s", Name, why)
 		}
 		return Assigner{}, nil
 	})
-	clustering.RegisterAssigner(AutoName, func() (clustering.CentroidAssigner, error) {
+	clustering.Assigners.Register(AutoName, func() (clustering.CentroidAssigner, error) {
 		if ok, _ := Available(); !ok {
 			return nil, nil // the CPU kernel
 		}

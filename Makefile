@@ -4,7 +4,7 @@ export GOFLAGS := -buildvcs=false
 GO ?= go
 BIN := bin/dmlbench
 
-.PHONY: all setup datasets build test test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz fault clean
+.PHONY: all setup datasets build test test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz fault clean gpu-check-build gpu-check
 
 all: build
 
@@ -81,6 +81,21 @@ lint: check-generate
 
 faiss:
 	bash scripts/install-faiss.sh
+
+# The GPU backend's checks (docs/gpu.md): gpu-check-build writes the static
+# binaries scripts/gpu-check.sh runs (carry bin/gpu-check to a CUDA machine
+# that has no Go); gpu-check builds them and runs the script here, writing
+# GPU_CHECK_DIR/gpu-check-report.txt (without a device it stops with
+# "no CUDA device").
+GPU_CHECK_DIR ?= out/gpu-check
+gpu-check-build:
+	mkdir -p bin/gpu-check
+	CGO_ENABLED=0 $(GO) build -o bin/gpu-check/dmlbench ./cmd/dmlbench
+	CGO_ENABLED=0 $(GO) test -c -o bin/gpu-check/gpu.test ./knn/gpu
+	git rev-parse HEAD >bin/gpu-check/COMMIT 2>/dev/null || echo unknown >bin/gpu-check/COMMIT
+
+gpu-check: gpu-check-build
+	bash scripts/gpu-check.sh $(GPU_CHECK_DIR)
 
 # The input readers' fuzz targets, FUZZTIME each (go test runs one -fuzz at a time).
 FUZZTIME ?= 60s

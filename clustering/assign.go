@@ -4,19 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
 // Tile geometry of the nearest-centroid kernel. A micro-tile is 4 data rows ×
 // 16 centroids: the centroids of a panel sit in the lanes of two 8-wide
 // vectors (or one 16-wide vector) and every row value is stored pre-broadcast
-// (8 copies; a layout kept from an earlier archsimd kernel, which had no
-// broadcast-from-memory). Eight accumulators leave room in the 16 AVX2
+// (8 copies, the row layout every kernel level reads, so that one packing
+// serves them all). Eight accumulators leave room in the 16 AVX2
 // registers; the AVX-512 kernel takes four panels per call (16 ZMM
 // accumulators of 32).
 const (
@@ -234,7 +232,7 @@ func NearestCentroids(ctx context.Context, x, centroids knn.Matrix, threads int)
 	assign := make([]int32, x.Rows)
 	dist := make([]float32, x.Rows)
 	p := packCentroids(centroids.Data, centroids.Rows, centroids.Cols)
-	if err := p.assign(ctx, x, threads, assign, dist, nil); err != nil {
+	if err := p.assign(ctx, x, threads, assign, dist); err != nil {
 		return nil, nil, err
 	}
 	return assign, dist, nil
@@ -247,95 +245,70 @@ func checkMatrix(what string, m knn.Matrix) error {
 	return nil
 }
 
-// assign fills assign/dist for every row of x (see NearestCentroids).
-//
-// raw, when not nil, receives the kernel's arg-min value cn[j] − 2⟨x, c_j⟩
-// (float32, before the row norm is added and before clamping): it is a pure
-// function of the bits of x_i and c_j, which lets KMeans recombine searches
-// over subsets of centroids exactly (see lloydAssigner).
-func (p *centroidPack) assign(ctx context.Context, x knn.Matrix, threads int, assign []int32, dist, raw []float32) error {
+// assign fills assign/dist for every row of x (see NearestCentroids), in
+// blocks of 32 rows spread over threads workers (internal/parallel).
+func (p *centroidPack) assign(ctx context.Context, x knn.Matrix, threads int, assign []int32, dist []float32) error {
 	n, d := x.Rows, x.Cols
 	if n == 0 {
 		return nil
 	}
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
 	nblocks := (n + blockRows - 1) / blockRows
-	if threads > nblocks {
-		threads = nblocks
-	}
 	npanels := len(p.norms) / tileCols
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, threads)
-	for w := 0; w < threads; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			tileLen := tileRows * lanes * d
-			pack := make([]float32, (blockRows/tileRows)*tileLen+packPad)
-			best := make([]float32, blockRows*tileCols)
-			bidx := make([]int32, blockRows*tileCols)
-			norms := make([]float32, blockRows)
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= nblocks {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					errs[w] = err
-					return
-				}
-				r0 := b * blockRows
-				r1 := min(r0+blockRows, n)
-				ntiles := (r1 - r0 + tileRows - 1) / tileRows
-				// Pack rows tile by tile, dimension-major, each value
-				// repeated in 8 lanes; pad rows are zero.
-				if (r1-r0)%tileRows != 0 {
-					clear(pack[(ntiles-1)*tileLen : ntiles*tileLen])
-				}
-				for i := r0; i < r1; i++ {
-					li := i - r0
-					tile := pack[(li/tileRows)*tileLen : (li/tileRows+1)*tileLen]
-					norms[li] = expandRow(tile[(li%tileRows)*lanes:], x.Row(i))
-				}
-				for i := range best[:ntiles*tileRows*tileCols] {
-					best[i] = float32(math.Inf(1))
-					bidx[i] = 0
-				}
-				for c0 := 0; c0 < npanels; c0 += chunkCols / tileCols {
-					c1 := min(c0+chunkCols/tileCols, npanels)
-					for ti := 0; ti < ntiles; ti++ {
-						rt := pack[ti*tileLen:] // includes the padding (see packPad)
-						bt := best[ti*tileRows*tileCols : (ti+1)*tileRows*tileCols]
-						it := bidx[ti*tileRows*tileCols : (ti+1)*tileRows*tileCols]
-						argminPanels(rt, p, c0, c1, bt, it)
-					}
-				}
-				for i := r0; i < r1; i++ {
-					li := i - r0
-					bv, bi := best[li*tileCols], bidx[li*tileCols]
-					for l := 1; l < tileCols; l++ {
-						v, id := best[li*tileCols+l], bidx[li*tileCols+l]
-						if v < bv || (v == bv && id < bi) {
-							bv, bi = v, id
-						}
-					}
-					assign[i] = bi
-					dist[i] = max(norms[li]+bv, 0)
-					if raw != nil {
-						raw[i] = bv
-					}
+	tileLen := tileRows * lanes * d
+	return parallel.Blocks(ctx, threads, nblocks, func() *assignScratch {
+		return &assignScratch{
+			pack:  make([]float32, (blockRows/tileRows)*tileLen+packPad),
+			best:  make([]float32, blockRows*tileCols),
+			bidx:  make([]int32, blockRows*tileCols),
+			norms: make([]float32, blockRows),
+		}
+	}, func(s *assignScratch, b int) error {
+		pack, best, bidx, norms := s.pack, s.best, s.bidx, s.norms
+		r0 := b * blockRows
+		r1 := min(r0+blockRows, n)
+		ntiles := (r1 - r0 + tileRows - 1) / tileRows
+		// Pack rows tile by tile, dimension-major, each value repeated in
+		// 8 lanes; pad rows are zero.
+		if (r1-r0)%tileRows != 0 {
+			clear(pack[(ntiles-1)*tileLen : ntiles*tileLen])
+		}
+		for i := r0; i < r1; i++ {
+			li := i - r0
+			tile := pack[(li/tileRows)*tileLen : (li/tileRows+1)*tileLen]
+			norms[li] = expandRow(tile[(li%tileRows)*lanes:], x.Row(i))
+		}
+		for i := range best[:ntiles*tileRows*tileCols] {
+			best[i] = float32(math.Inf(1))
+			bidx[i] = 0
+		}
+		for c0 := 0; c0 < npanels; c0 += chunkCols / tileCols {
+			c1 := min(c0+chunkCols/tileCols, npanels)
+			for ti := 0; ti < ntiles; ti++ {
+				rt := pack[ti*tileLen:] // includes the padding (see packPad)
+				bt := best[ti*tileRows*tileCols : (ti+1)*tileRows*tileCols]
+				it := bidx[ti*tileRows*tileCols : (ti+1)*tileRows*tileCols]
+				argminPanels(rt, p, c0, c1, bt, it)
+			}
+		}
+		for i := r0; i < r1; i++ {
+			li := i - r0
+			bv, bi := best[li*tileCols], bidx[li*tileCols]
+			for l := 1; l < tileCols; l++ {
+				v, id := best[li*tileCols+l], bidx[li*tileCols+l]
+				if v < bv || (v == bv && id < bi) {
+					bv, bi = v, id
 				}
 			}
-		}(w)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+			assign[i] = bi
+			dist[i] = max(norms[li]+bv, 0)
 		}
-	}
-	return nil
+		return nil
+	})
+}
+
+// assignScratch is one worker's buffers for centroidPack.assign: a block's
+// packed row tiles, the lane-wise minima and their ids, the row norms.
+type assignScratch struct {
+	pack, best, norms []float32
+	bidx              []int32
 }

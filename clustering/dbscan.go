@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
@@ -102,53 +100,30 @@ func radiusNeighbors(ctx context.Context, x knn.Matrix, eps float64, threads int
 	}
 	const blk = 64
 	nblocks := (n + blk - 1) / blk
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	threads = min(threads, nblocks)
 	out := make([][]int32, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, threads)
-	for w := 0; w < threads; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= nblocks {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					errs[w] = err
-					return
-				}
-				i0, i1 := b*blk, min((b+1)*blk, n)
-				for j0 := 0; j0 < n; j0 += blk {
-					j1 := min(j0+blk, n)
-					for i := i0; i < i1; i++ {
-						xi := x.Row(i)
-						ni := float64(norms[i])
-						for j := j0; j < j1; j++ {
-							nj := float64(norms[j])
-							e := ni + nj - 2*float64(dot32(xi, x.Row(j)))
-							if e > eps2+1e-4*(ni+nj+eps2) {
-								continue
-							}
-							if sqDist64(xi, x.Row(j)) <= eps2 {
-								out[i] = append(out[i], int32(j))
-							}
-						}
+	err := parallel.Blocks(ctx, threads, nblocks, func() struct{} { return struct{}{} }, func(_ struct{}, b int) error {
+		i0, i1 := b*blk, min((b+1)*blk, n)
+		for j0 := 0; j0 < n; j0 += blk {
+			j1 := min(j0+blk, n)
+			for i := i0; i < i1; i++ {
+				xi := x.Row(i)
+				ni := float64(norms[i])
+				for j := j0; j < j1; j++ {
+					nj := float64(norms[j])
+					e := ni + nj - 2*float64(dot32(xi, x.Row(j)))
+					if e > eps2+1e-4*(ni+nj+eps2) {
+						continue
+					}
+					if sqDist64(xi, x.Row(j)) <= eps2 {
+						out[i] = append(out[i], int32(j))
 					}
 				}
 			}
-		}(w)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

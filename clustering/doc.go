@@ -37,7 +37,22 @@
 // the survivors are evaluated with the same kernel arithmetic, so results
 // are bit-identical to full passes. Results are deterministic and do not
 // depend on the thread count. KMeansOptions.Searcher can route the
-// assignment through any knn.Searcher instead.
+// assignment through any knn.Searcher instead, and KMeansOptions.Assigner
+// through a CentroidAssigner that computes NearestCentroids elsewhere.
+//
+// KMeansFor picks the k-means of a convention for a k-NN backend by name:
+// faiss's own (FaissKMeans) for the faiss backends in faiss builds, KMeans
+// with the assigner a package registered for that backend
+// (Assigners: knn/gpu registers the GPU's for "gpu" and "auto", so
+// that this package never imports it), else KMeans on the CPU.
+// metrics.Evaluate calls it with its searcher's name.
+//
+// Float32 range: every assignment path computes ‖x‖² + ‖c‖² − 2⟨x, c⟩ in
+// float32, as faiss does. MeasureFloat32(...).Check tests rows for
+// overflow, underflow and cancellation before any distance is computed,
+// and KMeansResult.Float32Check tests, after k-means, whether most rows'
+// distances to their centroids kept fewer than 10 significant bits; the
+// evaluation turns either into an error (strict) or a warning (roth, pml).
 //
 // The Clusterer interface and its registry (Algorithms, New, Names) expose
 // the algorithms of Seidenschwarz et al. 2021 Tab. 4 by name: "kmeans", "ward" (NN-chain

@@ -91,14 +91,8 @@ func FaissKMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*
 			return nil, fmt.Errorf("%w: faiss assigned row %d to centroid %d of %d", knn.ErrFaiss, i, a, k)
 		}
 		res.Assign[i] = int32(a)
-		ci := res.Centroids.Row(int(a))
-		var s float64
-		for t, v := range x.Row(i) {
-			e := float64(v) - float64(ci[t])
-			s += e * e
-		}
-		res.Objective += s
 	}
+	res.Objective, res.LowPrecisionRows = finalObjective(x, res.Centroids, res.Assign)
 	switch {
 	case res.TrainPoints == k:
 		// faiss copied the training rows and logged "one fake iteration".

@@ -52,7 +52,7 @@ func parityEmbedding(seed int64, n, d, c int, sigma float64) (knn.Matrix, []int3
 // (metrics.Evaluate with no KMeans hook) against faiss's own k-means under
 // the same convention preset (clustering.KMeansPreset, as `eval --backend
 // faiss` runs it): NMI within 0.002 and F1 within 0.005, on well-separated
-// and on noisy embeddings, the issue's 3000 × 64 60-class shape among them.
+// and on noisy embeddings, a 3000 × 64 60-class shape among them.
 func TestPureGoKMeansMatchesFaissMetrics(t *testing.T) {
 	cases := []struct {
 		name        string

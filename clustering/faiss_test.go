@@ -301,3 +301,28 @@ func BenchmarkFaissKMeans(b *testing.B) {
 		})
 	}
 }
+
+// TestKMeansForFaiss: in a faiss build, the faiss backends' k-means is
+// faiss's own (FaissKMeans with the convention's preset).
+func TestKMeansForFaiss(t *testing.T) {
+	x := classRows(rand.New(rand.NewSource(12)), 800, 16, 10, 0.3)
+	for _, backend := range []string{knn.FaissName, knn.FaissGPUName} {
+		e, err := KMeansFor(backend, "pml", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Run(context.Background(), x, 10, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt, _ := KMeansPreset("pml")
+		opt.Seed = 5
+		want, err := FaissKMeans(context.Background(), x, 10, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.String() != "faiss k-means" || !slices.Equal(got.Assign, want.Assign) || !slices.Equal(got.History, want.History) {
+			t.Fatalf("%s: %s differs from FaissKMeans", backend, e)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package clustering
 
-import "github.com/dmlbench/dmlbench/knn"
+import (
+	"fmt"
+
+	"github.com/dmlbench/dmlbench/knn"
+)
 
 // KMeansOptions follow faiss's Clustering parameters.
 type KMeansOptions struct {
@@ -12,8 +16,22 @@ type KMeansOptions struct {
 	MinPointsPerCentroid int
 	MaxPointsPerCentroid int
 	Threads              int
-	// Searcher assigns points to centroids; nil means knn.Exact.
+	// Searcher, if set, assigns points to centroids through a k = 1 L2
+	// search (its own distances and ties); nil means the built-in kernel.
 	Searcher knn.Searcher
+	// Assigner, if set (and Searcher is not), runs the built-in kernel's
+	// assignment elsewhere, e.g. on a GPU (see CentroidAssigner): full
+	// passes, no Yinyang pruning, the same results when it rounds as the
+	// CPU kernel does.
+	Assigner CentroidAssigner
+
+	// fullPasses turns the pruned (Yinyang) assignment off: every pass
+	// searches all K centroids (tests compare the two; same results).
+	fullPasses bool
+	// groupSize is the target number of centroids per Yinyang group
+	// (0: 16, one kernel panel); tests lower it to get many groups from a
+	// small K. It changes how much is pruned, never the result.
+	groupSize int
 }
 
 // DefaultKMeansOptions are the strict convention's preset (KMeansPreset):
@@ -50,7 +68,27 @@ type KMeansResult struct {
 	// built-in kernel evaluated; a full pass costs rows·K. Empty with a
 	// Searcher.
 	PairEvals []int64
+	// LowPrecisionRows counts the rows whose exact squared distance to
+	// their centroid is positive but below 2⁻¹⁴·(‖x‖² + ‖c‖²): float32's
+	// expansion ‖x‖² + ‖c‖² − 2⟨x, c⟩ kept fewer than 10 of its 24 bits
+	// (see Float32Check).
+	LowPrecisionRows int
 	// Warnings are faiss's non-fatal messages (too few points per centroid,
 	// subsampling).
 	Warnings []string
+}
+
+// Float32Check returns an error wrapping ErrFloat32Range when more than
+// half of the rows are LowPrecisionRows: then the clusters were decided by
+// float32 rounding rather than by the data. This happens when the rows'
+// structure at the scale of the clusters is tiny against their norms
+// (e.g. classes centred at ±500 with a spread of 10⁻³ and more clusters
+// than classes) even where MeasureFloat32's global test passes: the
+// classes are far apart, but inside each the distances are noise.
+func (r *KMeansResult) Float32Check() error {
+	n := len(r.Assign)
+	if n == 0 || 2*r.LowPrecisionRows <= n {
+		return nil
+	}
+	return fmt.Errorf("%w: float32 cancellation in k-means: for %d of %d rows the squared distance to the assigned centroid is below 2^-14·(‖x‖² + ‖c‖²), so float32 kept fewer than 10 of its 24 bits and the clusters are decided by rounding (the rows' structure is tiny against their norms)", ErrFloat32Range, r.LowPrecisionRows, n)
 }

@@ -435,8 +435,7 @@ func benchKMeans(b *testing.B, x knn.Matrix, k int) {
 	for _, mode := range []string{"pruned", "full"} {
 		b.Run(mode, func(b *testing.B) {
 			opt := DefaultKMeansOptions()
-			noPruneForTests = mode == "full"
-			defer func() { noPruneForTests = false }()
+			opt.fullPasses = mode == "full"
 			b.ResetTimer()
 			cpu0 := cpuSeconds()
 			var res *KMeansResult
@@ -522,9 +521,9 @@ func TestKMeansPruningIsExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		noPruneForTests = true
-		full, err := KMeans(context.Background(), x, tc.k, opt)
-		noPruneForTests = false
+		fullOpt := opt
+		fullOpt.fullPasses = true
+		full, err := KMeans(context.Background(), x, tc.k, fullOpt)
 		if err != nil {
 			t.Fatal(err)
 		}

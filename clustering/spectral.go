@@ -51,9 +51,8 @@ import (
 // over the gap of λ_t). The filter grows λ > θ_b by T_d(γ(λ)), γ(λ) =
 // (2λ − θ_b + 1)/(θ_b + 1), relative to the damped interval, so the t-th
 // pair converges as (γ_t + √(γ_t² − 1))^−d per sweep against the gap
-// λ_t − λ_{b+1}, where power iteration on (I + M)/2 (the previous solver:
-// ~50 s at N = 2 420, K = 121) gains only (1 + λ_{b+1})/(1 + λ_t) per
-// product. d ≤ 40 is chosen so that T_d(γ(θ_1)) ≤ 1e10 (the filtered
+// λ_t − λ_{b+1}, where power iteration on (I + M)/2 gains only
+// (1 + λ_{b+1})/(1 + λ_t) per product. d ≤ 40 is chosen so that T_d(γ(θ_1)) ≤ 1e10 (the filtered
 // block stays well conditioned for Cholesky QR); c* keeps the filter
 // damping by ≥ 1e3 when the block lies inside an eigenvalue cluster
 // larger than itself (θ_b ≈ θ_1, e.g. more connected components than K).

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"runtime"
 	"sort"
 	"sync"
-	"sync/atomic"
 
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
@@ -173,14 +172,18 @@ type yinyangAssigner struct {
 	partPairs int64   // pairs evaluated in pruned passes
 }
 
-// yyGroupSize is the target number of centroids per group (one panel);
-// tests lower it to get many groups from small k.
-var yyGroupSize = 16
+// yyGroupSize is the default target number of centroids per group (one
+// panel; KMeansOptions.groupSize overrides it).
+const yyGroupSize = 16
 
-// numGroups is G: about K/16 centroids per group, at most 256 groups and at
-// most 64 MiB of float32 bounds (n·G·4 bytes); 1 disables pruning.
-func numGroups(n, k int) int {
-	g := (k + yyGroupSize - 1) / yyGroupSize
+// numGroups is G: about K/size centroids per group (size 0: yyGroupSize),
+// at most 256 groups and at most 64 MiB of float32 bounds (n·G·4 bytes);
+// 1 disables pruning.
+func numGroups(n, k, size int) int {
+	if size <= 0 {
+		size = yyGroupSize
+	}
+	g := (k + size - 1) / size
 	g = min(g, yyMaxGroups, yyMaxBoundBytes/4/max(n, 1))
 	return max(g, 1)
 }
@@ -205,6 +208,25 @@ func (ya *yinyangAssigner) assign(ctx context.Context, x knn.Matrix, cent []floa
 		}
 		return nil
 	}
+	if opt.Assigner != nil {
+		a, dd, err := opt.Assigner.NearestCentroids(ctx, x, knn.Matrix{Rows: k, Cols: d, Data: cent})
+		if err != nil {
+			return fmt.Errorf("k-means assignment on %s: %w", opt.Assigner.Name(), err)
+		}
+		if len(a) != n || len(dd) != n {
+			return fmt.Errorf("k-means assignment on %s: %d assignments and %d distances for %d rows", opt.Assigner.Name(), len(a), len(dd), n)
+		}
+		for i, id := range a {
+			if id < 0 || int(id) >= k {
+				return fmt.Errorf("k-means assignment on %s: row %d got centroid id %d", opt.Assigner.Name(), i, id)
+			}
+		}
+		copy(assign, a)
+		copy(dist, dd)
+		ya.fullRows += int64(n)
+		ya.passEvals = append(ya.passEvals, int64(n)*int64(k))
+		return nil
+	}
 	if n > 0 && (&x.Data[0] != ya.x0 || len(x.Data) != ya.xlen || d != ya.d) {
 		// Other rows: bounds and norms do not carry over.
 		ya.lb, ya.xnorm, ya.norm, ya.x0, ya.xlen = nil, nil, nil, &x.Data[0], len(x.Data)
@@ -212,7 +234,7 @@ func (ya *yinyangAssigner) assign(ctx context.Context, x knn.Matrix, cent []floa
 	if ya.lb != nil && (ya.n != n || ya.k != k || ya.d != d) {
 		ya.lb = nil
 	}
-	prune := !ya.noPrune && numGroups(n, k) > 1 && float64(d)/(1<<24) <= 0.25
+	prune := !ya.noPrune && numGroups(n, k, opt.groupSize) > 1 && float64(d)/(1<<24) <= 0.25
 	if prune && ya.xnorm == nil {
 		ya.xnorm = make([]float64, n)
 		ya.norm = make([]float32, n)
@@ -243,7 +265,7 @@ func (ya *yinyangAssigner) assign(ctx context.Context, x knn.Matrix, cent []floa
 		ya.lb = nil
 		ya.fullRows += int64(n)
 		ya.passEvals = append(ya.passEvals, int64(n)*int64(k))
-		return packCentroids(cent, k, d).assign(ctx, x, opt.Threads, assign, dist, nil)
+		return packCentroids(cent, k, d).assign(ctx, x, opt.Threads, assign, dist)
 	}
 	first := ya.lb == nil
 	if !first && len(assign) > 0 && &assign[0] == ya.lastAssign && &dist[0] == ya.lastDist && sameBits(cent, ya.prev) {
@@ -302,7 +324,7 @@ func sameBits(a, b []float32) bool {
 // initial centroids by k-means; equal sizes keep the kernel's 16 lanes
 // busy). The grouping only affects how much is pruned, never the result.
 func (ya *yinyangAssigner) makeGroups(cent []float32, k, d int) {
-	g := min(numGroups(ya.n, k), k)
+	g := min(numGroups(ya.n, k, ya.opt.groupSize), k)
 	npan := (k + tileCols - 1) / tileCols
 	size := tileCols * ((npan + g - 1) / g) // S
 	all := make([]int32, k)
@@ -433,32 +455,23 @@ func (ya *yinyangAssigner) pass(ctx context.Context, x knn.Matrix, cent []float3
 		nblocks: (n + yyBlockRows - 1) / yyBlockRows,
 	}
 	ps.pdrift, ps.gdrift = ya.drifts(cent, first)
-	threads := ya.opt.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	threads = min(threads, ps.nblocks)
-	var wg sync.WaitGroup
-	errs := make([]error, threads)
-	evals := make([]int64, threads)
-	for w := 0; w < threads; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			wk := newYYWorker(ps)
-			errs[w] = wk.run(ctx)
-			evals[w] = wk.pairs
-		}(w)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return 0, err
-		}
+	var (
+		mu      sync.Mutex
+		workers []*yyWorker
+	)
+	err := parallel.Blocks(ctx, ya.opt.Threads, ps.nblocks, func() *yyWorker {
+		w := newYYWorker(ps)
+		mu.Lock()
+		workers = append(workers, w)
+		mu.Unlock()
+		return w
+	}, (*yyWorker).block)
+	if err != nil {
+		return 0, err
 	}
 	var total int64
-	for _, e := range evals {
-		total += e
+	for _, w := range workers {
+		total += w.pairs
 	}
 	return total, nil
 }
@@ -561,7 +574,6 @@ type yyPass struct {
 	zero        []float32 // the row of padding tiles
 	tileLen     int       // floats of a packed row tile
 	nblocks     int
-	next        atomic.Int64 // next block to take
 }
 
 // yyWorker is one worker of a pass with its scratch space.
@@ -606,28 +618,21 @@ func newYYWorker(ps *yyPass) *yyWorker {
 	return w
 }
 
-// run processes blocks until none is left or ctx is cancelled.
-func (w *yyWorker) run(ctx context.Context) error {
+// block processes block b of the processing order (rows
+// [32b, 32b + 32) of ps.ord).
+func (w *yyWorker) block(b int) error {
 	n := w.x.Rows
-	for {
-		b := int(w.next.Add(1) - 1)
-		if b >= w.nblocks {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		clear(w.union)
-		r0 := b * yyBlockRows
-		r1 := min(r0+yyBlockRows, n)
-		ntiles := (r1 - r0 + tileRows - 1) / tileRows
-		for ti := 0; ti < ntiles; ti++ {
-			w.loadTile(ti, r0, r1)
-			w.homeGroups(ti)
-		}
-		w.otherGroups(ntiles)
-		w.store(ntiles)
+	clear(w.union)
+	r0 := b * yyBlockRows
+	r1 := min(r0+yyBlockRows, n)
+	ntiles := (r1 - r0 + tileRows - 1) / tileRows
+	for ti := 0; ti < ntiles; ti++ {
+		w.loadTile(ti, r0, r1)
+		w.homeGroups(ti)
 	}
+	w.otherGroups(ntiles)
+	w.store(ntiles)
+	return nil
 }
 
 // loadTile fills tile ti of the block of rows [r0, r1) of the processing

@@ -33,9 +33,9 @@ func kmeansBothWays(t *testing.T, name string, x knn.Matrix, k int, opt KMeansOp
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	noPruneForTests = true
-	full, err = KMeans(context.Background(), x, k, opt)
-	noPruneForTests = false
+	fullOpt := opt
+	fullOpt.fullPasses = true
+	full, err = KMeans(context.Background(), x, k, fullOpt)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -65,7 +65,6 @@ func kmeansBothWays(t *testing.T, name string, x knn.Matrix, k int, opt KMeansOp
 // several seeds and k from 1 to n−1, with the default group size and with
 // tiny groups (many groups per k).
 func TestKMeansYinyangExact(t *testing.T) {
-	defer func(g int) { yyGroupSize = g }(yyGroupSize)
 	rng := rand.New(rand.NewSource(21))
 	type dataset struct {
 		name string
@@ -97,7 +96,6 @@ func TestKMeansYinyangExact(t *testing.T) {
 		sets = append(sets, dataset{fmt.Sprintf("offset%v", off), x})
 	}
 	for _, gs := range []int{16, 48} {
-		yyGroupSize = gs
 		for _, ds := range sets {
 			n := ds.x.Rows
 			for _, k := range []int{1, 5, 37, 120, n / 2, n - 3, n - 1} {
@@ -105,6 +103,7 @@ func TestKMeansYinyangExact(t *testing.T) {
 					opt := DefaultKMeansOptions()
 					opt.Seed = seed
 					opt.NIter = 12
+					opt.groupSize = gs
 					name := fmt.Sprintf("group size %d, %s, k=%d, seed %d", gs, ds.name, k, seed)
 					kmeansBothWays(t, name, ds.x, k, opt)
 				}
@@ -116,14 +115,13 @@ func TestKMeansYinyangExact(t *testing.T) {
 // TestKMeansYinyangKernels repeats the comparison with the kernels of every
 // level (each level's argmin and bounds kernels must round alike).
 func TestKMeansYinyangKernels(t *testing.T) {
-	defer func(gs int) { yyGroupSize = gs }(yyGroupSize)
-	yyGroupSize = 4
 	rng := rand.New(rand.NewSource(22))
 	x := clusteredMatrix(rng, 400, 21, 15, 3)
 	forEachLevel(t, func(t *testing.T) {
 		for _, k := range []int{9, 60, 399} {
 			opt := DefaultKMeansOptions()
 			opt.Seed = int64(k)
+			opt.groupSize = 4
 			kmeansBothWays(t, fmt.Sprintf("%s k=%d", KernelName(), k), x, k, opt)
 		}
 	})

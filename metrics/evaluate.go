@@ -147,6 +147,9 @@ func newEvalRun(in Input, opt Options) (*evalRun, error) {
 	if e.loo {
 		e.res.Gallery--
 	}
+	if err := e.checkFloat32(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 

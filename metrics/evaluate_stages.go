@@ -143,15 +143,7 @@ func (e *evalRun) kmeans(ctx context.Context, k int) ([]int32, error) {
 	if opt.KMeans != nil {
 		assign, err = opt.KMeans(e.cEmb, k, seed)
 	} else {
-		// The built-in k-means (clustering.KMeans: faiss's algorithm and
-		// random streams, assigned with its own pruned exact kernel);
-		// faiss backends bring faiss's k-means via opt.KMeans instead.
-		ko.Seed, ko.Threads = seed, opt.Threads
-		var r *clustering.KMeansResult
-		r, err = clustering.KMeans(ctx, e.cEmb, k, ko)
-		if r != nil {
-			assign = r.Assign
-		}
+		assign, err = e.builtinKMeans(ctx, k, seed)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("k-means (K = %d): %w", k, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
-	"github.com/dmlbench/dmlbench/trainers"
 )
 
 func init() {
@@ -61,21 +61,26 @@ func checkKernels(stderr io.Writer) error {
 }
 
 // clusterFunc returns the clustering that serves NMI, F1 and AMI, or nil
-// for metrics.Evaluate's built-in k-means.
+// for metrics.Evaluate's k-means.
 //
-// With algo "kmeans" and a faiss backend, faiss's own k-means runs with
-// the preset of the convention (trainers.FaissKMeans). Other
-// algorithms come from the clustering registry with K = the requested
-// cluster count; density-based methods' noise points become singleton
-// clusters so NMI and F1 score a partition.
+// With algo "kmeans" metrics.Evaluate picks the k-means of the convention
+// for the k-NN backend it searches with (clustering.KMeansFor: faiss's own
+// for faiss backends, the GPU assignment for gpu and auto with a device,
+// else the pure-Go one). Other algorithms come from the clustering
+// registry with K = the requested cluster count; density-based methods'
+// noise points become singleton clusters so NMI and F1 score a partition.
 func clusterFunc(algo, backend, compat string, threads int, eps float64, minSamples int, searcher knn.Searcher) (metrics.KMeansFunc, error) {
 	algo = strings.ToLower(algo)
 	if algo == "" || algo == "kmeans" {
-		f, err := trainers.FaissKMeans(backend, compat, threads)
-		if err != nil {
-			return nil, usagef("--compat: %v", err)
+		// Checked here so that a bad convention, or a backend whose k-means
+		// cannot start, fails before any work.
+		if _, err := clustering.KMeansFor(backend, compat, threads); err != nil {
+			if errors.Is(err, clustering.ErrBadInput) {
+				return nil, usagef("--compat: %v", err)
+			}
+			return nil, err
 		}
-		return f, nil
+		return nil, nil
 	}
 	if _, err := clustering.Algorithms.Get(algo); err != nil {
 		return nil, usagef("--clustering: %v", err)

@@ -16,13 +16,34 @@ import (
 // order computed on the host by the same Go loop as clustering's. The
 // result is bit-identical to clustering.NearestCentroids with its
 // single-chain FMA kernel (the AVX2 level, "avx2-fma asm 4x16"; the AVX-512
-// kernel sums two chains and may differ in the last bit), so a k-means whose assignment step calls this
-// (initialisation and updates unchanged) gives the CPU's clusters. Device
-// memory: 4·D·(N + K) + 12·N + 4·K bytes.
-//
-// Not yet wired into clustering.KMeans (see docs/gpu.md, "Not done").
+// kernel sums two chains and may differ in the last bit), so a k-means
+// whose assignment step calls this (initialisation and updates unchanged)
+// gives the CPU's clusters: Assigner wires it into clustering.KMeans.
+// Device memory: 4·D·(N + K) + 12·N + 4·K bytes.
 func NearestCentroids(ctx context.Context, x, centroids knn.Matrix) ([]int32, []float32, error) {
 	return nearestCentroids(ctx, x, centroids, false)
+}
+
+// Assigner is the k-means assignment step on the GPU
+// (clustering.CentroidAssigner): every Lloyd iteration of clustering.KMeans
+// calls NearestCentroids, so NMI, F1 and AMI's k-means runs there too. The
+// package registers it in clustering for the backends "gpu" and "auto"
+// (register.go); clustering does not import this package.
+type Assigner struct {
+	emulate bool // run the CPU emulation of the kernel instead (tests)
+}
+
+// Name implements clustering.CentroidAssigner.
+func (a Assigner) Name() string {
+	if a.emulate {
+		return "the GPU kernel's CPU emulation"
+	}
+	return "the GPU"
+}
+
+// NearestCentroids implements clustering.CentroidAssigner.
+func (a Assigner) NearestCentroids(ctx context.Context, x, centroids knn.Matrix) ([]int32, []float32, error) {
+	return nearestCentroids(ctx, x, centroids, a.emulate)
 }
 
 func nearestCentroids(ctx context.Context, x, c knn.Matrix, emulate bool) ([]int32, []float32, error) {

@@ -1,0 +1,78 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/dmlbench/dmlbench/clustering"
+	"github.com/dmlbench/dmlbench/knn"
+)
+
+// checkFloat32 applies clustering.MeasureFloat32's test (float32 overflow,
+// underflow, cancellation of ‖x‖² + ‖c‖² − 2⟨x, c⟩) to the rows whose
+// distances Evaluate computes: the queries and, when separate, the
+// gallery. See float32Problem for what a failed test does.
+func (e *evalRun) checkFloat32() error {
+	sets := []knn.Matrix{e.in.Emb}
+	if !e.loo {
+		sets = append(sets, e.gallery)
+	}
+	return e.float32Problem(clustering.MeasureFloat32(sets...).Check())
+}
+
+// float32Problem turns a float32 range error into an input error under
+// strict, and into a warning under roth and pml: their peers compute the
+// same float32 expansion, so their numbers are reproduced, but they do not
+// describe the embedding.
+func (e *evalRun) float32Problem(err error) error {
+	if err == nil {
+		return nil
+	}
+	if e.conv == Strict {
+		return fmt.Errorf("%w: %w (--compat roth or pml reproduce the peers' float32 numbers with a warning)", ErrInput, err)
+	}
+	e.res.Warnings = append(e.res.Warnings, fmt.Sprintf("%v; the %s convention reproduces its peers' float32 numbers anyway", err, e.conv))
+	return nil
+}
+
+// builtinKMeans runs the convention's k-means on the k-NN backend's
+// hardware (clustering.KMeansFor with the searcher's name: faiss's own
+// k-means for faiss backends, the GPU assignment for gpu, else the pure-Go
+// one), reports its warnings (faiss's "please provide at least N training
+// points", subsampling) and applies its float32 check (float32Problem;
+// once a float32 warning was given, a second one would say nothing new).
+func (e *evalRun) builtinKMeans(ctx context.Context, k int, seed int64) ([]int32, error) {
+	backend := knn.ExactName
+	if e.opt.Searcher != nil {
+		backend = e.opt.Searcher.Name()
+	}
+	eng, err := clustering.KMeansFor(backend, string(e.conv), e.opt.Threads)
+	if err != nil {
+		return nil, err
+	}
+	r, err := eng.Run(ctx, e.cEmb, k, seed)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range r.Warnings {
+		e.res.Warnings = append(e.res.Warnings, "k-means: "+w)
+	}
+	if err := r.Float32Check(); err != nil && !e.float32Warned() {
+		if err := e.float32Problem(err); err != nil {
+			return nil, err
+		}
+	}
+	return r.Assign, nil
+}
+
+// float32Warned reports whether a float32 range warning is already in the
+// result.
+func (e *evalRun) float32Warned() bool {
+	for _, w := range e.res.Warnings {
+		if strings.HasPrefix(w, clustering.ErrFloat32Range.Error()) {
+			return true
+		}
+	}
+	return false
+}

@@ -441,3 +441,15 @@ func TestRunnerFailureLineOnce(t *testing.T) {
 		t.Fatalf("the error line shows %d times:\n%s", n, log.String())
 	}
 }
+
+// quiet takes the booleans the YAML decoder takes for a bool field.
+func TestParseQuietBooleans(t *testing.T) {
+	for _, v := range []string{"true", "false", "yes", "No", "off"} {
+		if _, err := Parse([]byte("quiet: " + v + "\ngrid: {dataset: d, loss: a, seed: 0}")); err != nil {
+			t.Errorf("quiet: %s: %v", v, err)
+		}
+	}
+	if _, err := Parse([]byte("quiet: maybe\ngrid: {dataset: d, loss: a, seed: 0}")); err == nil {
+		t.Error("quiet: maybe accepted")
+	}
+}

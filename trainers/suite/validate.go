@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,7 +161,9 @@ func checkNode(n *yaml.Node, t reflect.Type, where string, p *problems) {
 			p.add("line %d: %s: %q is not an integer", n.Line, where, n.Value)
 		}
 	case t.Kind() == reflect.Bool:
-		if n.Kind != yaml.ScalarNode || (n.Tag != "!!bool" && n.ShortTag() != "!!bool") {
+		// YAML 1.2 booleans, and the yes/no/on/off the decoder also takes
+		// for a bool field.
+		if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!bool" && !slices.Contains([]string{"yes", "no", "on", "off"}, strings.ToLower(n.Value))) {
 			p.add("line %d: %s: %q is not true or false", n.Line, where, n.Value)
 		}
 	case t.Kind() == reflect.String:

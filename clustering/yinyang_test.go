@@ -65,6 +65,7 @@ func kmeansBothWays(t *testing.T, name string, x knn.Matrix, k int, opt KMeansOp
 // several seeds and k from 1 to n−1, with the default group size and with
 // tiny groups (many groups per k).
 func TestKMeansYinyangExact(t *testing.T) {
+	t.Parallel() // the group size is an option, not a package variable
 	rng := rand.New(rand.NewSource(21))
 	type dataset struct {
 		name string

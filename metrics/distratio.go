@@ -15,10 +15,12 @@ const maxIntraMembers = 2000
 // distRatio returns π_ratio = π_intra / π_inter (Roth et al. 2020 §5): π_intra is
 // the mean over classes with ≥ 2 members of the mean distance between
 // distinct members, π_inter the mean distance between distinct class means.
-// cosine selects d = 1 − cos (Roth et al.'s metrics/dists.py, class means
-// L2-normalised); otherwise d is Euclidean. Cosine sums have a closed form
-// in O(N·D): Σ_{i≠j} (1 − x̂_i·x̂_j) = n(n−1) − (‖Σx̂‖² − n).
-func distRatio(x knn.Matrix, labels []int32, classes int, cosine bool, seed int64, threads int) (float64, []string) {
+// cosine selects d = 1 − cos; otherwise d is Euclidean. Under cosine the
+// class means are those of the L2-normalised rows, or, with rawMeans, of
+// the rows as given, as Roth et al.'s metrics/dists.py computes them
+// (mode intra_over_inter: normalize(np.mean(features[loc]))). Cosine sums
+// have a closed form in O(N·D): Σ_{i≠j} (1 − x̂_i·x̂_j) = n(n−1) − (‖Σx̂‖² − n).
+func distRatio(x knn.Matrix, labels []int32, classes int, cosine, rawMeans bool, seed int64, threads int) (float64, []string) {
 	var warn []string
 	members := make([][]int, classes)
 	for i, y := range labels {
@@ -46,12 +48,26 @@ func distRatio(x knn.Matrix, labels []int32, classes int, cosine bool, seed int6
 		for t := range mean {
 			mean[t] /= float64(len(m))
 		}
-		means = append(means, mean...)
+		if cosine && rawMeans {
+			raw := make([]float64, d)
+			for _, i := range m {
+				for t, v := range x.Row(i) {
+					raw[t] += float64(v)
+				}
+			}
+			for t := range raw {
+				raw[t] /= float64(len(m))
+			}
+			means = append(means, raw...)
+		} else {
+			means = append(means, mean...)
+		}
 		if len(m) < 2 {
 			continue
 		}
 		n := float64(len(m))
 		if cosine {
+			// mean holds the class's mean of the normalised rows.
 			s2 := 0.0
 			for _, v := range mean {
 				s2 += v * v * n * n

@@ -198,10 +198,11 @@ func rhoMetric(e *WholeInput) (float64, []string, error) {
 }
 
 // distRatioMetric is π_ratio (Roth et al. 2020, §5), see distRatio; roth
-// and --distance cosine use the cosine distance.
+// and --distance cosine use the cosine distance; roth takes the class means
+// of the rows as given (metrics/dists.py).
 func distRatioMetric(e *WholeInput) (float64, []string, error) {
 	cos := e.Conv == Roth || strings.EqualFold(e.Opt.Distance, "cosine")
-	v, warn := distRatio(e.In.Emb, e.Labels, e.Classes, cos, e.Opt.Seed, e.Opt.Threads)
+	v, warn := distRatio(e.In.Emb, e.Labels, e.Classes, cos, e.Conv == Roth, e.Opt.Seed, e.Opt.Threads)
 	return v, warn, nil
 }
 

@@ -18,10 +18,11 @@ const (
 	// mean_reciprocal_rank.
 	MRRKey = "MRR"
 	// PMLMAPKey is pytorch-metric-learning's mean_average_precision: per
-	// query (1/h) Σ_{i≤k} P@i·rel_i over the first k neighbours, h = the
-	// same-class items among them (1 when none, giving 0); k is the whole
-	// gallery unless --pml-k sets it. With the whole gallery h = R_q and it
-	// is the full-ranking AP. Only in the pml convention.
+	// query (1/R_q) Σ_{i≤k} P@i·rel_i over the first k neighbours, R_q =
+	// the query's same-class reference items (v2.8.1,
+	// utils/accuracy_calculator.py, mean_average_precision); k is the whole
+	// gallery unless --pml-k sets it. With the whole gallery it is the
+	// full-ranking AP. Only in the pml convention.
 	PMLMAPKey = "mean_average_precision"
 )
 
@@ -33,24 +34,29 @@ func init() {
 			Definition: "mean over queries of 1/rank of the first same-class item in the full ranking (lone queries left out)",
 			Source:     "pytorch-metric-learning (Musgrave et al. 2020)"},
 		Descriptor{Key: PMLMAPKey, Stage: Retrieval, Percent: true, window: windowPlan,
-			Definition: "pml convention only: mean over queries of (1/h) Σ_{i≤k} P@i·rel_i, h = hits among the first k (k = gallery, or --pml-k)",
+			Definition: "pml convention only: mean over queries of (1/R_q) Σ_{i≤k} P@i·rel_i over the first k neighbours (k = gallery, or --pml-k)",
 			Source:     "pytorch-metric-learning (Musgrave et al. 2020)"},
 	)
 }
 
-// PMLKMaxBinCount as Options.PMLK is PML's k = "max_bin_count": the size
-// of the largest reference class, less one when the reference includes
-// the queries.
+// PMLKMaxBinCount as Options.PMLK is PML's k = "max_bin_count": the
+// largest number of reference items sharing a query's label, over the
+// queries' labels, less one when the reference includes the queries
+// (pytorch-metric-learning v2.8.1, AccuracyCalculator.determine_k).
 const PMLKMaxBinCount = -1
 
-// pmlK resolves Options.PMLK against the gallery's dense labels.
-func pmlK(k int, gLabels []int32, classes int, loo bool) int {
+// pmlK resolves Options.PMLK against the dense labels; rows marks the
+// query rows (nil: every row).
+func pmlK(k int, qLabels, gLabels []int32, rows []bool, classes int, loo bool) int {
 	if k != PMLKMaxBinCount {
 		return k
 	}
+	gc := counts(gLabels, classes)
 	largest := 0
-	for _, n := range counts(gLabels, classes) {
-		largest = max(largest, n)
+	for i, y := range qLabels {
+		if rows == nil || rows[i] {
+			largest = max(largest, gc[y])
+		}
 	}
 	if loo {
 		largest--
@@ -70,7 +76,8 @@ func (p *retrievalPlan) scored(i int) bool { return p.extras.rows == nil || p.ex
 
 // rWindow is the MAP@R / R-Precision window for a query with rq
 // positives: rq, or min(rq, k) when pml's explicit k truncates it (as
-// pytorch-metric-learning does when k is smaller than a class).
+// pytorch-metric-learning v2.8.1 does when k is smaller than a class:
+// get_relevance_mask cuts the mask at the k columns it has).
 func (p *retrievalPlan) rWindow(rq int) int {
 	if p.conv == PML && p.extras.pmlK > 0 {
 		return min(rq, p.extras.pmlK)
@@ -120,13 +127,12 @@ func (p *retrievalPlan) scoreRankMetrics(s *retrievalSums, h []bool, ranks []int
 	}
 	if p.pmlMAP {
 		var sum float64
-		var hitsN int
 		if p.rank1000 {
-			sum, hitsN = rankPrecisionSum(ranksWithin(ranks, w))
+			sum, _ = rankPrecisionSum(ranksWithin(ranks, w))
 		} else {
-			sum, hitsN = precisionSum(h, w)
+			sum, _ = precisionSum(h, w)
 		}
-		s.pmlMAP += sum / float64(max(hitsN, 1))
+		s.pmlMAP += sum / float64(rq)
 		s.pmlMAPN++
 	}
 }
@@ -180,7 +186,7 @@ func rankWarnings(p *retrievalPlan, pmlK int) []string {
 			}
 		}
 		if cut > 0 && p.mapR {
-			warn = append(warn, fmt.Sprintf("--pml-k %d is smaller than R for %d queries: MAP@R and R-Precision are truncated to the first %d neighbours as pytorch-metric-learning does with an explicit k (non-standard; its own warning calls the result incorrect); omit --pml-k for the standard values", pmlK, cut, pmlK))
+			warn = append(warn, fmt.Sprintf("--pml-k %d is smaller than R for %d queries: as pytorch-metric-learning does with an explicit k, MAP@R sums over the first %d neighbours but divides by R, and R-Precision divides by %d (non-standard; its own warning calls the result incorrect); omit --pml-k for the standard values", pmlK, cut, pmlK, pmlK))
 		}
 	}
 	return warn

@@ -503,10 +503,13 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 		}
 	}
 	if p.mapR && rq > 0 {
+		// Window min(R_q, k) under pml's explicit k, else R_q; MAP@R divides
+		// by R_q, R-Precision by the window (pytorch-metric-learning v2.8.1,
+		// mean_average_precision(at_r=True) and r_precision).
 		wr := p.rWindow(rq)
-		ap, prec := averagePrecision(h, wr, wr)
-		s.mapR += ap
-		s.rprec += prec
+		sum, hitsN := precisionSum(h, wr)
+		s.mapR += sum / float64(rq)
+		s.rprec += float64(hitsN) / float64(wr)
 		s.mapRN++
 	}
 	if p.mapR {
@@ -522,9 +525,8 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 			}
 		default:
 			if rq > 0 {
-				wr := p.rWindow(rq)
-				ap, _ := averagePrecision(h, wr, wr)
-				s.mapC += ap
+				sum, _ := precisionSum(h, p.rWindow(rq))
+				s.mapC += sum / float64(rq)
 				s.mapCN++
 			}
 		}
@@ -548,16 +550,16 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 				s.padded++
 			}
 		case PML:
-			// AccuracyCalculator.mean_average_precision: divisor = hits in the window (1 if none).
+			// pytorch-metric-learning v2.8.1 mean_average_precision with
+			// k = 1000: window min(1000, gallery), divisor R_q.
 			if rq > 0 {
 				var sum float64
-				var hitsN int
 				if p.rank1000 {
-					sum, hitsN = rankPrecisionSum(ranksWithin(ranks, min(map1000Window, p.gallery)))
+					sum, _ = rankPrecisionSum(ranksWithin(ranks, min(map1000Window, p.gallery)))
 				} else {
-					sum, hitsN = precisionSum(h, min(map1000Window, p.gallery, len(h)))
+					sum, _ = precisionSum(h, min(map1000Window, p.gallery, len(h)))
 				}
-				s.map1000 += sum / float64(max(hitsN, 1))
+				s.map1000 += sum / float64(rq)
 				s.map1000N++
 			}
 		default:
@@ -622,12 +624,6 @@ func rothRankPrecisionSum(ranks []int32, offset int) float64 {
 		sum += float64(m) / float64(int(r)-offset)
 	}
 	return sum
-}
-
-// averagePrecision returns (1/div) Σ_{i≤w} P@i·rel_i and the precision at w.
-func averagePrecision(h []bool, w, div int) (float64, float64) {
-	sum, hitsN := precisionSum(h, w)
-	return sum / float64(div), float64(hitsN) / float64(w)
 }
 
 // positives is the knn.Watch of every query's same-class gallery items

@@ -202,8 +202,7 @@ func rhoMetric(e *WholeInput) (float64, []string, error) {
 // of the rows as given (metrics/dists.py).
 func distRatioMetric(e *WholeInput) (float64, []string, error) {
 	cos := e.Conv == Roth || strings.EqualFold(e.Opt.Distance, "cosine")
-	v, warn := distRatio(e.In.Emb, e.Labels, e.Classes, cos, e.Conv == Roth, e.Opt.Seed, e.Opt.Threads)
-	return v, warn, nil
+	return distRatio(e.In.Emb, e.Labels, e.Classes, cos, e.Conv == Roth, e.Opt.Seed, e.Opt.Threads)
 }
 
 // prepareDistance maps --distance to a knn metric and the rows to search.
@@ -215,6 +214,17 @@ func prepareDistance(distance string, q, g knn.Matrix, loo bool) (knn.Metric, kn
 	case "ip", "dot":
 		return knn.IP, q, g, nil
 	case "cosine", "cos":
+		sets := map[string]knn.Matrix{"row": q}
+		if !loo {
+			sets = map[string]knn.Matrix{"query row": q, "gallery row": g}
+		}
+		for _, what := range []string{"row", "query row", "gallery row"} {
+			if m, ok := sets[what]; ok {
+				if i := firstZeroRow(m); i >= 0 {
+					return 0, q, g, inputErr("--distance cosine: %s %d is a zero vector, whose cosine distance to any row is undefined (remove it, or use --distance euclidean)", what, i)
+				}
+			}
+		}
 		qn := normalizedCopy(q)
 		gn := qn
 		if !loo {

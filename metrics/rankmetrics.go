@@ -32,10 +32,10 @@ func init() {
 	All = append(All,
 		Descriptor{Key: MRRKey, Aliases: []string{"mean_reciprocal_rank"}, Stage: Retrieval, Percent: true, window: windowPlan,
 			Definition: "mean over queries of 1/rank of the first same-class item in the full ranking (lone queries left out)",
-			Source:     "pytorch-metric-learning (Musgrave et al. 2020)"},
+			Source:     "pytorch-metric-learning v2.8.1 (Musgrave et al. 2020)"},
 		Descriptor{Key: PMLMAPKey, Stage: Retrieval, Percent: true, window: windowPlan,
 			Definition: "pml convention only: mean over queries of (1/R_q) Σ_{i≤k} P@i·rel_i over the first k neighbours (k = gallery, or --pml-k)",
-			Source:     "pytorch-metric-learning (Musgrave et al. 2020)"},
+			Source:     "pytorch-metric-learning v2.8.1 (Musgrave et al. 2020)"},
 	)
 }
 

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 
@@ -24,15 +25,16 @@ const maxIntraMembers = 2000
 // cosineCancelBelow is recomputed as Σ_{i≠j} ‖x̂_i − x̂_j‖²/2 = n Σ_i ‖x̂_i − m‖²
 // (m the mean of the x̂_i), which has no cancellation.
 //
-// Under cosine a zero row has no direction: the cosine distance to it is
-// undefined, and distRatio returns an error naming the first such row.
-// When every class mean has the same direction (π_inter = 0, e.g. all rows
-// equal) the ratio is undefined: NaN with a warning.
+// Under cosine a zero row has no direction, so the cosine distance to it,
+// and the ratio, are undefined: NaN with a warning naming the first such
+// row (as every undefined value is reported; --distance cosine refuses zero
+// rows before any search). When every class mean has the same direction
+// (π_inter = 0, e.g. all rows equal) the ratio is undefined too.
 func distRatio(x knn.Matrix, labels []int32, classes int, cosine, rawMeans bool, seed int64, threads int) (float64, []string, error) {
 	var warn []string
 	if cosine {
 		if i := firstZeroRow(x); i >= 0 {
-			return 0, nil, inputErr("dist_ratio: row %d is a zero vector, whose cosine distance to any row is undefined (leave dist_ratio out with --metrics, or remove the row)", i)
+			return math.NaN(), []string{fmt.Sprintf("dist_ratio: undefined, row %d is a zero vector, whose cosine distance to any row is undefined", i)}, nil
 		}
 	}
 	members := make([][]int, classes)

@@ -90,7 +90,7 @@ func resolveOptions(opt Options) (Convention, Average, want, error) {
 	if err != nil {
 		return "", "", want{}, err
 	}
-	if err := conventionMetrics(w, opt.Metrics, conv); err != nil {
+	if err := applyConventions(w, opt.Metrics, conv); err != nil {
 		return "", "", want{}, err
 	}
 	avg := opt.Average

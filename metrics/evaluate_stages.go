@@ -108,7 +108,7 @@ func (e *evalRun) clusteringStage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range All {
+	for _, d := range builtins {
 		if e.w.fam[d.Key] && d.Cluster != nil {
 			t := time.Now()
 			res.Metrics[d.Key] = d.Cluster(ct)
@@ -163,7 +163,7 @@ func (e *evalRun) kmeans(ctx context.Context, k int) ([]int32, error) {
 // dist_ratio, ...) on the query rows, each timed.
 func (e *evalRun) embeddingStage() error {
 	res := e.res
-	for _, d := range All {
+	for _, d := range builtins {
 		if !e.w.fam[d.Key] || d.Embedding == nil {
 			continue
 		}

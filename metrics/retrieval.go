@@ -22,16 +22,16 @@ type retrievalPlan struct {
 	conv    Convention
 	loo     bool
 	ks      []int
-	mapR    bool // MAP@R, R-Precision or mAP@C asked
-	map1000 bool
-	mrr     bool // MRR asked (rankmetrics.go)
-	pmlMAP  bool // pml's mean_average_precision asked (rankmetrics.go)
-	// perQuery are the requested metrics scored by Descriptor.PerQuery.
+	mapR    bool // a metric of window R (MAP@R, R-Precision, mAP@C) asked
+	map1000 bool // a metric of window 1000 (mAP@1000) asked
+	// perQuery are the requested metrics scored by Descriptor.PerQuery;
+	// ranked: one of them reads positive ranks (Depth PositiveRanks).
 	perQuery []Descriptor
-	// rank1000: the metrics with a long window (mAP@1000, MRR,
-	// mean_average_precision) read the exact ranks of each query's
-	// positives (knn.Watch, up to rankWindow) instead of a search that deep
-	// (roth: only when its window is not padded).
+	ranked   bool
+	// rank1000: the metrics with a long window (mAP@1000 and those of
+	// Depth PositiveRanks) read the exact ranks of each query's positives
+	// (knn.Watch, up to rankWindow) instead of a search that deep (roth:
+	// only mAP@1000, and only when its window is not padded).
 	rank1000   bool
 	rankWindow int
 	extras     planExtras
@@ -58,8 +58,7 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 
 func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classes int, loo, canWatch bool, x planExtras) (*retrievalPlan, error) {
 	p := &retrievalPlan{conv: conv, loo: loo, ks: w.ks, qLabels: qLabels, gLabels: gLabels,
-		mapR: w.needs(windowR), map1000: w.needs(window1000), perQuery: w.perQuery(),
-		mrr: w.fam[MRRKey], pmlMAP: w.fam[PMLMAPKey], extras: x}
+		mapR: w.needs(windowR), map1000: w.needs(window1000), perQuery: w.perQuery(), extras: x}
 	gc := counts(gLabels, classes)
 	p.gallery = len(gLabels)
 	p.classSize = gc
@@ -90,6 +89,11 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 	}
 	for _, d := range p.perQuery {
 		switch {
+		case d.Depth == PositiveRanks:
+			p.ranked = true
+			if conv == Roth {
+				need = max(need, p.gallery) // roth's watched ranks serve mAP@1000 only
+			}
 		case d.Depth == AllNeighbours:
 			need = max(need, p.gallery)
 		case d.Depth > 0:
@@ -132,7 +136,7 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 	if p.map1000 {
 		p.rankWindow = min(map1000Window, p.gallery)
 	}
-	if p.mrr || p.pmlMAP {
+	if p.ranked {
 		p.rankWindow = max(p.rankWindow, p.kWindow())
 	}
 	if p.rankWindow > 0 {
@@ -143,9 +147,9 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 				scoredN++
 			}
 		}
-		// A window beyond 1000 (MRR, mean_average_precision over the whole
-		// gallery) is always watched when the backend can: the search it
-		// would otherwise need is gallery-deep for every query.
+		// A window beyond 1000 (positive ranks over the whole gallery) is
+		// always watched when the backend can: the search it would
+		// otherwise need is gallery-deep for every query.
 		p.rank1000 = canWatch && (total <= maxWatchPerQuery*scoredN || p.rankWindow > map1000Window)
 		if !p.rank1000 {
 			need = max(need, p.rankWindow)
@@ -160,7 +164,7 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 		// a plain search one deeper, under which the watched ranks would
 		// count the query itself: use the depth-1000 lists instead (the
 		// same mAP@1000, bit for bit; see rankPrecisionSum).
-		// MRR and mean_average_precision then read lists as deep as their
+		// The metrics of positive ranks then read lists as deep as their
 		// window (the whole gallery unless --pml-k), searched chunk by chunk.
 		p.rank1000 = false
 		p.depth = max(p.depth, min(p.rankWindow, p.gallery))
@@ -307,8 +311,6 @@ type retrievalSums struct {
 	map1000N          int
 	lone              int
 	padded            int // roth: queries whose window reached faiss's −1 padding
-	mrr, pmlMAP       float64
-	mrrN, pmlMAPN     int
 	// extra, extraN: sums and counts of the plan's perQuery metrics.
 	extra  []float64
 	extraN []int
@@ -374,12 +376,6 @@ func (p *retrievalPlan) values(s *retrievalSums) map[string]float64 {
 	if p.map1000 {
 		out["mAP@1000"] = ratio(s.map1000, s.map1000N)
 	}
-	if p.mrr {
-		out[MRRKey] = ratio(s.mrr, s.mrrN)
-	}
-	if p.pmlMAP {
-		out[PMLMAPKey] = ratio(s.pmlMAP, s.pmlMAPN)
-	}
 	for i, d := range p.perQuery {
 		out[d.Key] = ratio(s.extra[i], s.extraN[i])
 	}
@@ -395,6 +391,7 @@ func (p *retrievalPlan) newSums() *retrievalSums {
 // lo−base … hi−1−base of nb.
 func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi, base int) {
 	hits := make([]bool, nb.K)
+	var rankBuf []int32 // positive ranks derived from hits (scoreQuery)
 	lastLabel := p.gLabels[len(p.gLabels)-1]
 	var one *retrievalSums // one query's terms, with per-class sums
 	if p.extras.perClass {
@@ -427,7 +424,7 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi, 
 			if rq == 0 {
 				s.lone++
 			}
-			p.scoreQuery(s, hits[p.offset:], ranks, rq, y, padded)
+			rankBuf = p.scoreQuery(s, hits[p.offset:], ranks, rq, y, padded, rankBuf)
 			continue
 		}
 		// Scored alone, then added: x + (0 + t) = x + t, so the totals are
@@ -436,7 +433,7 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi, 
 		if rq == 0 {
 			one.lone++
 		}
-		p.scoreQuery(one, hits[p.offset:], ranks, rq, y, padded)
+		rankBuf = p.scoreQuery(one, hits[p.offset:], ranks, rq, y, padded, rankBuf)
 		s.add(one)
 		c := s.classes[y]
 		if c == nil {
@@ -462,10 +459,6 @@ func (s *retrievalSums) add(o *retrievalSums) {
 	s.map1000N += o.map1000N
 	s.lone += o.lone
 	s.padded += o.padded
-	s.mrr += o.mrr
-	s.mrrN += o.mrrN
-	s.pmlMAP += o.pmlMAP
-	s.pmlMAPN += o.pmlMAPN
 	for i := range s.extra {
 		s.extra[i] += o.extra[i]
 		s.extraN[i] += o.extraN[i]
@@ -484,8 +477,9 @@ func ratio(a float64, n int) float64 {
 
 // scoreQuery adds one query's contributions; h are its relevance bits in
 // rank order (query already excluded or dropped), ranks the ascending ranks
-// of its positives within the mAP@1000 window when p.rank1000.
-func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq int, y int32, padded bool) {
+// of its positives within p.rankWindow when p.rankWindow. buf is scratch
+// for positive ranks derived from h; it is returned for reuse.
+func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq int, y int32, padded bool, buf []int32) []int32 {
 	kept := p.conv != PML || rq > 0 // pml drops lone queries from every k-NN metric
 	if kept {
 		s.recallN++
@@ -576,13 +570,23 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 			}
 		}
 	}
-	p.scoreRankMetrics(s, h, ranks, rq)
+	var pos []int32
+	if p.ranked {
+		w := p.kWindow()
+		if p.rank1000 && p.conv != Roth {
+			pos = ranksWithin(ranks, w)
+		} else {
+			buf = hitRanks(h, w, buf)
+			pos = buf
+		}
+	}
 	for i, d := range p.perQuery {
-		if v, ok := d.PerQuery(QueryHits{Hits: h, R: rq, Gallery: p.gallery, Convention: p.conv}); ok {
+		if v, ok := d.PerQuery(QueryHits{Hits: h, R: rq, Gallery: p.gallery, Convention: p.conv, Ranks: pos}); ok {
 			s.extra[i] += v
 			s.extraN[i]++
 		}
 	}
+	return buf
 }
 
 // precisionSum returns Σ_{i≤w} P@i·rel_i over the first w ranks and the

@@ -124,7 +124,7 @@ type WholeInput struct {
 	Classes int
 }
 
-// notRoth is why MRR is refused under roth.
+// notRoth is why MRR and P@10 are refused under roth.
 const notRoth = "is not part of Roth et al. 2020's evaluation code: use --compat strict or pml"
 
 // builtins lists every metric Evaluate can compute, in output order.
@@ -169,6 +169,23 @@ var builtins = []Descriptor{
 		Unsupported: "is pytorch-metric-learning's definition: use --compat pml (MAP@R and mAP@1000 are the standard ones)",
 		Definition:  "pml convention only: mean over queries of (1/R_q) Σ_{i≤k} P@i·rel_i over the first k neighbours (k = gallery, or --pml-k)",
 		Source:      "pytorch-metric-learning v2.8.1 (Musgrave et al. 2020)"},
+	{Key: "P@10", Aliases: []string{"precision_at_10"}, Stage: Retrieval, Percent: true, Depth: 10, PerQuery: precisionAt10,
+		Conventions: []Convention{Strict, PML}, Unsupported: notRoth, OptIn: []Convention{Strict, PML},
+		Definition: "mean over queries of (same-class items among the 10 nearest neighbours)/10 (lone queries left out)",
+		Source:     "Manning et al. 2008, §8.4"},
+}
+
+// precisionAt10 is P@10 for one query: the same-class items among its 10
+// nearest neighbours, over 10 (Manning et al. 2008, §8.4); a lone query is
+// left out.
+func precisionAt10(q QueryHits) (float64, bool) {
+	n := 0
+	for _, h := range q.Hits[:min(10, len(q.Hits))] {
+		if h {
+			n++
+		}
+	}
+	return float64(n) / 10, q.R > 0
 }
 
 // All returns every metric Evaluate can compute, in output order (a copy).

@@ -32,9 +32,9 @@ func TestAskedMetricsOnly(t *testing.T) {
 		}
 	}
 	// No list: every metric of the convention's default set (strict's
-	// leaves out MRR and pml's mean_average_precision), nothing extra.
+	// leaves out MRR, P@10 and pml's mean_average_precision), nothing extra.
 	r := eval(t, lineSet, Options{Ks: []int{1}})
-	if len(r.Extra) != 0 || len(r.Metrics) != len(All())-2 {
+	if len(r.Extra) != 0 || len(r.Metrics) != len(All())-3 {
 		t.Errorf("all metrics: %d metrics, extra %v", len(r.Metrics), r.Extra)
 	}
 }

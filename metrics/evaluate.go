@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,9 +11,6 @@ import (
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/spectra"
 )
-
-// Version is reported in Result.Version; the CLI overrides it.
-var Version = "dev"
 
 // ErrInput is wrapped by every error caused by the caller's data.
 var ErrInput = errors.New("bad input")
@@ -143,7 +141,7 @@ func newEvalRun(in Input, opt Options) (*evalRun, error) {
 	}
 	e.res = &Result{Metrics: map[string]float64{}, Convention: conv, N: in.Emb.Rows, Dim: in.Emb.Cols,
 		Classes: distinct(e.cLabels), Queries: e.cEmb.Rows, Gallery: e.gallery.Rows, Average: avg,
-		Timings: map[string]float64{}, Version: Version}
+		Timings: map[string]float64{}, Version: cmp.Or(opt.Version, "dev")}
 	if e.loo {
 		e.res.Gallery--
 	}

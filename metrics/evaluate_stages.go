@@ -22,7 +22,7 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g kn
 		s = knn.Exact{}
 	}
 	plan, err := newRetrievalPlanX(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, knn.Watches(s),
-		planExtras{pmlK: pmlK(opt.PMLK, e.qLabels, e.gLabels, e.rowMask, e.classes, e.loo), rows: e.rowMask, perClass: opt.PerClass || e.avg == PerClass})
+		planExtras{pmlK: pmlK(opt.PMLK, e.qLabels, e.gLabels, e.rowMask, e.classes, e.loo), rows: e.rowMask, perClass: opt.PerClass || e.avg == PerClass, budget: opt.neighbourBudget})
 	if err != nil {
 		return inputErr("%v", err)
 	}

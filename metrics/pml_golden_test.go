@@ -583,9 +583,9 @@ func evalErr(in Input, opt Options) (*Result, error) {
 	return Evaluate(context.Background(), in, opt)
 }
 
-// Ties: identical points, as in the run of PML on 10 000 copies of
-// one point. Every distance is 0, so each ranking is the index order (the
-// query itself left out): the brute force needs no distances.
+// Ties: identical points, as in PML's test_many_tied_distances (10 000
+// copies of one point). Every distance is 0, so each ranking is the index
+// order (the query itself left out): the brute force needs no distances.
 func TestPMLAllTied(t *testing.T) {
 	n := 3000
 	x := knn.Matrix{Rows: n, Cols: 4, Data: make([]float32, n*4)}

@@ -57,6 +57,7 @@ type planExtras struct {
 	pmlK     int    // pml's explicit k (0: the whole gallery)
 	rows     []bool // rows[i]: row i is a query (nil: every row)
 	perClass bool   // accumulate per-class sums
+	budget   int    // neighbour-list entries held at once (0: defaultNeighbourBudget)
 }
 
 // scored reports whether query row i is scored.

@@ -32,10 +32,24 @@ func TestAskedMetricsOnly(t *testing.T) {
 		}
 	}
 	// No list: every metric of the convention's default set (strict's
-	// leaves out MRR, P@10 and pml's mean_average_precision), nothing extra.
-	r := eval(t, lineSet, Options{Ks: []int{1}})
-	if len(r.Extra) != 0 || len(r.Metrics) != len(All())-3 {
-		t.Errorf("all metrics: %d metrics, extra %v", len(r.Metrics), r.Extra)
+	// leaves out the opt-in MRR and P@10, and pml's mean_average_precision),
+	// nothing extra.
+	for _, conv := range []Convention{Strict, Roth, PML} {
+		r := eval(t, lineSet, Options{Ks: []int{1}, Convention: conv})
+		want := 0
+		for _, d := range All() {
+			if d.inDefaultSet(conv) {
+				want++
+			}
+		}
+		if len(r.Extra) != 0 || len(r.Metrics) != want {
+			t.Errorf("%s, all metrics: %d metrics (want %d), extra %v", conv, len(r.Metrics), want, r.Extra)
+		}
+		for _, d := range All() {
+			if _, ok := r.Metrics[d.Key]; ok != d.inDefaultSet(conv) && d.Key != "R@k" {
+				t.Errorf("%s default set: %s present %v", conv, d.Key, ok)
+			}
+		}
 	}
 }
 

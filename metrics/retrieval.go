@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -159,7 +160,7 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 	if loo {
 		p.exclude = knn.ExcludeSelf
 	}
-	if p.rank1000 && loo && len(qLabels)*p.depth > neighbourBudget {
+	if p.rank1000 && loo && len(qLabels)*p.depth > p.budget() {
 		// The chunked search (see search) emulates the self-exclusion with
 		// a plain search one deeper, under which the watched ranks would
 		// count the query itself: use the depth-1000 lists instead (the
@@ -172,26 +173,28 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 	return p, nil
 }
 
-// neighbourBudget bounds the neighbour-list entries (an int32 id and a
-// float32 distance each) held at once: 2²² entries, 32 MiB. MAP@R,
+// defaultNeighbourBudget bounds the neighbour-list entries (an int32 id and
+// a float32 distance each) held at once: 2²² entries, 32 MiB. MAP@R,
 // R-Precision and mAP@C search as deep as the largest class, so all lists
 // at once would take N × (largest class) entries, quadratic in N when there
-// are few classes (20 000 rows in 2 classes: 1.6 GB). A variable so tests
-// can lower it.
-var neighbourBudget = 1 << 22
+// are few classes (20 000 rows in 2 classes: 1.6 GB).
+const defaultNeighbourBudget = 1 << 22
+
+// budget is the plan's bound on neighbour-list entries held at once.
+func (p *retrievalPlan) budget() int { return cmp.Or(p.extras.budget, defaultNeighbourBudget) }
 
 // chunkRows is the number of queries searched at once: all of them when
-// their lists fit neighbourBudget, otherwise as many as fit (at least one).
+// their lists fit the budget, otherwise as many as fit (at least one).
 func (p *retrievalPlan) chunkRows(depth int) int {
 	n := len(p.qLabels)
-	if n*depth <= neighbourBudget {
+	if n*depth <= p.budget() {
 		return n
 	}
-	return max(1, neighbourBudget/depth)
+	return max(1, p.budget()/depth)
 }
 
 // search runs the plan's k-NN search of q in g and scores it. When the
-// neighbour lists of all queries would exceed neighbourBudget, queries are
+// neighbour lists of all queries would exceed the budget, queries are
 // searched and scored chunk by chunk, so memory stays bounded whatever the
 // class sizes. The values are bit-identical to one search: every query's
 // list is the same (an exact search ranks each query on its own; a
@@ -202,7 +205,7 @@ func (p *retrievalPlan) chunkRows(depth int) int {
 // into the same fixed 2048-query partial sums.
 func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g knn.Matrix, opt knn.Options, threads int) (map[string]float64, *retrievalSums, error) {
 	n := q.Rows
-	emulate := opt.Exclude == knn.ExcludeSelf && n*p.depth > neighbourBudget
+	emulate := opt.Exclude == knn.ExcludeSelf && n*p.depth > p.budget()
 	depth := p.depth
 	if emulate {
 		depth++ // ≤ gallery + 1 = rows of g
@@ -224,9 +227,9 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g knn.Mat
 		// The exact search keeps ~3·depth candidates for every query of
 		// a tile in each worker; at this depth its default tile (240 rows
 		// at D = 128) would hold more than the lists themselves. Tiles of
-		// 48 rows keep each worker's buffers near neighbourBudget/10
+		// 48 rows keep each worker's buffers near a tenth of the budget
 		// entries at MAP@R depths; the lists do not depend on the tile.
-		e.TileQ = max(48, neighbourBudget/(30*depth))
+		e.TileQ = max(48, p.budget()/(30*depth))
 		s = e
 	}
 	parts := make([]*retrievalSums, (n+scoreChunk-1)/scoreChunk)

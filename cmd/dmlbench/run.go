@@ -19,7 +19,6 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/model"
@@ -157,7 +156,6 @@ func runAction(c *cli.Context) error {
 	}
 	out := c.String("out")
 	quiet := c.Bool("quiet")
-	metrics.Version = Version
 	run, err := trainers.RunExperiment(ctx, cfg, out, trainers.ExperimentOptions{
 		Resume: c.Bool("resume"), Version: Version, Versions: buildVersions(),
 		Progress: newRunProgress(quiet, cfg),

@@ -14,6 +14,7 @@ import (
 // exact distance ties, duplicate rows, few huge classes and singletons,
 // and mAP@1000 from watched ranks or from the lists.
 func TestChunkedSearchBitIdentical(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(9))
 	for _, tc := range []struct{ n, classes, budget int }{{300, 2, 3000}, {2100, 60, 15000}} {
 		d := 3
@@ -84,6 +85,7 @@ func (c countingSearcher) Search(ctx context.Context, q, db knn.Matrix, k int, o
 // Few huge classes no longer make the lists N × (largest class): every
 // search call stays within the budget's entries.
 func TestMAPRListsBounded(t *testing.T) {
+	t.Parallel()
 	const budget = 20000
 	n := 1000
 	x := make([]float32, n*2)

@@ -146,6 +146,7 @@ func pmlNear(key string, got, want float64) bool {
 // recorded k-NN metric to 1e-9.
 func checkPML(t *testing.T, keep func(peerCase) bool) {
 	t.Helper()
+	t.Parallel()
 	g := loadPeers(t)
 	n := 0
 	for _, c := range g.PMLRandom {
@@ -306,6 +307,7 @@ func rothTolerance(key string) float64 {
 // recorded metrics named in names (all when nil).
 func checkRoth(t *testing.T, keep func(peerCase) bool, names ...string) {
 	t.Helper()
+	t.Parallel()
 	g := loadPeers(t)
 	n := 0
 	for _, c := range g.Roth {

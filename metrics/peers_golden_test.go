@@ -269,6 +269,7 @@ func TestPMLRuleMAPCIsMAPR(t *testing.T) {
 // k-means under pml: NMI and AMI of AccuracyCalculator (FaissKMeans(niter=20):
 // faiss.Kmeans with its defaults, seed 1234, at most 256 training points per
 // centroid; calculate_NMI and calculate_AMI with scikit-learn's scores).
+// The 700-row, 2-cluster case trains on a 512-row subsample.
 func TestPMLRuleKMeans(t *testing.T) {
 	g := loadPeers(t)
 	if len(g.PMLClustering) == 0 {

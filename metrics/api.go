@@ -39,10 +39,17 @@ type Options struct {
 	PerClass bool
 	// PMLK is pytorch-metric-learning's explicit k (pml convention only;
 	// 0 = its default, the whole gallery): the window of MRR and
-	// mean_average_precision, and, non-standard, the truncation of MAP@R
-	// and R-Precision to the first k neighbours when a class is larger.
+	// mean_average_precision, and, non-standard, when a class is larger,
+	// MAP@R sums over the first k neighbours (still divided by R_q) and
+	// R-Precision divides by k.
 	// PMLKMaxBinCount is PML's k = "max_bin_count".
 	PMLK int
+	// Version is reported in Result.Version ("" = "dev").
+	Version string
+
+	// neighbourBudget overrides defaultNeighbourBudget (0: the default);
+	// tests lower it to force the chunked search.
+	neighbourBudget int
 }
 
 // Input is what Evaluate scores. With Gallery nil every row is a query

@@ -8,15 +8,14 @@ import (
 	"github.com/dmlbench/dmlbench/knn"
 )
 
-// The chunked search (neighbour lists bounded by neighbourBudget) gives
+// The chunked search (neighbour lists bounded by Options.neighbourBudget) gives
 // bit-identical values to one search holding every list: strict, pml and
 // roth, leave-one-out (self-exclusion emulated) and query/gallery, with
 // exact distance ties, duplicate rows, few huge classes and singletons,
 // and mAP@1000 from watched ranks or from the lists.
 func TestChunkedSearchBitIdentical(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(9))
-	saved := neighbourBudget
-	defer func() { neighbourBudget = saved }()
 	for _, tc := range []struct{ n, classes, budget int }{{300, 2, 3000}, {2100, 60, 15000}} {
 		d := 3
 		x := make([]float32, tc.n*d)
@@ -43,9 +42,8 @@ func TestChunkedSearchBitIdentical(t *testing.T) {
 						continue // the depth-1000 lists: small case only, for time
 					}
 					opt := Options{Metrics: []string{"R@k", "MAP@R", "R-Precision", "mAP@C", "mAP@1000"}, Ks: []int{1, 4}, Convention: conv, Searcher: searcher}
-					neighbourBudget = saved
 					whole := eval(t, in, opt)
-					neighbourBudget = tc.budget // 10–20 chunks, across the 2048-query blocks
+					opt.neighbourBudget = tc.budget // 10–20 chunks, across the 2048-query blocks
 					chunked := eval(t, in, opt)
 					for k, v := range whole.Metrics {
 						if chunked.Metrics[k] != v {
@@ -85,11 +83,10 @@ func (c countingSearcher) Search(ctx context.Context, q, db knn.Matrix, k int, o
 }
 
 // Few huge classes no longer make the lists N × (largest class): every
-// search call stays within neighbourBudget entries.
+// search call stays within the budget's entries.
 func TestMAPRListsBounded(t *testing.T) {
-	saved := neighbourBudget
-	defer func() { neighbourBudget = saved }()
-	neighbourBudget = 20000
+	t.Parallel()
+	const budget = 20000
 	n := 1000
 	x := make([]float32, n*2)
 	labels := make([]int32, n)
@@ -99,8 +96,8 @@ func TestMAPRListsBounded(t *testing.T) {
 	}
 	most := 0
 	in := Input{Emb: knn.Matrix{Rows: n, Cols: 2, Data: x}, Labels: labels}
-	eval(t, in, Options{Metrics: []string{"MAP@R"}, Searcher: countingSearcher{most: &most}})
-	if most == 0 || most > neighbourBudget {
-		t.Fatalf("largest search block %d entries, budget %d (depth ~%d × %d queries unchunked)", most, neighbourBudget, n/2, n)
+	eval(t, in, Options{Metrics: []string{"MAP@R"}, Searcher: countingSearcher{most: &most}, neighbourBudget: budget})
+	if most == 0 || most > budget {
+		t.Fatalf("largest search block %d entries, budget %d (depth ~%d × %d queries unchunked)", most, budget, n/2, n)
 	}
 }

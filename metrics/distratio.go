@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 
@@ -15,11 +16,27 @@ const maxIntraMembers = 2000
 // distRatio returns π_ratio = π_intra / π_inter (Roth et al. 2020 §5): π_intra is
 // the mean over classes with ≥ 2 members of the mean distance between
 // distinct members, π_inter the mean distance between distinct class means.
-// cosine selects d = 1 − cos (Roth et al.'s metrics/dists.py, class means
-// L2-normalised); otherwise d is Euclidean. Cosine sums have a closed form
-// in O(N·D): Σ_{i≠j} (1 − x̂_i·x̂_j) = n(n−1) − (‖Σx̂‖² − n).
-func distRatio(x knn.Matrix, labels []int32, classes int, cosine bool, seed int64, threads int) (float64, []string) {
+// cosine selects d = 1 − cos; otherwise d is Euclidean. Under cosine the
+// class means are those of the L2-normalised rows, or, with rawMeans, of
+// the rows as given, as Roth et al.'s metrics/dists.py computes them
+// (mode intra_over_inter: normalize(np.mean(features[loc]))). Cosine sums
+// have a closed form in O(N·D): Σ_{i≠j} (1 − x̂_i·x̂_j) = n(n−1) − (‖Σx̂‖² − n).
+// It cancels when the rows nearly coincide, so a mean below
+// cosineCancelBelow is recomputed as Σ_{i≠j} ‖x̂_i − x̂_j‖²/2 = n Σ_i ‖x̂_i − m‖²
+// (m the mean of the x̂_i), which has no cancellation.
+//
+// Under cosine a zero row has no direction, so the cosine distance to it,
+// and the ratio, are undefined: NaN with a warning naming the first such
+// row (as every undefined value is reported; --distance cosine refuses zero
+// rows before any search). When every class mean has the same direction
+// (π_inter = 0, e.g. all rows equal) the ratio is undefined too.
+func distRatio(x knn.Matrix, labels []int32, classes int, cosine, rawMeans bool, seed int64, threads int) (float64, []string, error) {
 	var warn []string
+	if cosine {
+		if i := firstZeroRow(x); i >= 0 {
+			return math.NaN(), []string{fmt.Sprintf("dist_ratio: undefined, row %d is a zero vector, whose cosine distance to any row is undefined", i)}, nil
+		}
+	}
 	members := make([][]int, classes)
 	for i, y := range labels {
 		members[y] = append(members[y], i)
@@ -46,17 +63,35 @@ func distRatio(x knn.Matrix, labels []int32, classes int, cosine bool, seed int6
 		for t := range mean {
 			mean[t] /= float64(len(m))
 		}
-		means = append(means, mean...)
+		if cosine && rawMeans {
+			raw := make([]float64, d)
+			for _, i := range m {
+				for t, v := range x.Row(i) {
+					raw[t] += float64(v)
+				}
+			}
+			for t := range raw {
+				raw[t] /= float64(len(m))
+			}
+			means = append(means, raw...)
+		} else {
+			means = append(means, mean...)
+		}
 		if len(m) < 2 {
 			continue
 		}
 		n := float64(len(m))
 		if cosine {
+			// mean holds the class's mean of the normalised rows.
 			s2 := 0.0
 			for _, v := range mean {
 				s2 += v * v * n * n
 			}
-			intraSum += (n*(n-1) - (s2 - n)) / (n * (n - 1))
+			v := (n*(n-1) - (s2 - n)) / (n * (n - 1))
+			if v < cosineCancelBelow {
+				v = meanCosineSpread(rows, m, mean)
+			}
+			intraSum += v
 		} else {
 			mm := m
 			if len(mm) > maxIntraMembers {
@@ -74,7 +109,7 @@ func distRatio(x knn.Matrix, labels []int32, classes int, cosine bool, seed int6
 	}
 	c := len(means) / d
 	if intraN == 0 || c < 2 {
-		return math.NaN(), append(warn, "dist_ratio: needs at least one class with two members and two classes")
+		return math.NaN(), append(warn, "dist_ratio: needs at least one class with two members and two classes"), nil
 	}
 	var inter float64
 	if cosine {
@@ -99,10 +134,84 @@ func distRatio(x knn.Matrix, labels []int32, classes int, cosine bool, seed int6
 		}
 		cf := float64(c)
 		inter = (cf*(cf-1) - (s2 - cf)) / (cf * (cf - 1))
+		if inter < cosineCancelBelow {
+			inter = meanCosineSpreadOfMeans(means, c, d)
+		}
 	} else {
 		inter = meanPairwiseRows(means, c, d, threads)
 	}
-	return (intraSum / float64(intraN)) / inter, warn
+	if inter == 0 {
+		return math.NaN(), append(warn, "dist_ratio: undefined, the class means do not differ (mean distance between them is 0)"), nil
+	}
+	return (intraSum / float64(intraN)) / inter, warn, nil
+}
+
+// cosineCancelBelow: a mean cosine distance from the closed form below this
+// is recomputed without cancellation (the closed form's rounding error is
+// about n²·2⁻⁵² of n(n−1), far below it).
+const cosineCancelBelow = 1e-6
+
+// meanCosineSpread is the mean of 1 − x̂_i·x̂_j over distinct members m of a
+// class, from the rows x̂ (L2-normalised) and their mean: n Σ_i ‖x̂_i − mean‖²
+// / (n(n−1)).
+func meanCosineSpread(rows knn.Matrix, m []int, mean []float64) float64 {
+	s := 0.0
+	for _, i := range m {
+		for t, v := range rows.Row(i) {
+			e := float64(v) - mean[t]
+			s += e * e
+		}
+	}
+	n := float64(len(m))
+	return n * s / (n * (n - 1))
+}
+
+// meanCosineSpreadOfMeans is meanCosineSpread over the c class means
+// (row-major in means), each L2-normalised first.
+func meanCosineSpreadOfMeans(means []float64, c, d int) float64 {
+	unit := make([]float64, len(means))
+	mu := make([]float64, d)
+	for k := 0; k < c; k++ {
+		mk := means[k*d : (k+1)*d]
+		nrm := 0.0
+		for _, v := range mk {
+			nrm += v * v
+		}
+		nrm = math.Sqrt(nrm)
+		if nrm == 0 {
+			nrm = 1
+		}
+		for t, v := range mk {
+			unit[k*d+t] = v / nrm
+			mu[t] += v / nrm / float64(c)
+		}
+	}
+	s := 0.0
+	for k := 0; k < c; k++ {
+		for t := 0; t < d; t++ {
+			e := unit[k*d+t] - mu[t]
+			s += e * e
+		}
+	}
+	cf := float64(c)
+	return cf * s / (cf * (cf - 1))
+}
+
+// firstZeroRow returns the index of the first all-zero row of x, or −1.
+func firstZeroRow(x knn.Matrix) int {
+	for i := 0; i < x.Rows; i++ {
+		zero := true
+		for _, v := range x.Row(i) {
+			if v != 0 {
+				zero = false
+				break
+			}
+		}
+		if zero {
+			return i
+		}
+	}
+	return -1
 }
 
 func normalizedCopy(x knn.Matrix) knn.Matrix {

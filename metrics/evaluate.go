@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,9 +11,6 @@ import (
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/spectra"
 )
-
-// Version is reported in Result.Version; the CLI overrides it.
-var Version = "dev"
 
 // ErrInput is wrapped by every error caused by the caller's data.
 var ErrInput = errors.New("bad input")
@@ -90,7 +88,7 @@ func resolveOptions(opt Options) (Convention, Average, want, error) {
 	if err != nil {
 		return "", "", want{}, err
 	}
-	if err := conventionMetrics(w, opt.Metrics, conv); err != nil {
+	if err := applyConventions(w, opt.Metrics, conv); err != nil {
 		return "", "", want{}, err
 	}
 	avg := opt.Average
@@ -143,7 +141,7 @@ func newEvalRun(in Input, opt Options) (*evalRun, error) {
 	}
 	e.res = &Result{Metrics: map[string]float64{}, Convention: conv, N: in.Emb.Rows, Dim: in.Emb.Cols,
 		Classes: distinct(e.cLabels), Queries: e.cEmb.Rows, Gallery: e.gallery.Rows, Average: avg,
-		Timings: map[string]float64{}, Version: Version}
+		Timings: map[string]float64{}, Version: cmp.Or(opt.Version, "dev")}
 	if e.loo {
 		e.res.Gallery--
 	}
@@ -201,11 +199,11 @@ func rhoMetric(e *WholeInput) (float64, []string, error) {
 }
 
 // distRatioMetric is π_ratio (Roth et al. 2020, §5), see distRatio; roth
-// and --distance cosine use the cosine distance.
+// and --distance cosine use the cosine distance; roth takes the class means
+// of the rows as given (metrics/dists.py).
 func distRatioMetric(e *WholeInput) (float64, []string, error) {
 	cos := e.Conv == Roth || strings.EqualFold(e.Opt.Distance, "cosine")
-	v, warn := distRatio(e.In.Emb, e.Labels, e.Classes, cos, e.Opt.Seed, e.Opt.Threads)
-	return v, warn, nil
+	return distRatio(e.In.Emb, e.Labels, e.Classes, cos, e.Conv == Roth, e.Opt.Seed, e.Opt.Threads)
 }
 
 // prepareDistance maps --distance to a knn metric and the rows to search.
@@ -217,6 +215,17 @@ func prepareDistance(distance string, q, g knn.Matrix, loo bool) (knn.Metric, kn
 	case "ip", "dot":
 		return knn.IP, q, g, nil
 	case "cosine", "cos":
+		sets := map[string]knn.Matrix{"row": q}
+		if !loo {
+			sets = map[string]knn.Matrix{"query row": q, "gallery row": g}
+		}
+		for _, what := range []string{"row", "query row", "gallery row"} {
+			if m, ok := sets[what]; ok {
+				if i := firstZeroRow(m); i >= 0 {
+					return 0, q, g, inputErr("--distance cosine: %s %d is a zero vector, whose cosine distance to any row is undefined (remove it, or use --distance euclidean)", what, i)
+				}
+			}
+		}
 		qn := normalizedCopy(q)
 		gn := qn
 		if !loo {

@@ -22,7 +22,7 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g kn
 		s = knn.Exact{}
 	}
 	plan, err := newRetrievalPlanX(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, knn.Watches(s),
-		planExtras{pmlK: pmlK(opt.PMLK, e.gLabels, e.classes, e.loo), rows: e.rowMask, perClass: opt.PerClass || e.avg == PerClass})
+		planExtras{pmlK: pmlK(opt.PMLK, e.qLabels, e.gLabels, e.rowMask, e.classes, e.loo), rows: e.rowMask, perClass: opt.PerClass || e.avg == PerClass, budget: opt.neighbourBudget})
 	if err != nil {
 		return inputErr("%v", err)
 	}
@@ -108,7 +108,7 @@ func (e *evalRun) clusteringStage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range All {
+	for _, d := range builtins {
 		if e.w.fam[d.Key] && d.Cluster != nil {
 			t := time.Now()
 			res.Metrics[d.Key] = d.Cluster(ct)
@@ -155,7 +155,7 @@ func (e *evalRun) kmeans(ctx context.Context, k int) ([]int32, error) {
 // dist_ratio, ...) on the query rows, each timed.
 func (e *evalRun) embeddingStage() error {
 	res := e.res
-	for _, d := range All {
+	for _, d := range builtins {
 		if !e.w.fam[d.Key] || d.Embedding == nil {
 			continue
 		}

@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand"
 	"sort"
@@ -10,11 +12,10 @@ import (
 	"github.com/dmlbench/dmlbench/knn"
 )
 
-// Golden cases ported from pytorch-metric-learning v2.8.1,
-// tests/utils/test_calculate_accuracies.py and
-// tests/utils/test_calculate_accuracies_large_k.py (Musgrave et al. 2020's
-// library). The expected values are PML's own hand-computed ones,
-// re-derived here; the cases are restated in this project's terms:
+// Cases from pytorch-metric-learning v2.8.1 (Musgrave et al. 2020's
+// library), tests/utils/test_calculate_accuracies.py and
+// tests/utils/test_calculate_accuracies_large_k.py, restated in this
+// project's terms:
 //
 //	precision_at_1               → R@1 under --compat pml (lone queries dropped)
 //	r_precision                  → R-Precision
@@ -22,36 +23,50 @@ import (
 //	mean_average_precision       → mean_average_precision (pml only)
 //	mean_reciprocal_rank         → MRR
 //	avg_of_avgs = True           → Average: PerClass
+//	return_per_class = True      → Options.PerClass (Result.PerClass)
 //	ref_includes_query = True    → leave-one-out, or Input.QueryRows
 //	an explicit k                → Options.PMLK (--pml-k)
 //
-// PML's custom label-comparison cases have no counterpart (dmlbench compares
+// The hand table's values are checked twice: against the formulas PML's test
+// writes (correct_* methods) and against what PML's code returns on it
+// (testdata/peers_golden.json, written by testdata/peers_golden.py). PML's
+// custom label-comparison cases have no counterpart (dmlbench compares
 // labels by equality only) and are not ported.
 
 var pmlMetrics = []string{"R@1", "R-Precision", "MAP@R", PMLMAPKey, MRRKey}
 
-// knnLabels is the neighbour-label table of PML's first hand-computed case:
-// five queries with labels 1 1 2 3 4, and the labels of their five nearest
-// reference items in rank order.
-var knnLabels = [][]int32{
-	{0, 1, 1, 2, 2},
-	{1, 0, 1, 1, 3},
-	{4, 4, 4, 4, 2},
-	{3, 1, 3, 1, 3},
-	{0, 0, 4, 2, 2},
-}
+// pmlName maps the keys above to PML's metric names.
+var pmlName = map[string]string{"R@1": "precision_at_1", "R-Precision": "r_precision", "MAP@R": "mean_average_precision_at_r",
+	PMLMAPKey: "mean_average_precision", MRRKey: "mean_reciprocal_rank"}
+
+// knnLabels is test_accuracy_calculator's knn_labels1: six queries with
+// labels 1 1 2 3 4 0 (query_labels), and the labels of their five nearest
+// reference items in rank order. PML's label_counts1 gives the reference
+// class sizes 0: 2, 1: 3, 2: 5, 3: 4, 4: 5.
+var (
+	tableQueries = []int32{1, 1, 2, 3, 4, 0}
+	knnLabels    = [][]int32{
+		{0, 1, 1, 2, 2},
+		{1, 0, 1, 1, 3},
+		{4, 4, 4, 4, 2},
+		{3, 1, 3, 1, 3},
+		{0, 0, 4, 2, 2},
+		{1, 2, 3, 4, 5},
+	}
+)
 
 // pmlTableCase builds, for the table above, a reference set whose class
-// sizes are PML's label counts (1: 3, 2: 5, 3: 4, 4: 5, plus label-0
-// distractors) and neighbour lists whose labels are the table's. With loo
-// (PML's embeddings_come_from_same_source) the queries are reference rows
-// 0..4 and, as in PML's test, the table's first column is dropped (it is
-// the query itself); otherwise the queries are a separate set. shift adds
-// to every label (PML's second table, whose queries are all lone).
+// sizes are PML's label counts plus one item of label 5 (the last query's
+// fifth neighbour; no query has label 5, so no query's R changes) and
+// neighbour lists whose labels are the table's. With loo (PML's
+// ref_includes_query) the queries are reference rows 0..5 and, as in PML's
+// test, the table's first column is dropped; otherwise the queries are a
+// separate set. shift adds to every query label (PML's second table, whose
+// queries are all lone).
 func pmlTableCase(t *testing.T, loo bool, shift int32) (qLabels, gLabels []int32, nb *knn.Neighbors) {
 	t.Helper()
-	query := []int32{1, 1, 2, 3, 4}
-	count := map[int32]int{0: 2, 1: 3, 2: 5, 3: 4, 4: 5}
+	query := tableQueries
+	count := map[int32]int{0: 2, 1: 3, 2: 5, 3: 4, 4: 5, 5: 1}
 	var ref []int32
 	if loo {
 		ref = append(ref, query...)
@@ -59,7 +74,7 @@ func pmlTableCase(t *testing.T, loo bool, shift int32) (qLabels, gLabels []int32
 			count[y]--
 		}
 	}
-	for y := int32(0); y <= 4; y++ {
+	for y := int32(0); y <= 5; y++ {
 		for i := 0; i < count[y]; i++ {
 			ref = append(ref, y)
 		}
@@ -74,7 +89,7 @@ func pmlTableCase(t *testing.T, loo bool, shift int32) (qLabels, gLabels []int32
 	k := len(cols[0])
 	nq := len(query)
 	if loo {
-		nq = len(ref) // every row is searched; only rows 0..4 are scored
+		nq = len(ref) // every row is searched; only rows 0..5 are scored
 	}
 	nb = &knn.Neighbors{N: nq, K: k, IDs: make([]int32, nq*k), Dist: make([]float32, nq*k)}
 	for q := 0; q < len(query); q++ {
@@ -106,30 +121,28 @@ func pmlTableCase(t *testing.T, loo bool, shift int32) (qLabels, gLabels []int32
 	if loo {
 		qLabels = ref
 	}
-	sh := func(a []int32) []int32 {
-		out := make([]int32, len(a))
-		for i, v := range a {
+	if shift != 0 {
+		out := make([]int32, len(qLabels))
+		for i, v := range qLabels {
 			out[i] = v + shift
 		}
-		return out
-	}
-	if shift != 0 {
-		// Only the query labels move: no query class is in the reference.
-		return sh(qLabels), ref, nb
+		return out, ref, nb // only the query labels move: no query class is in the reference
 	}
 	return qLabels, ref, nb
 }
 
-// scoreTable scores a pmlTableCase through the retrieval plan with PML's k
-// = the table width, returning per-query and per-class averages.
-func scoreTable(t *testing.T, loo bool, shift int32) (perQuery, perClass map[string]float64) {
+// tableScore is the table scored through the retrieval plan with PML's k =
+// the table width: the mean over queries, PML's avg_of_avgs, and the
+// per-class values by label (return_per_class).
+type tableScore struct {
+	perQuery, avgOfAvgs map[string]float64
+	perClass            map[int32]map[string]float64
+}
+
+func scoreTable(t *testing.T, loo bool, shift int32) tableScore {
 	t.Helper()
 	qL, gL, nb := pmlTableCase(t, loo, shift)
-	dense, classes := denseLabels(qL, gL)
-	if loo {
-		dense, classes = denseLabels(qL)
-		dense = append(dense, dense[0])
-	}
+	ids, classes := denseLabels(qL, gL)
 	w, err := resolve(pmlMetrics, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -137,18 +150,32 @@ func scoreTable(t *testing.T, loo bool, shift int32) (perQuery, perClass map[str
 	var rows []bool
 	if loo {
 		rows = make([]bool, len(qL))
-		for i := 0; i < 5; i++ {
+		for i := range tableQueries {
 			rows[i] = true
 		}
 	}
-	p, err := newRetrievalPlanX(PML, w, dense[0], dense[1], classes, loo, false,
+	p, err := newRetrievalPlanX(PML, w, ids[0], ids[1], classes, loo, false,
 		planExtras{pmlK: nb.K, rows: rows, perClass: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	vals, sums := p.score(nb, 1)
-	_, cvals, _ := p.classValues(sums)
-	return vals, classAverage(cvals)
+	dense, cvals, _ := p.classValues(sums)
+	// dense id → label: the sorted distinct labels of both sets.
+	var label []int32
+	seen := map[int32]bool{}
+	for _, v := range append(append([]int32(nil), qL...), gL...) {
+		if !seen[v] {
+			seen[v] = true
+			label = append(label, v)
+		}
+	}
+	sort.Slice(label, func(i, j int) bool { return label[i] < label[j] })
+	per := map[int32]map[string]float64{}
+	for i, y := range dense {
+		per[label[y]] = cvals[i]
+	}
+	return tableScore{perQuery: vals, avgOfAvgs: classAverage(cvals), perClass: per}
 }
 
 func mean(xs ...float64) float64 {
@@ -159,57 +186,144 @@ func mean(xs ...float64) float64 {
 	return s / float64(len(xs))
 }
 
-// byClass is PML's avg_of_avgs for the table: queries 0 and 1 share class 1.
-func byClass(a [5]float64) float64 { return mean((a[0]+a[1])/2, a[2], a[3], a[4]) }
+// perLabel is PML's return_per_class list for the table: the classes of
+// the query labels in sorted order 0..4 (queries 0 and 1 share label 1;
+// query 5 is label 0).
+func perLabel(a [6]float64) [5]float64 {
+	return [5]float64{a[5], (a[0] + a[1]) / 2, a[2], a[3], a[4]}
+}
 
+// pmlHandTable holds the correct_* values of test_accuracy_calculator, per
+// query, as PML's test writes them.
+type pmlHandTable struct{ p1, rprec, mapr, mAP, mrr [6]float64 }
+
+// correctPMLTable returns the correct_* values for ref_includes_query.
+// precision_at_1's per-query values are implied by PML's per-class list and
+// its means (2/6 and 1/6).
+func correctPMLTable(refIncludesQuery bool) pmlHandTable {
+	if !refIncludesQuery {
+		return pmlHandTable{
+			p1:    [6]float64{0, 1, 0, 1, 0, 0},
+			rprec: [6]float64{2.0 / 3, 2.0 / 3, 1.0 / 5, 2.0 / 4, 1.0 / 5, 0},
+			mapr:  [6]float64{(1.0/2 + 2.0/3) / 3, (1 + 2.0/3) / 3, (1.0 / 5) / 5, (1 + 2.0/3) / 4, (1.0 / 3) / 5, 0},
+			mAP:   [6]float64{(1.0/2 + 2.0/3) / 3, (1 + 2.0/3 + 3.0/4) / 3, (1.0 / 5) / 5, (1 + 2.0/3 + 3.0/5) / 4, (1.0 / 3) / 5, 0},
+			mrr:   [6]float64{1.0 / 2, 1, 1.0 / 5, 1, 1.0 / 3, 0},
+		}
+	}
+	return pmlHandTable{
+		p1:    [6]float64{1, 0, 0, 0, 0, 0},
+		rprec: [6]float64{1.0 / 1, 1.0 / 2, 1.0 / 4, 1.0 / 3, 1.0 / 4, 0},
+		mapr:  [6]float64{1, (1.0 / 2) / 2, (1.0 / 4) / 4, (1.0 / 2) / 3, (1.0 / 2) / 4, 0},
+		mAP:   [6]float64{1, (1.0/2 + 2.0/3) / 2, (1.0 / 4) / 4, (1.0/2 + 2.0/4) / 3, (1.0 / 2) / 4, 0},
+		mrr:   [6]float64{1, 1.0 / 2, 1.0 / 4, 1.0 / 2, 1.0 / 2, 0},
+	}
+}
+
+// TestPMLHandComputedTable ports test_accuracy_calculator
+// (tests/utils/test_calculate_accuracies.py, pytorch-metric-learning
+// v2.8.1) as written: all six queries, every k-NN metric, both
+// ref_includes_query settings, the plain mean, avg_of_avgs and
+// return_per_class.
 func TestPMLHandComputedTable(t *testing.T) {
-	// PML's expected per-query values (test_accuracy_calculator).
-	type want struct{ p1, rprec, mapr, mAP, mrr [5]float64 }
-	separate := want{
-		p1:    [5]float64{0, 1, 0, 1, 0},
-		rprec: [5]float64{2.0 / 3, 2.0 / 3, 1.0 / 5, 2.0 / 4, 1.0 / 5},
-		mapr:  [5]float64{(1.0/2 + 2.0/3) / 3, (1 + 2.0/3) / 3, (1.0 / 5) / 5, (1 + 2.0/3) / 4, (1.0 / 3) / 5},
-		mAP:   [5]float64{(1.0/2 + 2.0/3) / 2, (1 + 2.0/3 + 3.0/4) / 3, 1.0 / 5, (1 + 2.0/3 + 3.0/5) / 3, 1.0 / 3},
-		mrr:   [5]float64{1.0 / 2, 1, 1.0 / 5, 1, 1.0 / 3},
-	}
-	sameSource := want{
-		p1:    [5]float64{1, 0, 0, 0, 0},
-		rprec: [5]float64{1, 1.0 / 2, 1.0 / 4, 1.0 / 3, 1.0 / 4},
-		mapr:  [5]float64{1, (1.0 / 2) / 2, (1.0 / 4) / 4, (1.0 / 2) / 3, (1.0 / 2) / 4},
-		mAP:   [5]float64{1, (1.0/2 + 2.0/3) / 2, 1.0 / 4, (1.0/2 + 2.0/4) / 2, 1.0 / 2},
-		mrr:   [5]float64{1, 1.0 / 2, 1.0 / 4, 1.0 / 2, 1.0 / 2},
-	}
-	for _, c := range []struct {
-		name string
-		loo  bool
-		w    want
-	}{{"query/reference", false, separate}, {"ref includes query", true, sameSource}} {
-		q, cl := scoreTable(t, c.loo, 0)
-		for key, per := range map[string][5]float64{"R@1": c.w.p1, "R-Precision": c.w.rprec, "MAP@R": c.w.mapr, PMLMAPKey: c.w.mAP, MRRKey: c.w.mrr} {
-			if got, exp := q[key], mean(per[:]...); !near(got, exp) {
-				t.Errorf("%s %s = %.15g, PML %.15g", c.name, key, got, exp)
+	for _, loo := range []bool{false, true} {
+		c := correctPMLTable(loo)
+		got := scoreTable(t, loo, 0)
+		for key, per := range map[string][6]float64{"R@1": c.p1, "R-Precision": c.rprec, "MAP@R": c.mapr, PMLMAPKey: c.mAP, MRRKey: c.mrr} {
+			if g, exp := got.perQuery[key], mean(per[:]...); !near(g, exp) {
+				t.Errorf("ref_includes_query %v %s = %.15g, PML %.15g", loo, key, g, exp)
 			}
-			if got, exp := cl[key], byClass(per); !near(got, exp) {
-				t.Errorf("%s %s avg_of_avgs = %.15g, PML %.15g", c.name, key, got, exp)
+			byLabel := perLabel(per)
+			if g, exp := got.avgOfAvgs[key], mean(byLabel[:]...); !near(g, exp) {
+				t.Errorf("ref_includes_query %v %s avg_of_avgs = %.15g, PML %.15g", loo, key, g, exp)
+			}
+			for y, exp := range byLabel {
+				if g := got.perClass[int32(y)][key]; !near(g, exp) {
+					t.Errorf("ref_includes_query %v %s return_per_class[%d] = %.15g, PML %.15g", loo, key, y, g, exp)
+				}
 			}
 		}
 	}
-	// PML's p@1 table states the per-class values directly as well.
-	if _, cl := scoreTable(t, false, 0); !near(cl["R@1"], (0.5+0+1+0)/4) {
-		t.Errorf("per-class R@1 %v", cl["R@1"])
+	// PML's precision_at_1 means, stated directly by its test.
+	if g := scoreTable(t, false, 0).perQuery["R@1"]; !near(g, 2.0/6) {
+		t.Errorf("R@1 = %v, PML 2/6", g)
+	}
+	if g := scoreTable(t, true, 0).perQuery["R@1"]; !near(g, 1.0/6) {
+		t.Errorf("ref_includes_query R@1 = %v, PML 1/6", g)
+	}
+}
+
+// TestPMLHandTableRunByPML compares the table with what
+// AccuracyCalculator._get_accuracy (utils/accuracy_calculator.py,
+// pytorch-metric-learning v2.8.1) returned on it, every metric, both
+// tables, both ref_includes_query settings, plain, avg_of_avgs and
+// return_per_class (testdata/peers_golden.py, pml_hand_table).
+func TestPMLHandTableRunByPML(t *testing.T) {
+	g := loadPeers(t)
+	if len(g.PMLHandTable) != 12 {
+		t.Fatalf("%d hand-table runs recorded, want 12", len(g.PMLHandTable))
+	}
+	for _, run := range g.PMLHandTable {
+		shift := int32(0)
+		if run.Table == 1 {
+			shift = 6 // no query label left in the reference (labels 0..5)
+		}
+		got := scoreTable(t, run.RefIncludesQuery, shift)
+		for key, name := range pmlName {
+			raw, ok := run.Values[name]
+			if !ok {
+				t.Fatalf("no %s in the recorded run", name)
+			}
+			what := fmt.Sprintf("table %d ref_includes_query %v avg_of_avgs %v per_class %v %s", run.Table+1, run.RefIncludesQuery, run.AvgOfAvgs, run.ReturnPerClass, key)
+			switch {
+			case run.ReturnPerClass:
+				var want []*float64
+				if err := json.Unmarshal(raw, &want); err != nil {
+					t.Fatal(err)
+				}
+				for i, w := range want {
+					y := int32(i) // PML lists the query labels' classes in sorted order
+					gv, has := got.perClass[y][key]
+					if w == nil {
+						if has && !math.IsNaN(gv) {
+							t.Errorf("%s class %d = %v, PML NaN", what, y, gv)
+						}
+						continue
+					}
+					if !has || !pmlNear(key, gv, *w) {
+						t.Errorf("%s class %d = %v, PML %.15g", what, y, gv, *w)
+					}
+				}
+			default:
+				var want *float64
+				if err := json.Unmarshal(raw, &want); err != nil {
+					t.Fatal(err)
+				}
+				gv := got.perQuery[key]
+				if run.AvgOfAvgs {
+					gv = got.avgOfAvgs[key]
+				}
+				if want == nil {
+					if !math.IsNaN(gv) {
+						t.Errorf("%s = %v, PML NaN", what, gv)
+					}
+				} else if !pmlNear(key, gv, *want) {
+					t.Errorf("%s = %.15g, PML %.15g", what, gv, *want)
+				}
+			}
+		}
 	}
 }
 
 // PML's second table: no query class is in the reference. PML's unit test
 // feeds an all-false lone mask straight to the metric functions and expects
-// 0; end to end, PML v2.8.1 returns NaN for these (issue 16 item 1).
-// dmlbench reports a mean over no query as undefined: NaN, which the CLI
-// prints as null in JSON and n/a in tables, with a warning.
+// NaN (nan_accuracy). dmlbench reports a mean over no query as undefined:
+// NaN, which the CLI prints as null in JSON and n/a in tables, with a
+// warning.
 func TestPMLAllLoneIsUndefined(t *testing.T) {
-	q, cl := scoreTable(t, false, 5)
+	s := scoreTable(t, false, 6)
 	for _, key := range pmlMetrics {
-		if !math.IsNaN(q[key]) || !math.IsNaN(cl[key]) {
-			t.Errorf("%s = %v (per class %v), want NaN (undefined)", key, q[key], cl[key])
+		if !math.IsNaN(s.perQuery[key]) || !math.IsNaN(s.avgOfAvgs[key]) {
+			t.Errorf("%s = %v (per class %v), want NaN (undefined)", key, s.perQuery[key], s.avgOfAvgs[key])
 		}
 	}
 	r := eval(t, Input{Emb: col(0, 1), Labels: []int32{1, 2}, Gallery: ptr(col(0, 1, 2)), GalleryLabels: []int32{5, 6, 7}},
@@ -300,9 +414,11 @@ func TestPMLAvgOfAvgs(t *testing.T) {
 	}
 }
 
-// PML's explicit k smaller than a class truncates R-Precision and MAP@R to
-// the first k neighbours and divides by min(R, k); --pml-k reproduces it.
-// The table's queries at k = 2 (separate sets): windows min(R, 2) = 2.
+// PML's explicit k smaller than a class (utils/accuracy_calculator.py
+// v2.8.1): mean_average_precision(at_r=True) sums over the first min(R, k)
+// neighbours and divides by R (count_per_query); r_precision divides by
+// min(R, k); mean_average_precision and mean_reciprocal_rank read the first
+// k. The table's queries at k = 2 (separate sets; R = 3 3 5 4 5 2).
 func TestPMLExplicitKTruncation(t *testing.T) {
 	qL, gL, nb := pmlTableCase(t, false, 0)
 	dense, classes := denseLabels(qL, gL)
@@ -312,11 +428,11 @@ func TestPMLExplicitKTruncation(t *testing.T) {
 		t.Fatal(err)
 	}
 	vals, _ := p.score(nb, 1)
-	// first two labels per query: {0,1} {1,0} {4,4} {3,1} {0,0}
-	expRP := mean(1.0/2, 1.0/2, 0, 1.0/2, 0)
-	expMAPR := mean((1.0/2)/2, 1.0/2, 0, 1.0/2, 0)
-	expMAP := mean(1.0/2, 1, 0, 1, 0) // divisor: hits in the window (1 if none)
-	expMRR := mean(1.0/2, 1, 0, 1, 0) // first hit within the window, else 0
+	// first two labels per query: {0,1} {1,0} {4,4} {3,1} {0,0} {1,2}
+	expRP := mean(1.0/2, 1.0/2, 0, 1.0/2, 0, 0)
+	expMAPR := mean((1.0/2)/3, 1.0/3, 0, 1.0/4, 0, 0)
+	expMAP := expMAPR // window k = 2 = min(R, 2) for every query, divisor R
+	expMRR := mean(1.0/2, 1, 0, 1, 0, 0)
 	for k, v := range map[string]float64{"R-Precision": expRP, "MAP@R": expMAPR, PMLMAPKey: expMAP, MRRKey: expMRR} {
 		if !near(vals[k], v) {
 			t.Errorf("k = 2: %s = %v, want %v", k, vals[k], v)
@@ -328,10 +444,10 @@ func TestPMLExplicitKTruncation(t *testing.T) {
 	if !hasWarning(r, "--pml-k 3 is smaller than R") {
 		t.Errorf("no truncation warning: %v", r.Warnings)
 	}
-	// 1-D runs of 6: query 0's first 3 neighbours are all class 0.
-	full := eval(t, in, Options{Convention: PML, Metrics: []string{"MAP@R"}})
-	if r.Metrics["MAP@R"] <= full.Metrics["MAP@R"] {
-		t.Errorf("truncated MAP@R %v should exceed the standard %v here", r.Metrics["MAP@R"], full.Metrics["MAP@R"])
+	// 1-D runs of 6: every query's first 3 neighbours include all its
+	// class's nearest; R = 5, window 3, divisor 5, so MAP@R ≤ 3/5.
+	if v := r.Metrics["MAP@R"]; v > 3.0/5+1e-12 {
+		t.Errorf("truncated MAP@R %v exceeds 3/5: divisor must stay R", v)
 	}
 	if _, err := evalErr(in, Options{PMLK: 3}); err == nil {
 		t.Error("--pml-k accepted under strict")
@@ -426,9 +542,10 @@ func pmlRanking(x knn.Matrix, loo bool) [][]int32 {
 	return out
 }
 
-// bruteForcePML applies PML's large-k test's definitions to a ranking: P@1
-// over all queries, AP as the mean precision at the hits within k (0
-// without hit), MAP@R with R = all matches of the full ranking.
+// bruteForcePML applies the definitions of PML's large-k test (evaluate in
+// test_calculate_accuracies_large_k.py) to a ranking: P@1 over all
+// queries; AP = Σ precision at the hits within k over R = all matches of the
+// full ranking (0 when R = 0); MAP@R the same over the first min(R, k).
 func bruteForcePML(order [][]int32, labels []int32, k int) (p1, mAP, mapR float64) {
 	n := len(order)
 	correct := 0
@@ -452,8 +569,8 @@ func bruteForcePML(order [][]int32, labels []int32, k int) (p1, mAP, mapR float6
 				}
 			}
 		}
-		if rel > 0 {
-			mAP += sumP / float64(rel)
+		if allRel > 0 {
+			mAP += sumP / float64(allRel)
 		}
 		if allRel > 0 {
 			mapR += sumR / float64(allRel)
@@ -466,9 +583,9 @@ func evalErr(in Input, opt Options) (*Result, error) {
 	return Evaluate(context.Background(), in, opt)
 }
 
-// Ties: identical points, as in the issue's run of PML on 10 000 copies of
-// one point. Every distance is 0, so each ranking is the index order (the
-// query itself left out): the brute force needs no distances.
+// Ties: identical points, as in PML's test_many_tied_distances (10 000
+// copies of one point). Every distance is 0, so each ranking is the index
+// order (the query itself left out): the brute force needs no distances.
 func TestPMLAllTied(t *testing.T) {
 	n := 3000
 	x := knn.Matrix{Rows: n, Cols: 4, Data: make([]float32, n*4)}

@@ -5,10 +5,11 @@ import (
 	"sort"
 )
 
-// Metrics added for pytorch-metric-learning parity (Musgrave et al. 2020's
-// library, AccuracyCalculator v2.8.1) that read a window longer than
-// MAP@R's: MRR and pml's mean_average_precision, with pml's explicit k
-// (--pml-k), which also truncates MAP@R and R-Precision.
+// Metrics that read the ranks of a query's same-class items over the whole
+// ranking (Descriptor.Depth PositiveRanks), as pytorch-metric-learning's
+// AccuracyCalculator (Musgrave et al. 2020's library, v2.8.1) defines them:
+// MRR and pml's mean_average_precision, with pml's explicit k (--pml-k),
+// which also truncates MAP@R and R-Precision.
 
 const (
 	// MRRKey is the mean reciprocal rank: the mean over queries with at
@@ -18,39 +19,32 @@ const (
 	// mean_reciprocal_rank.
 	MRRKey = "MRR"
 	// PMLMAPKey is pytorch-metric-learning's mean_average_precision: per
-	// query (1/h) Σ_{i≤k} P@i·rel_i over the first k neighbours, h = the
-	// same-class items among them (1 when none, giving 0); k is the whole
-	// gallery unless --pml-k sets it. With the whole gallery h = R_q and it
-	// is the full-ranking AP. Only in the pml convention.
+	// query (1/R_q) Σ_{i≤k} P@i·rel_i over the first k neighbours, R_q =
+	// the query's same-class reference items (v2.8.1,
+	// utils/accuracy_calculator.py, mean_average_precision); k is the whole
+	// gallery unless --pml-k sets it. With the whole gallery it is the
+	// full-ranking AP. Only in the pml convention.
 	PMLMAPKey = "mean_average_precision"
 )
 
-// The retrieval plan computes both in its pass over each query
-// (scoreRankMetrics), reading watched ranks beyond the k-NN depth.
-func init() {
-	All = append(All,
-		Descriptor{Key: MRRKey, Aliases: []string{"mean_reciprocal_rank"}, Stage: Retrieval, Percent: true, window: windowPlan,
-			Definition: "mean over queries of 1/rank of the first same-class item in the full ranking (lone queries left out)",
-			Source:     "pytorch-metric-learning (Musgrave et al. 2020)"},
-		Descriptor{Key: PMLMAPKey, Stage: Retrieval, Percent: true, window: windowPlan,
-			Definition: "pml convention only: mean over queries of (1/h) Σ_{i≤k} P@i·rel_i, h = hits among the first k (k = gallery, or --pml-k)",
-			Source:     "pytorch-metric-learning (Musgrave et al. 2020)"},
-	)
-}
-
-// PMLKMaxBinCount as Options.PMLK is PML's k = "max_bin_count": the size
-// of the largest reference class, less one when the reference includes
-// the queries.
+// PMLKMaxBinCount as Options.PMLK is PML's k = "max_bin_count": the
+// largest number of reference items sharing a query's label, over the
+// queries' labels, less one when the reference includes the queries
+// (pytorch-metric-learning v2.8.1, AccuracyCalculator.determine_k).
 const PMLKMaxBinCount = -1
 
-// pmlK resolves Options.PMLK against the gallery's dense labels.
-func pmlK(k int, gLabels []int32, classes int, loo bool) int {
+// pmlK resolves Options.PMLK against the dense labels; rows marks the
+// query rows (nil: every row).
+func pmlK(k int, qLabels, gLabels []int32, rows []bool, classes int, loo bool) int {
 	if k != PMLKMaxBinCount {
 		return k
 	}
+	gc := counts(gLabels, classes)
 	largest := 0
-	for _, n := range counts(gLabels, classes) {
-		largest = max(largest, n)
+	for i, y := range qLabels {
+		if rows == nil || rows[i] {
+			largest = max(largest, gc[y])
+		}
 	}
 	if loo {
 		largest--
@@ -63,6 +57,7 @@ type planExtras struct {
 	pmlK     int    // pml's explicit k (0: the whole gallery)
 	rows     []bool // rows[i]: row i is a query (nil: every row)
 	perClass bool   // accumulate per-class sums
+	budget   int    // neighbour-list entries held at once (0: defaultNeighbourBudget)
 }
 
 // scored reports whether query row i is scored.
@@ -70,7 +65,8 @@ func (p *retrievalPlan) scored(i int) bool { return p.extras.rows == nil || p.ex
 
 // rWindow is the MAP@R / R-Precision window for a query with rq
 // positives: rq, or min(rq, k) when pml's explicit k truncates it (as
-// pytorch-metric-learning does when k is smaller than a class).
+// pytorch-metric-learning v2.8.1 does when k is smaller than a class:
+// get_relevance_mask cuts the mask at the k columns it has).
 func (p *retrievalPlan) rWindow(rq int) int {
 	if p.conv == PML && p.extras.pmlK > 0 {
 		return min(rq, p.extras.pmlK)
@@ -87,86 +83,46 @@ func (p *retrievalPlan) kWindow() int {
 	return p.gallery
 }
 
+// reciprocalRank is MRR's term: 1/rank of the query's first same-class
+// item within its window (0 when none ranks there); lone queries are left
+// out (pytorch-metric-learning v2.8.1, mean_reciprocal_rank).
+func reciprocalRank(q QueryHits) (float64, bool) {
+	if q.R == 0 {
+		return 0, false
+	}
+	if len(q.Ranks) == 0 {
+		return 0, true
+	}
+	return 1 / float64(q.Ranks[0]), true
+}
+
+// pmlAveragePrecision is mean_average_precision's term: (1/R_q) Σ P@i·rel_i
+// over the window, from the ranks of the hits (pytorch-metric-learning
+// v2.8.1, mean_average_precision: the divisor is count_per_query = R_q).
+func pmlAveragePrecision(q QueryHits) (float64, bool) {
+	if q.R == 0 {
+		return 0, false
+	}
+	sum, _ := rankPrecisionSum(q.Ranks)
+	return sum / float64(q.R), true
+}
+
+// hitRanks appends to buf[:0] the 1-based ranks of the hits among the
+// first w entries of h: the ranks a watched search reports.
+func hitRanks(h []bool, w int, buf []int32) []int32 {
+	buf = buf[:0]
+	for i := 0; i < min(w, len(h)); i++ {
+		if h[i] {
+			buf = append(buf, int32(i+1))
+		}
+	}
+	return buf
+}
+
 // ranksWithin returns the prefix of ascending ranks that are ≤ w.
 func ranksWithin(ranks []int32, w int) []int32 {
 	n := sort.Search(len(ranks), func(i int) bool { return int(ranks[i]) > w })
 	return ranks[:n]
-}
-
-// scoreRankMetrics adds one query's MRR and mean_average_precision terms;
-// h are its relevance bits in rank order, ranks (when p.rank1000) the
-// ascending ranks of its positives up to p.rankWindow.
-func (p *retrievalPlan) scoreRankMetrics(s *retrievalSums, h []bool, ranks []int32, rq int) {
-	if rq == 0 || (!p.mrr && !p.pmlMAP) {
-		return
-	}
-	w := p.kWindow()
-	if p.mrr {
-		rr := 0.0
-		if p.rank1000 {
-			if r := ranksWithin(ranks, w); len(r) > 0 {
-				rr = 1 / float64(r[0])
-			}
-		} else {
-			for i := 0; i < min(w, len(h)); i++ {
-				if h[i] {
-					rr = 1 / float64(i+1)
-					break
-				}
-			}
-		}
-		s.mrr += rr
-		s.mrrN++
-	}
-	if p.pmlMAP {
-		var sum float64
-		var hitsN int
-		if p.rank1000 {
-			sum, hitsN = rankPrecisionSum(ranksWithin(ranks, w))
-		} else {
-			sum, hitsN = precisionSum(h, w)
-		}
-		s.pmlMAP += sum / float64(max(hitsN, 1))
-		s.pmlMAPN++
-	}
-}
-
-// conventionMetrics drops from the default metric set what conv does not
-// define (MRR under roth, mean_average_precision outside pml) and refuses
-// them when asked for by name. MRR is in the default set of the pml
-// convention only (as in PML's AccuracyCalculator); elsewhere it is asked
-// for by name, because ranking every positive over the whole gallery
-// makes the k-NN stage ~2.7× slower on poorly separated embeddings
-// (10 000 × 64, 500 classes, unit noise: 0.42 s → 1.16 s, same process,
-// 2 cores, two repeats).
-func conventionMetrics(w want, names []string, conv Convention) error {
-	if len(names) == 0 && conv != PML {
-		delete(w.fam, MRRKey)
-	}
-	asked := map[string]bool{}
-	for _, n := range names {
-		if f, _, err := family(n); err == nil {
-			asked[f.Key] = true
-		}
-	}
-	drop := func(key, why string) error {
-		if asked[key] {
-			return inputErr("%s %s", key, why)
-		}
-		delete(w.fam, key)
-		return nil
-	}
-	if conv != PML {
-		if err := drop(PMLMAPKey, "is pytorch-metric-learning's definition: use --compat pml (MAP@R and mAP@1000 are the standard ones)"); err != nil {
-			return err
-		}
-	}
-	if conv == Roth {
-		if err := drop(MRRKey, "is not part of Roth et al. 2020's evaluation code: use --compat strict or pml"); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // rankWarnings reports pml's explicit-k truncation.
@@ -180,7 +136,7 @@ func rankWarnings(p *retrievalPlan, pmlK int) []string {
 			}
 		}
 		if cut > 0 && p.mapR {
-			warn = append(warn, fmt.Sprintf("--pml-k %d is smaller than R for %d queries: MAP@R and R-Precision are truncated to the first %d neighbours as pytorch-metric-learning does with an explicit k (non-standard; its own warning calls the result incorrect); omit --pml-k for the standard values", pmlK, cut, pmlK))
+			warn = append(warn, fmt.Sprintf("--pml-k %d is smaller than R for %d queries: as pytorch-metric-learning does with an explicit k, MAP@R sums over the first %d neighbours but divides by R, and R-Precision divides by %d (non-standard; its own warning calls the result incorrect); omit --pml-k for the standard values", pmlK, cut, pmlK, pmlK))
 		}
 	}
 	return warn
@@ -194,7 +150,7 @@ const maxNeighbourEntries = 1 << 30
 // mean_average_precision would make too large to hold (a backend without
 // rank watching, such as faiss), naming the way out.
 func (p *retrievalPlan) depthGuard(queries int) error {
-	if !(p.mrr || p.pmlMAP) || p.rank1000 || p.rankWindow <= map1000Window {
+	if !p.ranked || p.rank1000 || p.rankWindow <= map1000Window {
 		return nil
 	}
 	if entries := int64(p.depth) * int64(queries); entries > maxNeighbourEntries {

@@ -218,17 +218,14 @@ func TestRankMetricsChunkedSearch(t *testing.T) {
 		labels[i] = int32(rng.Intn(6)) // large classes: MAP@R is deep
 	}
 	emb := knn.Matrix{Rows: n, Cols: 2, Data: x}
-	run := func(rows []int, k int) *Result {
+	run := func(rows []int, k, budget int) *Result {
 		return eval(t, Input{Emb: emb, Labels: labels, QueryRows: rows},
-			Options{Metrics: []string{"R@1", "MAP@R", MRRKey, PMLMAPKey, "mAP@1000"}, Convention: PML, PMLK: k, PerClass: true, Average: PerClass})
+			Options{Metrics: []string{"R@1", "MAP@R", MRRKey, PMLMAPKey, "mAP@1000"}, Convention: PML, PMLK: k, PerClass: true, Average: PerClass, neighbourBudget: budget})
 	}
 	for _, rows := range [][]int{nil, {3, 800, 17, 450, 2}} {
 		for _, k := range []int{0, 50} {
-			whole := run(rows, k)
-			saved := neighbourBudget
-			neighbourBudget = 5000
-			chunked := run(rows, k)
-			neighbourBudget = saved
+			whole := run(rows, k, 0)
+			chunked := run(rows, k, 5000)
 			for key, v := range whole.Metrics {
 				if chunked.Metrics[key] != v {
 					t.Errorf("rows %v k %d: %s %v chunked, %v whole", rows, k, key, chunked.Metrics[key], v)

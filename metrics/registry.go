@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,15 +33,14 @@ const (
 	windowK           // R@k: the first k neighbours
 	windowR           // MAP@R, R-Precision, mAP@C: the R_q (roth: n_c) nearest
 	window1000        // mAP@1000
-	// windowPlan: the retrieval plan computes the metric itself under its
-	// key (it reads w.fam[Key]), in its shared pass over each query.
-	windowPlan
 )
 
 // Descriptor is everything dmlbench knows about one metric: Evaluate
-// dispatches from it, `dmlbench list metrics` prints it and reports format
-// from it (percent or not, which direction is better). Adding a metric is one
-// Descriptor in All, the function it names and a test (docs/extending.md).
+// dispatches from it (which stage, which conventions define it, whether it
+// is in the default set), `dmlbench list metrics` prints it and reports
+// format from it (percent or not, which direction is better). Adding a
+// metric is one Descriptor in builtins, the function it names and a test
+// (docs/extending.md).
 type Descriptor struct {
 	// Key is the JSON key. "R@k" stands for the recall family: one key
 	// R@1, R@2, ... per requested k.
@@ -57,6 +57,16 @@ type Descriptor struct {
 	// Source cites the definition by author and year.
 	Source string
 
+	// Conventions are those that define the metric (nil: every one).
+	// Asked for by name under another, Evaluate refuses it with
+	// Unsupported, which says why and what to use instead.
+	Conventions []Convention
+	Unsupported string
+	// OptIn are the conventions under which the metric is computed only
+	// when asked for by name (nil: it is in every default set it is
+	// defined in).
+	OptIn []Convention
+
 	// Exactly one way of computing the value, by stage:
 
 	// window: built-in retrieval metrics produced by the retrieval plan
@@ -68,7 +78,9 @@ type Descriptor struct {
 	PerQuery func(q QueryHits) (value float64, counted bool)
 	// Depth is how many neighbours a PerQuery metric reads: 0 = the R_q
 	// nearest (as MAP@R), AllNeighbours = the whole ranking, n > 0 = the
-	// first n.
+	// first n, PositiveRanks = only the ranks of the query's same-class
+	// items (QueryHits.Ranks) over the whole ranking, or pml's --pml-k
+	// window.
 	Depth int
 	// Cluster reads the class × cluster contingency table.
 	Cluster func(ct *contingency) float64
@@ -76,8 +88,15 @@ type Descriptor struct {
 	Embedding func(e *WholeInput) (float64, []string, error)
 }
 
-// AllNeighbours as Descriptor.Depth asks for the whole ranking.
-const AllNeighbours = -1
+const (
+	// AllNeighbours as Descriptor.Depth asks for the whole ranking.
+	AllNeighbours = -1
+	// PositiveRanks as Descriptor.Depth asks for the ranks of the query's
+	// same-class items only (QueryHits.Ranks): the search need not be
+	// gallery-deep, the ranks are counted during the scan when the k-NN
+	// backend can.
+	PositiveRanks = -2
+)
 
 // QueryHits is what a PerQuery metric sees of one query.
 type QueryHits struct {
@@ -90,6 +109,10 @@ type QueryHits struct {
 	// Gallery is the number of items the query searched.
 	Gallery    int
 	Convention Convention
+	// Ranks (Depth PositiveRanks only) are the 1-based ranks of the
+	// query's same-class items within its window, ascending: the whole
+	// ranking, or the first k under pml's --pml-k.
+	Ranks []int32
 }
 
 // WholeInput is what a Whole-stage metric reads.
@@ -101,8 +124,11 @@ type WholeInput struct {
 	Classes int
 }
 
-// All lists every metric Evaluate can compute, in output order.
-var All = []Descriptor{
+// notRoth is why MRR and P@10 are refused under roth.
+const notRoth = "is not part of Roth et al. 2020's evaluation code: use --compat strict or pml"
+
+// builtins lists every metric Evaluate can compute, in output order.
+var builtins = []Descriptor{
 	{Key: "R@k", Stage: Retrieval, Percent: true, window: windowK,
 		Definition: "fraction of queries with a same-class item among their k nearest neighbours (lone queries score 0)",
 		Source:     "Jégou et al. 2011; Roth et al. 2020, §4"},
@@ -133,11 +159,52 @@ var All = []Descriptor{
 	{Key: "dist_ratio", Aliases: []string{"dists", "pi_ratio"}, Stage: Whole, Embedding: distRatioMetric,
 		Definition: "π_ratio: mean intra-class distance / mean distance between class means",
 		Source:     "Roth et al. 2020, §5"},
+	{Key: MRRKey, Aliases: []string{"mean_reciprocal_rank"}, Stage: Retrieval, Percent: true,
+		Depth: PositiveRanks, PerQuery: reciprocalRank,
+		Conventions: []Convention{Strict, PML}, Unsupported: notRoth, OptIn: []Convention{Strict},
+		Definition: "mean over queries of 1/rank of the first same-class item in the full ranking (lone queries left out)",
+		Source:     "pytorch-metric-learning v2.8.1 (Musgrave et al. 2020)"},
+	{Key: PMLMAPKey, Stage: Retrieval, Percent: true, Depth: PositiveRanks, PerQuery: pmlAveragePrecision,
+		Conventions: []Convention{PML},
+		Unsupported: "is pytorch-metric-learning's definition: use --compat pml (MAP@R and mAP@1000 are the standard ones)",
+		Definition:  "pml convention only: mean over queries of (1/R_q) Σ_{i≤k} P@i·rel_i over the first k neighbours (k = gallery, or --pml-k)",
+		Source:      "pytorch-metric-learning v2.8.1 (Musgrave et al. 2020)"},
+	{Key: "P@10", Aliases: []string{"precision_at_10"}, Stage: Retrieval, Percent: true, Depth: 10, PerQuery: precisionAt10,
+		Conventions: []Convention{Strict, PML}, Unsupported: notRoth, OptIn: []Convention{Strict, PML},
+		Definition: "mean over queries of (same-class items among the 10 nearest neighbours)/10 (lone queries left out)",
+		Source:     "Manning et al. 2008, §8.4"},
+}
+
+// precisionAt10 is P@10 for one query: the same-class items among its 10
+// nearest neighbours, over 10 (Manning et al. 2008, §8.4); a lone query is
+// left out.
+func precisionAt10(q QueryHits) (float64, bool) {
+	n := 0
+	for _, h := range q.Hits[:min(10, len(q.Hits))] {
+		if h {
+			n++
+		}
+	}
+	return float64(n) / 10, q.R > 0
+}
+
+// All returns every metric Evaluate can compute, in output order (a copy).
+func All() []Descriptor { return append([]Descriptor(nil), builtins...) }
+
+// defines reports whether d is defined under conv.
+func (d Descriptor) defines(conv Convention) bool {
+	return d.Conventions == nil || slices.Contains(d.Conventions, conv)
+}
+
+// inDefaultSet reports whether d is computed under conv when no metric is
+// named.
+func (d Descriptor) inDefaultSet(conv Convention) bool {
+	return d.defines(conv) && !slices.Contains(d.OptIn, conv)
 }
 
 func init() {
 	seen := map[string]string{}
-	for _, d := range All {
+	for _, d := range builtins {
 		ways := 0
 		for _, set := range []bool{d.window != windowNone, d.PerQuery != nil, d.Cluster != nil, d.Embedding != nil} {
 			if set {
@@ -146,6 +213,9 @@ func init() {
 		}
 		if ways != 1 {
 			panic(fmt.Sprintf("metrics: %s must have exactly one way of computing it (has %d)", d.Key, ways))
+		}
+		if (d.Conventions != nil) != (d.Unsupported != "") {
+			panic(fmt.Sprintf("metrics: %s: Conventions and Unsupported go together", d.Key))
 		}
 		for _, n := range append([]string{d.Key}, d.Aliases...) {
 			l := strings.ToLower(n)
@@ -166,7 +236,7 @@ func Lookup(name string) (Descriptor, bool) {
 	if recallKey.MatchString(n) {
 		n = "R@k"
 	}
-	for _, d := range All {
+	for _, d := range builtins {
 		if strings.EqualFold(d.Key, n) {
 			return d, true
 		}
@@ -209,8 +279,8 @@ func family(name string) (Descriptor, int, error) {
 	if d, ok := Lookup(n); ok {
 		return d, 0, nil
 	}
-	keys := make([]string, len(All))
-	for i, m := range All {
+	keys := make([]string, len(builtins))
+	for i, m := range builtins {
 		keys[i] = m.Key
 	}
 	return Descriptor{}, 0, fmt.Errorf("unknown metric %q (have: %s)", name, strings.Join(keys, ", "))
@@ -230,7 +300,7 @@ func resolve(names []string, ks []int) (want, error) {
 	var extraK []int
 	recallFamily := w.all // the R@k family itself (not only some R@N) is asked
 	if w.all {
-		for _, d := range All {
+		for _, d := range builtins {
 			w.fam[d.Key] = true
 		}
 	}
@@ -272,7 +342,7 @@ func resolve(names []string, ks []int) (want, error) {
 
 // stage reports whether any requested metric needs stage s.
 func (w want) stage(s Stage) bool {
-	for _, d := range All {
+	for _, d := range builtins {
 		if w.fam[d.Key] && d.Stage == s {
 			return true
 		}
@@ -283,7 +353,7 @@ func (w want) stage(s Stage) bool {
 // needs reports whether any requested built-in retrieval metric reads
 // window v.
 func (w want) needs(v window) bool {
-	for _, d := range All {
+	for _, d := range builtins {
 		if w.fam[d.Key] && d.window == v {
 			return true
 		}
@@ -291,10 +361,10 @@ func (w want) needs(v window) bool {
 	return false
 }
 
-// perQuery lists the requested PerQuery metrics in All's order.
+// perQuery lists the requested PerQuery metrics in builtins' order.
 func (w want) perQuery() []Descriptor {
 	var out []Descriptor
-	for _, d := range All {
+	for _, d := range builtins {
 		if w.fam[d.Key] && d.PerQuery != nil {
 			out = append(out, d)
 		}
@@ -333,7 +403,7 @@ func dedupInts(a []int) []int {
 }
 
 // Keys returns the JSON metric keys in canonical order for a result map:
-// R@k by k, then All's order, then any other key alphabetically.
+// R@k by k, then builtins' order, then any other key alphabetically.
 func Keys(m map[string]float64) []string {
 	var rk []int
 	rest := map[string]bool{}
@@ -351,7 +421,7 @@ func Keys(m map[string]float64) []string {
 	for _, k := range rk {
 		out = append(out, "R@"+strconv.Itoa(k))
 	}
-	for _, i := range All[1:] {
+	for _, i := range builtins[1:] {
 		if rest[i.Key] {
 			out = append(out, i.Key)
 			delete(rest, i.Key)
@@ -363,4 +433,25 @@ func Keys(m map[string]float64) []string {
 	}
 	sort.Strings(others)
 	return append(out, others...)
+}
+
+// applyConventions drops from the default metric set what conv does not
+// define or computes only when asked (Descriptor.Conventions, OptIn), and
+// refuses a metric named in names that conv does not define.
+func applyConventions(w want, names []string, conv Convention) error {
+	asked := map[string]bool{}
+	for _, n := range names {
+		if f, _, err := family(n); err == nil {
+			asked[f.Key] = true
+		}
+	}
+	for _, d := range builtins {
+		switch {
+		case asked[d.Key] && !d.defines(conv):
+			return inputErr("%s %s", d.Key, d.Unsupported)
+		case !asked[d.Key] && !d.inDefaultSet(conv):
+			delete(w.fam, d.Key)
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -22,16 +23,16 @@ type retrievalPlan struct {
 	conv    Convention
 	loo     bool
 	ks      []int
-	mapR    bool // MAP@R, R-Precision or mAP@C asked
-	map1000 bool
-	mrr     bool // MRR asked (rankmetrics.go)
-	pmlMAP  bool // pml's mean_average_precision asked (rankmetrics.go)
-	// perQuery are the requested metrics scored by Descriptor.PerQuery.
+	mapR    bool // a metric of window R (MAP@R, R-Precision, mAP@C) asked
+	map1000 bool // a metric of window 1000 (mAP@1000) asked
+	// perQuery are the requested metrics scored by Descriptor.PerQuery;
+	// ranked: one of them reads positive ranks (Depth PositiveRanks).
 	perQuery []Descriptor
-	// rank1000: the metrics with a long window (mAP@1000, MRR,
-	// mean_average_precision) read the exact ranks of each query's
-	// positives (knn.Watch, up to rankWindow) instead of a search that deep
-	// (roth: only when its window is not padded).
+	ranked   bool
+	// rank1000: the metrics with a long window (mAP@1000 and those of
+	// Depth PositiveRanks) read the exact ranks of each query's positives
+	// (knn.Watch, up to rankWindow) instead of a search that deep (roth:
+	// only mAP@1000, and only when its window is not padded).
 	rank1000   bool
 	rankWindow int
 	extras     planExtras
@@ -58,8 +59,7 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 
 func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classes int, loo, canWatch bool, x planExtras) (*retrievalPlan, error) {
 	p := &retrievalPlan{conv: conv, loo: loo, ks: w.ks, qLabels: qLabels, gLabels: gLabels,
-		mapR: w.needs(windowR), map1000: w.needs(window1000), perQuery: w.perQuery(),
-		mrr: w.fam[MRRKey], pmlMAP: w.fam[PMLMAPKey], extras: x}
+		mapR: w.needs(windowR), map1000: w.needs(window1000), perQuery: w.perQuery(), extras: x}
 	gc := counts(gLabels, classes)
 	p.gallery = len(gLabels)
 	p.classSize = gc
@@ -90,6 +90,11 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 	}
 	for _, d := range p.perQuery {
 		switch {
+		case d.Depth == PositiveRanks:
+			p.ranked = true
+			if conv == Roth {
+				need = max(need, p.gallery) // roth's watched ranks serve mAP@1000 only
+			}
 		case d.Depth == AllNeighbours:
 			need = max(need, p.gallery)
 		case d.Depth > 0:
@@ -132,7 +137,7 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 	if p.map1000 {
 		p.rankWindow = min(map1000Window, p.gallery)
 	}
-	if p.mrr || p.pmlMAP {
+	if p.ranked {
 		p.rankWindow = max(p.rankWindow, p.kWindow())
 	}
 	if p.rankWindow > 0 {
@@ -143,9 +148,9 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 				scoredN++
 			}
 		}
-		// A window beyond 1000 (MRR, mean_average_precision over the whole
-		// gallery) is always watched when the backend can: the search it
-		// would otherwise need is gallery-deep for every query.
+		// A window beyond 1000 (positive ranks over the whole gallery) is
+		// always watched when the backend can: the search it would
+		// otherwise need is gallery-deep for every query.
 		p.rank1000 = canWatch && (total <= maxWatchPerQuery*scoredN || p.rankWindow > map1000Window)
 		if !p.rank1000 {
 			need = max(need, p.rankWindow)
@@ -155,12 +160,12 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 	if loo {
 		p.exclude = knn.ExcludeSelf
 	}
-	if p.rank1000 && loo && len(qLabels)*p.depth > neighbourBudget {
+	if p.rank1000 && loo && len(qLabels)*p.depth > p.budget() {
 		// The chunked search (see search) emulates the self-exclusion with
 		// a plain search one deeper, under which the watched ranks would
 		// count the query itself: use the depth-1000 lists instead (the
 		// same mAP@1000, bit for bit; see rankPrecisionSum).
-		// MRR and mean_average_precision then read lists as deep as their
+		// The metrics of positive ranks then read lists as deep as their
 		// window (the whole gallery unless --pml-k), searched chunk by chunk.
 		p.rank1000 = false
 		p.depth = max(p.depth, min(p.rankWindow, p.gallery))
@@ -168,26 +173,28 @@ func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classe
 	return p, nil
 }
 
-// neighbourBudget bounds the neighbour-list entries (an int32 id and a
-// float32 distance each) held at once: 2²² entries, 32 MiB. MAP@R,
+// defaultNeighbourBudget bounds the neighbour-list entries (an int32 id and
+// a float32 distance each) held at once: 2²² entries, 32 MiB. MAP@R,
 // R-Precision and mAP@C search as deep as the largest class, so all lists
 // at once would take N × (largest class) entries, quadratic in N when there
-// are few classes (20 000 rows in 2 classes: 1.6 GB). A variable so tests
-// can lower it.
-var neighbourBudget = 1 << 22
+// are few classes (20 000 rows in 2 classes: 1.6 GB).
+const defaultNeighbourBudget = 1 << 22
+
+// budget is the plan's bound on neighbour-list entries held at once.
+func (p *retrievalPlan) budget() int { return cmp.Or(p.extras.budget, defaultNeighbourBudget) }
 
 // chunkRows is the number of queries searched at once: all of them when
-// their lists fit neighbourBudget, otherwise as many as fit (at least one).
+// their lists fit the budget, otherwise as many as fit (at least one).
 func (p *retrievalPlan) chunkRows(depth int) int {
 	n := len(p.qLabels)
-	if n*depth <= neighbourBudget {
+	if n*depth <= p.budget() {
 		return n
 	}
-	return max(1, neighbourBudget/depth)
+	return max(1, p.budget()/depth)
 }
 
 // search runs the plan's k-NN search of q in g and scores it. When the
-// neighbour lists of all queries would exceed neighbourBudget, queries are
+// neighbour lists of all queries would exceed the budget, queries are
 // searched and scored chunk by chunk, so memory stays bounded whatever the
 // class sizes. The values are bit-identical to one search: every query's
 // list is the same (an exact search ranks each query on its own; a
@@ -198,7 +205,7 @@ func (p *retrievalPlan) chunkRows(depth int) int {
 // into the same fixed 2048-query partial sums.
 func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g knn.Matrix, opt knn.Options, threads int) (map[string]float64, *retrievalSums, error) {
 	n := q.Rows
-	emulate := opt.Exclude == knn.ExcludeSelf && n*p.depth > neighbourBudget
+	emulate := opt.Exclude == knn.ExcludeSelf && n*p.depth > p.budget()
 	depth := p.depth
 	if emulate {
 		depth++ // ≤ gallery + 1 = rows of g
@@ -220,9 +227,9 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g knn.Mat
 		// The exact search keeps ~3·depth candidates for every query of
 		// a tile in each worker; at this depth its default tile (240 rows
 		// at D = 128) would hold more than the lists themselves. Tiles of
-		// 48 rows keep each worker's buffers near neighbourBudget/10
+		// 48 rows keep each worker's buffers near a tenth of the budget
 		// entries at MAP@R depths; the lists do not depend on the tile.
-		e.TileQ = max(48, neighbourBudget/(30*depth))
+		e.TileQ = max(48, p.budget()/(30*depth))
 		s = e
 	}
 	parts := make([]*retrievalSums, (n+scoreChunk-1)/scoreChunk)
@@ -307,8 +314,6 @@ type retrievalSums struct {
 	map1000N          int
 	lone              int
 	padded            int // roth: queries whose window reached faiss's −1 padding
-	mrr, pmlMAP       float64
-	mrrN, pmlMAPN     int
 	// extra, extraN: sums and counts of the plan's perQuery metrics.
 	extra  []float64
 	extraN []int
@@ -374,12 +379,6 @@ func (p *retrievalPlan) values(s *retrievalSums) map[string]float64 {
 	if p.map1000 {
 		out["mAP@1000"] = ratio(s.map1000, s.map1000N)
 	}
-	if p.mrr {
-		out[MRRKey] = ratio(s.mrr, s.mrrN)
-	}
-	if p.pmlMAP {
-		out[PMLMAPKey] = ratio(s.pmlMAP, s.pmlMAPN)
-	}
 	for i, d := range p.perQuery {
 		out[d.Key] = ratio(s.extra[i], s.extraN[i])
 	}
@@ -395,6 +394,7 @@ func (p *retrievalPlan) newSums() *retrievalSums {
 // lo−base … hi−1−base of nb.
 func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi, base int) {
 	hits := make([]bool, nb.K)
+	var rankBuf []int32 // positive ranks derived from hits (scoreQuery)
 	lastLabel := p.gLabels[len(p.gLabels)-1]
 	var one *retrievalSums // one query's terms, with per-class sums
 	if p.extras.perClass {
@@ -427,7 +427,7 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi, 
 			if rq == 0 {
 				s.lone++
 			}
-			p.scoreQuery(s, hits[p.offset:], ranks, rq, y, padded)
+			rankBuf = p.scoreQuery(s, hits[p.offset:], ranks, rq, y, padded, rankBuf)
 			continue
 		}
 		// Scored alone, then added: x + (0 + t) = x + t, so the totals are
@@ -436,7 +436,7 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi, 
 		if rq == 0 {
 			one.lone++
 		}
-		p.scoreQuery(one, hits[p.offset:], ranks, rq, y, padded)
+		rankBuf = p.scoreQuery(one, hits[p.offset:], ranks, rq, y, padded, rankBuf)
 		s.add(one)
 		c := s.classes[y]
 		if c == nil {
@@ -462,10 +462,6 @@ func (s *retrievalSums) add(o *retrievalSums) {
 	s.map1000N += o.map1000N
 	s.lone += o.lone
 	s.padded += o.padded
-	s.mrr += o.mrr
-	s.mrrN += o.mrrN
-	s.pmlMAP += o.pmlMAP
-	s.pmlMAPN += o.pmlMAPN
 	for i := range s.extra {
 		s.extra[i] += o.extra[i]
 		s.extraN[i] += o.extraN[i]
@@ -484,8 +480,9 @@ func ratio(a float64, n int) float64 {
 
 // scoreQuery adds one query's contributions; h are its relevance bits in
 // rank order (query already excluded or dropped), ranks the ascending ranks
-// of its positives within the mAP@1000 window when p.rank1000.
-func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq int, y int32, padded bool) {
+// of its positives within p.rankWindow when p.rankWindow. buf is scratch
+// for positive ranks derived from h; it is returned for reuse.
+func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq int, y int32, padded bool, buf []int32) []int32 {
 	kept := p.conv != PML || rq > 0 // pml drops lone queries from every k-NN metric
 	if kept {
 		s.recallN++
@@ -503,10 +500,13 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 		}
 	}
 	if p.mapR && rq > 0 {
+		// Window min(R_q, k) under pml's explicit k, else R_q; MAP@R divides
+		// by R_q, R-Precision by the window (pytorch-metric-learning v2.8.1,
+		// mean_average_precision(at_r=True) and r_precision).
 		wr := p.rWindow(rq)
-		ap, prec := averagePrecision(h, wr, wr)
-		s.mapR += ap
-		s.rprec += prec
+		sum, hitsN := precisionSum(h, wr)
+		s.mapR += sum / float64(rq)
+		s.rprec += float64(hitsN) / float64(wr)
 		s.mapRN++
 	}
 	if p.mapR {
@@ -522,9 +522,8 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 			}
 		default:
 			if rq > 0 {
-				wr := p.rWindow(rq)
-				ap, _ := averagePrecision(h, wr, wr)
-				s.mapC += ap
+				sum, _ := precisionSum(h, p.rWindow(rq))
+				s.mapC += sum / float64(rq)
 				s.mapCN++
 			}
 		}
@@ -548,16 +547,16 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 				s.padded++
 			}
 		case PML:
-			// AccuracyCalculator.mean_average_precision: divisor = hits in the window (1 if none).
+			// pytorch-metric-learning v2.8.1 mean_average_precision with
+			// k = 1000: window min(1000, gallery), divisor R_q.
 			if rq > 0 {
 				var sum float64
-				var hitsN int
 				if p.rank1000 {
-					sum, hitsN = rankPrecisionSum(ranksWithin(ranks, min(map1000Window, p.gallery)))
+					sum, _ = rankPrecisionSum(ranksWithin(ranks, min(map1000Window, p.gallery)))
 				} else {
-					sum, hitsN = precisionSum(h, min(map1000Window, p.gallery, len(h)))
+					sum, _ = precisionSum(h, min(map1000Window, p.gallery, len(h)))
 				}
-				s.map1000 += sum / float64(max(hitsN, 1))
+				s.map1000 += sum / float64(rq)
 				s.map1000N++
 			}
 		default:
@@ -574,13 +573,23 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 			}
 		}
 	}
-	p.scoreRankMetrics(s, h, ranks, rq)
+	var pos []int32
+	if p.ranked {
+		w := p.kWindow()
+		if p.rank1000 && p.conv != Roth {
+			pos = ranksWithin(ranks, w)
+		} else {
+			buf = hitRanks(h, w, buf)
+			pos = buf
+		}
+	}
 	for i, d := range p.perQuery {
-		if v, ok := d.PerQuery(QueryHits{Hits: h, R: rq, Gallery: p.gallery, Convention: p.conv}); ok {
+		if v, ok := d.PerQuery(QueryHits{Hits: h, R: rq, Gallery: p.gallery, Convention: p.conv, Ranks: pos}); ok {
 			s.extra[i] += v
 			s.extraN[i]++
 		}
 	}
+	return buf
 }
 
 // precisionSum returns Σ_{i≤w} P@i·rel_i over the first w ranks and the
@@ -622,12 +631,6 @@ func rothRankPrecisionSum(ranks []int32, offset int) float64 {
 		sum += float64(m) / float64(int(r)-offset)
 	}
 	return sum
-}
-
-// averagePrecision returns (1/div) Σ_{i≤w} P@i·rel_i and the precision at w.
-func averagePrecision(h []bool, w, div int) (float64, float64) {
-	sum, hitsN := precisionSum(h, w)
-	return sum / float64(div), float64(hitsN) / float64(w)
 }
 
 // positives is the knn.Watch of every query's same-class gallery items

@@ -164,7 +164,7 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	metrics.Version = Version
+	opt.Version = Version
 	res, err := metrics.Evaluate(c.Context, in, opt)
 	if err != nil {
 		return err

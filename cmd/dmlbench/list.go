@@ -76,7 +76,7 @@ func listRows(kind string) ([][]string, error) {
 	switch kind {
 	case "metrics":
 		fmt.Fprintln(&buf, "METRIC\tDEFINITION (strict)\tSOURCE")
-		for _, m := range metrics.All {
+		for _, m := range metrics.All() {
 			fmt.Fprintf(&buf, "%s\t%s\t%s\n", m.Key, m.Definition, m.Source)
 		}
 	case "backends":

@@ -89,10 +89,10 @@ func TestListMetricsFromDescriptors(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &entries); err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != len(metrics.All) {
-		t.Fatalf("%d entries, %d descriptors", len(entries), len(metrics.All))
+	if len(entries) != len(metrics.All()) {
+		t.Fatalf("%d entries, %d descriptors", len(entries), len(metrics.All()))
 	}
-	for i, d := range metrics.All {
+	for i, d := range metrics.All() {
 		if e := entries[i]; e["metric"] != d.Key || e["definition"] != d.Definition || e["source"] != d.Source {
 			t.Errorf("entry %d = %v, descriptor %s", i, e, d.Key)
 		}

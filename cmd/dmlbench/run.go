@@ -23,7 +23,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/dmlbench/dmlbench/fixtures"
-	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/model"
@@ -233,7 +232,6 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	quiet := c.Bool("quiet")
-	metrics.Version = Version
 	run, err := trainers.RunExperiment(ctx, cfg, out, trainers.ExperimentOptions{
 		Resume: c.Bool("resume"), Version: Version, Versions: buildVersions(),
 		Progress: newRunProgress(quiet, cfg),

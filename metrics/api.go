@@ -46,6 +46,11 @@ type Options struct {
 	PMLK int
 	// Version is reported in Result.Version ("" = "dev").
 	Version string
+	// Float32Warn reports float32 overflow, underflow and cancellation as a
+	// warning under every convention instead of an error under strict. A
+	// training run sets it: a model whose embeddings collapse during
+	// training is a result to record, not bad input.
+	Float32Warn bool
 
 	// neighbourBudget overrides defaultNeighbourBudget (0: the default);
 	// tests lower it to force the chunked search.

@@ -29,8 +29,12 @@ func (e *evalRun) float32Problem(err error) error {
 	if err == nil {
 		return nil
 	}
-	if e.conv == Strict {
+	if e.conv == Strict && !e.opt.Float32Warn {
 		return fmt.Errorf("%w: %w (--compat roth or pml reproduce the peers' float32 numbers with a warning)", ErrInput, err)
+	}
+	if e.conv == Strict {
+		e.res.Warnings = append(e.res.Warnings, fmt.Sprintf("%v; the metrics are those of the float32 distances", err))
+		return nil
 	}
 	e.res.Warnings = append(e.res.Warnings, fmt.Sprintf("%v; the %s convention reproduces its peers' float32 numbers anyway", err, e.conv))
 	return nil

@@ -120,3 +120,27 @@ func TestKMeansWarningsShown(t *testing.T) {
 		t.Fatalf("strict (1 row per centroid suffices): warnings %q", res.Warnings)
 	}
 }
+
+// TestFloat32WarnOption: with Options.Float32Warn (set by training runs)
+// a float32 range problem under strict is a warning and the metrics are
+// still computed.
+func TestFloat32WarnOption(t *testing.T) {
+	t.Parallel()
+	in := float32Set(1, 400, 16, 8, 1, 0.5, 1, 1e4)
+	opt := Options{Convention: Strict, Metrics: []string{"R@1"}, Float32Warn: true}
+	res, err := Evaluate(context.Background(), in, opt)
+	if err != nil {
+		t.Fatalf("Float32Warn: %v", err)
+	}
+	found := false
+	for _, w := range res.Warnings {
+		found = found || strings.Contains(w, "cancellation")
+	}
+	if !found {
+		t.Fatalf("warnings %q lack the cancellation warning", res.Warnings)
+	}
+	opt.Float32Warn = false
+	if _, err := Evaluate(context.Background(), in, opt); !errors.Is(err, ErrInput) {
+		t.Fatalf("strict without Float32Warn: err %v, want ErrInput", err)
+	}
+}

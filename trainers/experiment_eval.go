@@ -16,7 +16,7 @@ import (
 func newEvaluator(cfg Config, searcher knn.Searcher) EvalFunc {
 	// metrics.Evaluate runs the convention's k-means on the searcher's
 	// backend (clustering.KMeansFor).
-	mopt := metrics.Options{Metrics: cfg.Metrics, Distance: cfg.Distance, Convention: metrics.Convention(cfg.Convention),
+	mopt := metrics.Options{Float32Warn: true, Metrics: cfg.Metrics, Distance: cfg.Distance, Convention: metrics.Convention(cfg.Convention),
 		Searcher: searcher}
 	return func(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, error) {
 		r, err := metrics.Evaluate(ctx, metrics.Input{Emb: emb, Labels: labels}, mopt)

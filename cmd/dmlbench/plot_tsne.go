@@ -9,7 +9,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/projection"
-	"github.com/dmlbench/dmlbench/reports"
+	"github.com/dmlbench/dmlbench/reports/plots"
 )
 
 // plotTSNECommand is `dmlbench plot tsne` (Seidenschwarz et al. 2021 §5–6: 2-D views of
@@ -78,7 +78,7 @@ func plotTSNEAction(c *cli.Context) error {
 	if err := fixtures.CheckPair(x, ids, c.String("emb"), c.String("labels")); err != nil {
 		return err
 	}
-	smp := reports.SampleTSNE(ids, c.Int("classes"), c.Int("max-points"), c.Int64("seed"))
+	smp := projection.SampleRows(ids, c.Int("classes"), c.Int("max-points"), c.Int64("seed"))
 	if perp := c.Float64("perplexity"); perp >= float64(len(smp.Rows)-1) {
 		return usagef("--perplexity %g needs more than %g points; the sample has %d (raise --classes / --max-points or lower --perplexity)", perp, perp+1, len(smp.Rows))
 	}
@@ -87,11 +87,11 @@ func plotTSNEAction(c *cli.Context) error {
 	if prog != nil {
 		opt.Progress = func(done, total int) { prog("t-SNE", done, total) }
 	}
-	p, res, err := reports.TSNEMap(c.Context, x, ids, names, smp, opt, c.String("title"))
+	p, res, err := plots.TSNEMap(c.Context, x, ids, names, smp, opt, c.String("title"))
 	if err != nil {
 		return err
 	}
-	if err := reports.SavePlots(plotPath(c), []*plot.Plot{p}, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch); err != nil {
+	if err := plots.SavePlots(plotPath(c), []*plot.Plot{p}, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch); err != nil {
 		return err
 	}
 	if !c.Bool("quiet") {

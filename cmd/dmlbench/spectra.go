@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/record"
-	"github.com/dmlbench/dmlbench/reports"
+	"github.com/dmlbench/dmlbench/reports/plots"
 	"github.com/dmlbench/dmlbench/spectra"
 )
 
@@ -63,7 +63,7 @@ func spectraAction(c *cli.Context) error {
 		return usagef("--format must be text or json (got %q)", format)
 	}
 	mode := c.String("normalize")
-	if !reports.ValidSpectrumNorm(mode) {
+	if !plots.ValidSpectrumNorm(mode) {
 		return usagef("--normalize must be sum, max or none (got %q)", mode)
 	}
 	m, top := c.Int("m"), c.Int("top")
@@ -73,7 +73,7 @@ func spectraAction(c *cli.Context) error {
 	if top < 0 {
 		return usagef("--top must be ≥ 0")
 	}
-	sp, err := reports.LoadEmbeddingSpectrum(c.String("emb"), c.String("labels"), true)
+	sp, err := plots.LoadEmbeddingSpectrum(c.String("emb"), c.String("labels"), true)
 	if err != nil {
 		return err
 	}
@@ -119,18 +119,18 @@ func spectraFmtRho(r float64) string {
 
 // spectraPlot draws the spectrum of sp and, with labels, its class-averaged
 // spectrum as a second curve, normalised by mode, on a log y axis.
-func spectraPlot(out string, sp *reports.EmbeddingSpectrum, mode string, top int, title string) error {
-	all, err := reports.EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
+func spectraPlot(out string, sp *plots.EmbeddingSpectrum, mode string, top int, title string) error {
+	all, err := plots.EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
 	if err != nil {
 		return err
 	}
-	series := []reports.Series{all}
+	series := []plots.Series{all}
 	if sp.PerClass != nil {
-		pc, err := reports.EmbeddingSpectrumSeries(fmt.Sprintf("class-averaged (%d classes)", sp.Classes), sp.PerClass, mode, top)
+		pc, err := plots.EmbeddingSpectrumSeries(fmt.Sprintf("class-averaged (%d classes)", sp.Classes), sp.PerClass, mode, top)
 		if err != nil {
 			return err
 		}
 		series = append(series, pc)
 	}
-	return reports.SaveSeries(out, series, reports.PlotOptions{Title: title, XLabel: "index i (sorted)", YLabel: reports.SpectrumYLabel(mode), LogY: true})
+	return plots.SaveSeries(out, series, plots.PlotOptions{Title: title, XLabel: "index i (sorted)", YLabel: plots.SpectrumYLabel(mode), LogY: true})
 }

@@ -1,4 +1,4 @@
-package reports
+package plots
 
 import (
 	"errors"
@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/reports"
 )
 
 // PNGDPI is the resolution of PNG figures.
@@ -434,7 +435,7 @@ func SaveSeries(path string, series []Series, opt PlotOptions) error {
 // side: mean training loss and mean test metric per epoch, ± std across
 // runs (record.Run.History). opt.Title, if set, replaces the left panel's
 // title; opt.Width is per panel.
-func SaveCurves(path string, runs []LoadedRun, groupBy []string, metric string, raw bool, opt PlotOptions) error {
+func SaveCurves(path string, runs []reports.LoadedRun, groupBy []string, metric string, raw bool, opt PlotOptions) error {
 	loss, met, err := CurveSeries(runs, groupBy, metric, raw)
 	if err != nil {
 		return err
@@ -449,7 +450,7 @@ func SaveCurves(path string, runs []LoadedRun, groupBy []string, metric string, 
 	}
 	if len(met) > 0 {
 		unit := ""
-		if !raw && IsPercentMetric(metric) {
+		if !raw && reports.IsPercentMetric(metric) {
 			unit = " (%)"
 		}
 		p, err := NewPlot(met, PlotOptions{Title: "test " + metric, XLabel: "epoch", YLabel: metric + unit})

@@ -1,4 +1,4 @@
-package reports
+package plots
 
 import (
 	"bytes"
@@ -6,7 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/dmlbench/dmlbench/reports"
 )
+
+// near reports |a−b| ≤ tol·max(1, |b|).
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
 
 func TestNormalizeAndAverageSpectra(t *testing.T) {
 	s, err := NormalizeSpectrum([]float64{1, 3, 2}, "sum")
@@ -44,11 +49,11 @@ func TestSeriesFromRuns(t *testing.T) {
 		t.Fatalf("margin point %+v", p)
 	}
 	// ρ from the spectrum when the metric is absent.
-	noRho := make([]LoadedRun, len(cub))
+	noRho := make([]reports.LoadedRun, len(cub))
 	for i, r := range cub {
 		c := *r.Run
 		c.Final = map[string]float64{"R@1": r.Final["R@1"]}
-		noRho[i] = LoadedRun{Path: r.Path, Run: &c}
+		noRho[i] = reports.LoadedRun{Path: r.Path, Run: &c}
 	}
 	pts, err = RhoPoints(noRho, []string{"loss"}, "R@1", "final", false, func(s []float64) (float64, error) { return s[0], nil })
 	if err != nil || len(pts) != 2 || pts[0].X[0] != 10 {
@@ -191,8 +196,12 @@ func TestThinIndexShiftsPerSeries(t *testing.T) {
 
 // cubAndOmniglot loads the test runs split into the CUB200 runs and the
 // others (Omniglot).
-func cubAndOmniglot(t *testing.T) (cub, omni []LoadedRun) {
-	for _, r := range loadTestRuns(t) {
+func cubAndOmniglot(t *testing.T) (cub, omni []reports.LoadedRun) {
+	l, err := reports.LoadRuns([]string{"../testdata/runs"}, reports.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range l.Runs {
 		if r.Dataset == "cub200" {
 			cub = append(cub, r)
 		} else {

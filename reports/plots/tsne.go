@@ -1,11 +1,9 @@
-package reports
+package plots
 
 import (
 	"context"
 	"fmt"
 	"image/color"
-	"math/rand"
-	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,29 +14,11 @@ import (
 	"github.com/dmlbench/dmlbench/projection"
 )
 
-// TSNESample is the seeded subsample of an embedding file that a t-SNE map
-// shows (exact t-SNE costs O(N²) per step): rows of the file and the
-// classes drawn, both sorted.
-type TSNESample struct {
-	Rows    []int
-	Classes []int32
-	// AllClasses is the number of distinct labels in the file.
-	AllClasses int
-}
-
-// SampleTSNE draws, with a generator seeded by seed, k classes (all when
-// k is 0 or exceeds their number) from the sorted distinct ids, then at
-// most maxPts of their rows (all when 0).
-func SampleTSNE(ids []int32, k, maxPts int, seed int64) TSNESample {
-	rows, classes := sampleTSNE(ids, k, maxPts, rand.New(rand.NewSource(seed)))
-	return TSNESample{Rows: rows, Classes: classes, AllClasses: distinctIDs(ids)}
-}
-
 // TSNEMap is a 2-D t-SNE map of the sampled rows of x (projection.TSNE with
 // opt), one scatter per class coloured evenly in hue; names, when longer
 // than a label, give the legend's class names. An empty title becomes
 // TSNETitle's. It returns the figure and the t-SNE result (KL(P‖Q)).
-func TSNEMap(ctx context.Context, x knn.Matrix, ids []int32, names []string, s TSNESample, opt projection.Options, title string) (*plot.Plot, *projection.Result, error) {
+func TSNEMap(ctx context.Context, x knn.Matrix, ids []int32, names []string, s projection.Sample, opt projection.Options, title string) (*plot.Plot, *projection.Result, error) {
 	sub := knn.Matrix{Rows: len(s.Rows), Cols: x.Cols, Data: make([]float32, len(s.Rows)*x.Cols)}
 	for r, i := range s.Rows {
 		copy(sub.Row(r), x.Row(i))
@@ -51,48 +31,6 @@ func TSNEMap(ctx context.Context, x knn.Matrix, ids []int32, names []string, s T
 		title = TSNETitle(len(s.Rows), x.Rows, len(s.Classes), s.AllClasses, opt.Perplexity)
 	}
 	return tsnePlot(res.Y, s.Rows, ids, s.Classes, names, title), res, nil
-}
-
-// sampleTSNE draws k classes (all when k is 0 or exceeds their number)
-// from the sorted distinct ids, then at most maxPts of their rows (all when
-// 0); both lists come back sorted, so the map's input order is the file's.
-func sampleTSNE(ids []int32, k, maxPts int, rng *rand.Rand) (rows []int, classes []int32) {
-	seen := map[int32]bool{}
-	for _, l := range ids {
-		if !seen[l] {
-			seen[l] = true
-			classes = append(classes, l)
-		}
-	}
-	sort.Slice(classes, func(a, b int) bool { return classes[a] < classes[b] })
-	if k > 0 && k < len(classes) {
-		classes = pickInOrder(classes, k, rng)
-	}
-	keep := map[int32]bool{}
-	for _, l := range classes {
-		keep[l] = true
-	}
-	for i, l := range ids {
-		if keep[l] {
-			rows = append(rows, i)
-		}
-	}
-	if maxPts > 0 && maxPts < len(rows) {
-		rows = pickInOrder(rows, maxPts, rng)
-	}
-	return rows, classes
-}
-
-// pickInOrder returns k entries of s drawn at random without replacement
-// (k < len(s)), in their order in s.
-func pickInOrder[T any](s []T, k int, rng *rand.Rand) []T {
-	perm := rng.Perm(len(s))[:k]
-	sort.Ints(perm)
-	picked := make([]T, k)
-	for i, p := range perm {
-		picked[i] = s[p]
-	}
-	return picked
 }
 
 // tsnePlot draws one scatter per class: colours evenly spaced in hue
@@ -182,12 +120,4 @@ func TSNETitle(points, total, classes, allClasses int, perplexity float64) strin
 	}
 	return fmt.Sprintf("t-SNE of a random subsample: %d of %d points, %d of %d classes (perplexity %g)",
 		points, total, classes, allClasses, perplexity)
-}
-
-func distinctIDs(ids []int32) int {
-	seen := map[int32]bool{}
-	for _, id := range ids {
-		seen[id] = true
-	}
-	return len(seen)
 }

@@ -1,4 +1,4 @@
-package reports
+package plots
 
 import (
 	"context"
@@ -14,26 +14,6 @@ import (
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/projection"
 )
-
-// The sample is seeded: k classes out of the sorted ids, then maxPts rows,
-// both sorted; the same seed draws the same sample.
-func TestTSNESample(t *testing.T) {
-	ids := []int32{5, 3, 3, 9, 5, 1, 9, 1, 3}
-	rows, cl := sampleTSNE(ids, 0, 0, rand.New(rand.NewSource(1)))
-	if !reflect.DeepEqual(cl, []int32{1, 3, 5, 9}) || len(rows) != 9 {
-		t.Fatalf("all: %v %v", rows, cl)
-	}
-	rows, cl = sampleTSNE(ids, 2, 3, rand.New(rand.NewSource(4)))
-	r2, c2 := sampleTSNE(ids, 2, 3, rand.New(rand.NewSource(4)))
-	if len(cl) != 2 || len(rows) != 3 || !reflect.DeepEqual(rows, r2) || !reflect.DeepEqual(cl, c2) {
-		t.Fatalf("sample %v %v vs %v %v", rows, cl, r2, c2)
-	}
-	for k, i := range rows {
-		if ids[i] != cl[0] && ids[i] != cl[1] || k > 0 && rows[k-1] >= i {
-			t.Fatalf("rows %v not sorted rows of classes %v", rows, cl)
-		}
-	}
-}
 
 // The n hues are a permutation: no two classes share a colour.
 func TestHueColorsDistinct(t *testing.T) {
@@ -73,7 +53,7 @@ func TestTSNEMap(t *testing.T) {
 		}
 	}
 	names := []string{"cls-a", "cls-b", "cls-c", "cls-d", "cls-e"}
-	s := SampleTSNE(ids, 3, 20, 7)
+	s := projection.SampleRows(ids, 3, 20, 7)
 	if len(s.Classes) != 3 || len(s.Rows) != 20 || s.AllClasses != 5 {
 		t.Fatalf("sample: %d classes, %d rows, %d in all", len(s.Classes), len(s.Rows), s.AllClasses)
 	}
@@ -102,7 +82,7 @@ func TestTSNEMap(t *testing.T) {
 			t.Errorf("legend entry %q: shown %v, class drawn %v", name, !drawn, drawn)
 		}
 	}
-	_, res2, err := TSNEMap(context.Background(), x, ids, names, SampleTSNE(ids, 3, 20, 7), opt, "given")
+	_, res2, err := TSNEMap(context.Background(), x, ids, names, projection.SampleRows(ids, 3, 20, 7), opt, "given")
 	if err != nil || !reflect.DeepEqual(res.Y, res2.Y) {
 		t.Fatalf("same seed, different map (%v)", err)
 	}

@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"math"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/clustering"
@@ -54,7 +51,7 @@ Hamming = ‖s − s′‖²/4 (ties by lower index); k-means/NMI/F1/AMI cluster
 k-means on ±1 vectors, centroids real-valued), and rho and dist_ratio are computed on the
 codes too, so every metric describes the binary embedding. --distance does not apply.`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy, FILE.npz:key or FILE.pt[:key] (torch.save; float or integer, N×D)"},
+			&cli.StringSliceFlag{Name: "emb", Usage: "embeddings: `FILE`.npy, FILE.npz:key or FILE.pt[:key] (torch.save; float or integer, N×D); repeatable: one row per file (--format markdown|latex), all scored against --labels"},
 			&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key / .pt:key (integers or strings) or a text file, one label per line"},
 			&cli.StringFlag{Name: "query-emb", Usage: "query embeddings (with --gallery-emb)"},
 			&cli.StringFlag{Name: "query-labels", Usage: "query labels"},
@@ -72,7 +69,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads (0 = all cores)"},
 			&cli.StringFlag{Name: "backend", Value: knn.ExactName, Usage: "k-NN backend: " + strings.Join(knn.Backends.Names(), " | ") + " (auto: gpu when a CUDA device is present, else exact; gpu is not yet verified on a device)"},
 			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml"},
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown | latex (markdown and latex: one row per --emb file, metrics as columns; latex needs \\usepackage{booktabs})"},
 			&cli.StringFlag{Name: "out", Usage: "also write the JSON result to `FILE` (atomically)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no warnings"},
 			&cli.StringFlag{Name: "refine", Usage: "refine the embeddings with the message-passing network of the finished mpn-ce run `DIR` before scoring (Seidenschwarz et al. 2021 §3; the embeddings must come from that run's backbone, e.g. DIR/test_emb.npy)"},
@@ -99,26 +96,60 @@ func evalAction(c *cli.Context) error {
 		return usagef("--k: %v", err)
 	}
 	format := c.String("format")
-	if format != "table" && format != "json" && format != "markdown" {
-		return usagef("--format must be table, json or markdown (got %q)", format)
+	if !slices.Contains(evalFormats, format) {
+		return usagef("--format must be table, json, markdown or latex (got %q)", format)
 	}
-	in, err := loadEvalInput(c)
-	if err != nil {
+	embs := c.StringSlice("emb")
+	if len(embs) > 1 {
+		switch {
+		case format == "json":
+			return usagef("--format json scores one --emb file (got %d); run eval once per file, or use --format markdown|latex for one row per file", len(embs))
+		case c.String("out") != "":
+			return usagef("--out writes one result; it takes one --emb file (got %d)", len(embs))
+		case c.String("refine") != "":
+			return usagef("--refine takes one --emb file (got %d)", len(embs))
+		}
+	}
+	if len(embs) == 0 {
+		embs = []string{""} // query/gallery mode, or the missing-flag error of loadEvalInput
+	}
+	if err := checkPerClassMetrics(c); err != nil {
 		return err
+	}
+	var results []namedResult
+	for _, emb := range embs {
+		res, err := evalOne(c, emb, ks)
+		if err != nil {
+			return err
+		}
+		name := emb
+		if name == "" {
+			name = c.String("query-emb")
+		}
+		results = append(results, namedResult{name, res})
+	}
+	return writeResults(c.App.Writer, results, format)
+}
+
+// evalOne scores one embedding file (emb; "" in query/gallery mode).
+func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
+	in, err := loadEvalInput(c, emb)
+	if err != nil {
+		return nil, err
 	}
 	ks, proto, err := applyProtocol(c, ks, in.Gallery != nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := queryRows(c, &in); err != nil {
-		return err
+		return nil, err
 	}
 	if err := classNames(c, &in); err != nil {
-		return err
+		return nil, err
 	}
 	if c.Bool("binarize") {
 		if d := strings.ToLower(c.String("distance")); d != "euclidean" && d != "l2" {
-			return usagef("--binarize ranks by Hamming distance; --distance %s does not apply", c.String("distance"))
+			return nil, usagef("--binarize ranks by Hamming distance; --distance %s does not apply", c.String("distance"))
 		}
 		in.Emb = metrics.Binarize(in.Emb)
 		if in.Gallery != nil {
@@ -128,14 +159,14 @@ func evalAction(c *cli.Context) error {
 	}
 	searcher, err := knn.New(c.String("backend"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if dir := c.String("refine"); dir != "" {
 		if in.Gallery != nil {
-			return usagef("--refine scores one set leave-one-out; it does not take --query-*/--gallery-*")
+			return nil, usagef("--refine scores one set leave-one-out; it does not take --query-*/--gallery-*")
 		}
 		if in.Emb, err = refineEmbeddings(c, dir, in.Emb, searcher); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	opt := metrics.Options{
@@ -153,21 +184,21 @@ func evalAction(c *cli.Context) error {
 		opt.Metrics = splitList(m)
 		if c.IsSet("k") {
 			if k := ignoredK(opt.Metrics, ks); k > 0 {
-				return usagef("--k %d would be ignored: --k sets the ks of R@k, so name R@k in --metrics (e.g. --metrics R@k,MAP@R --k 1,10) or list R@%d there", k, k)
+				return nil, usagef("--k %d would be ignored: --k sets the ks of R@k, so name R@k in --metrics (e.g. --metrics R@k,MAP@R --k 1,10) or list R@%d there", k, k)
 			}
 		}
 	}
 	if err := pmlOptions(c, &opt); err != nil {
-		return err
+		return nil, err
 	}
 	opt.KMeans, err = clusterFunc(c.String("clustering"), c.String("backend"), c.String("compat"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), searcher)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	metrics.Version = Version
 	res, err := metrics.Evaluate(c.Context, in, opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if w := protocolWarning(strings.ToLower(c.String("protocol")), proto, res); w != "" {
 		res.Warnings = append(res.Warnings, w)
@@ -179,15 +210,30 @@ func evalAction(c *cli.Context) error {
 	}
 	if p := c.String("out"); p != "" {
 		if err := record.WriteAtomic(p, res); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return writeResult(c.App.Writer, res, format)
+	return res, nil
 }
 
-func loadEvalInput(c *cli.Context) (metrics.Input, error) {
+// checkPerClassMetrics refuses --per-class when --metrics names no k-NN
+// metric: the per-class table holds k-NN metrics only, so it would be empty.
+func checkPerClassMetrics(c *cli.Context) error {
+	m := c.String("metrics")
+	if !c.Bool("per-class") || m == "" {
+		return nil
+	}
+	for _, n := range splitList(m) {
+		if d, ok := metrics.Lookup(n); !ok || d.Stage == metrics.Retrieval || strings.EqualFold(n, "R@k") {
+			return nil // unknown names are Evaluate's error
+		}
+	}
+	return usagef("--per-class reports k-NN metrics (R@k, MAP@R, mAP@C, …) per class; --metrics %s names none", m)
+}
+
+func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 	var in metrics.Input
-	emb, lab := c.String("emb"), c.String("labels")
+	lab := c.String("labels")
 	qe, ql, ge, gl := c.String("query-emb"), c.String("query-labels"), c.String("gallery-emb"), c.String("gallery-labels")
 	qg := qe != "" || ql != "" || ge != "" || gl != ""
 	switch {
@@ -258,49 +304,6 @@ func jointLabels(a, b string) ([]int32, []int32, error) {
 		return nil, nil, err
 	}
 	return ids[0], ids[1], nil
-}
-
-func writeResult(w io.Writer, res *metrics.Result, format string) error {
-	switch format {
-	case "json":
-		return record.EncodeJSON(w, res)
-	case "markdown":
-		fmt.Fprintf(w, "| metric | value |\n|---|---:|\n")
-		for _, k := range metrics.Keys(res.Metrics) {
-			fmt.Fprintf(w, "| %s | %s |\n", k, fmtMetric(res.Metrics[k]))
-		}
-		fmt.Fprintf(w, "\n%s, %d-d, %d classes, convention %s%s, %.2f s\n", sizeLine(res), res.Dim, res.Classes, res.Convention, averageNote(res), res.Timings["total"])
-		writePerClass(w, res)
-		return nil
-	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight}}))
-	t.Header([]string{"metric", "value"})
-	for _, k := range metrics.Keys(res.Metrics) {
-		if err := t.Append([]string{k, fmtMetric(res.Metrics[k])}); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%s, %d-d, %d classes, convention %s%s, %.2f s (k-NN %.2f s, k-means %.2f s)\n",
-		sizeLine(res), res.Dim, res.Classes, res.Convention, averageNote(res), res.Timings["total"], res.Timings["knn"], res.Timings["kmeans"])
-	writePerClass(w, res)
-	return nil
-}
-
-// fmtMetric shows a metric with 4 decimals; NaN (a mean over no query) is
-// "n/a", ±Inf (ρ of a rank-deficient matrix) is shown as such.
-func fmtMetric(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	if math.IsInf(v, 0) {
-		return fmt.Sprint(v)
-	}
-	return strconv.FormatFloat(v, 'f', 4, 64)
 }
 
 // ignoredK returns a k of --k that a --metrics list would not compute (it

@@ -178,8 +178,10 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 		Threads:    c.Int("threads"),
 		Convention: metrics.Convention(c.String("compat")),
 		Searcher:   searcher,
-		Progress:   stageProgress(c.Bool("quiet")),
 	}
+	var stopProgress func()
+	opt.Progress, stopProgress = stageProgress(c.Bool("quiet"))
+	defer stopProgress()
 	if m := c.String("metrics"); m != "" {
 		opt.Metrics = splitList(m)
 		if c.IsSet("k") {
@@ -197,6 +199,7 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 	}
 	metrics.Version = Version
 	res, err := metrics.Evaluate(c.Context, in, opt)
+	stopProgress()
 	if err != nil {
 		return nil, err
 	}

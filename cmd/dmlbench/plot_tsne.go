@@ -82,12 +82,13 @@ func plotTSNEAction(c *cli.Context) error {
 	if perp := c.Float64("perplexity"); perp >= float64(len(smp.Rows)-1) {
 		return usagef("--perplexity %g needs more than %g points; the sample has %d (raise --classes / --max-points or lower --perplexity)", perp, perp+1, len(smp.Rows))
 	}
-	prog := stageProgress(c.Bool("quiet"))
+	prog, stopProgress := stageProgress(c.Bool("quiet"))
 	opt := projection.Options{Perplexity: c.Float64("perplexity"), Iters: c.Int("iters"), Seed: c.Int64("seed"), Threads: c.Int("threads")}
 	if prog != nil {
 		opt.Progress = func(done, total int) { prog("t-SNE", done, total) }
 	}
 	p, res, err := plots.TSNEMap(c.Context, x, ids, names, smp, opt, c.String("title"))
+	stopProgress()
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,9 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
@@ -158,9 +155,11 @@ func runAction(c *cli.Context) error {
 	out := c.String("out")
 	quiet := c.Bool("quiet")
 	metrics.Version = Version
+	rep := newRunReporter(quiet, os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
 	run, err := trainers.RunExperiment(ctx, cfg, out, trainers.ExperimentOptions{
 		Resume: c.Bool("resume"), Version: Version, Versions: buildVersions(),
-		Progress: newRunProgress(quiet, cfg),
+		Progress: rep.progress,
+		OnEpoch:  rep.epoch,
 		Logf:     func(format string, a ...any) { fmt.Fprintf(c.App.ErrWriter, format+"\n", a...) },
 	})
 	if errors.Is(err, trainers.ErrInterrupted) {
@@ -176,9 +175,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if !quiet {
-		fmt.Fprintf(os.Stderr, "initial R@1 %.4f → final R@1 %.4f; wrote %s\n", run.Initial["R@1"], run.Final["R@1"], filepath.Join(out, trainers.RunFile))
-	}
+	rep.done(run, filepath.Join(out, trainers.RunFile))
 	return nil
 }
 
@@ -202,53 +199,4 @@ func buildVersions() map[string]string {
 		}
 	}
 	return v
-}
-
-// newRunProgress shows a progress bar (terminal) or one line per epoch
-// (otherwise) on stderr; nil when quiet.
-func newRunProgress(quiet bool, cfg trainers.Config) func(trainers.Progress) {
-	if quiet {
-		return nil
-	}
-	r1 := func(v float64) string {
-		if math.IsNaN(v) {
-			return "–"
-		}
-		return fmt.Sprintf("%.4f", v)
-	}
-	if !term.IsTerminal(int(os.Stderr.Fd())) {
-		start := time.Now()
-		return func(p trainers.Progress) {
-			if p.Phase == "train" && p.Iter == p.Iters {
-				fmt.Fprintf(os.Stderr, "epoch %d/%d loss %.5f (%.1f s)\n", p.Epoch, p.Epochs, p.Loss, time.Since(start).Seconds())
-			}
-			if p.Phase == "eval" && p.Epoch == 0 {
-				fmt.Fprintln(os.Stderr, "evaluating the untrained model")
-			}
-		}
-	}
-	var bar *progressbar.ProgressBar // made at the first step, which knows the steps per epoch
-	return func(p trainers.Progress) {
-		switch p.Phase {
-		case "train":
-			if bar == nil {
-				bar = progressbar.NewOptions(p.Epochs*p.Iters,
-					progressbar.OptionSetWriter(os.Stderr),
-					progressbar.OptionShowCount(),
-					progressbar.OptionSetPredictTime(true),
-					progressbar.OptionThrottle(100*time.Millisecond),
-					progressbar.OptionSetDescription("training"))
-			}
-			bar.Describe(fmt.Sprintf("epoch %d/%d loss %.4f R@1 %s", p.Epoch, p.Epochs, p.Loss, r1(p.LastR1)))
-			_ = bar.Set((p.Epoch-1)*p.Iters + p.Iter)
-			if p.Epoch == p.Epochs && p.Iter == p.Iters {
-				_ = bar.Finish()
-				fmt.Fprintln(os.Stderr)
-			}
-		case "eval":
-			if bar != nil {
-				bar.Describe(fmt.Sprintf("epoch %d/%d evaluating… R@1 %s", p.Epoch, p.Epochs, r1(p.LastR1)))
-			}
-		}
-	}
 }

@@ -51,13 +51,13 @@ seeds as error bars) and writes a PNG, SVG or PDF chosen by the --out extension
              not run.json; Seidenschwarz et al. 2021 §5–6)
 
 Examples:
-   dmlbench plot spectrum runs/omniglot --out spectrum.png --top 35
-   dmlbench plot spectrum --emb a.npy --emb b.npy --labels l.npy --per-class --out sv.pdf
-   dmlbench plot rho runs/omniglot --group-by loss --out rho.png
-   dmlbench plot recall runs/omniglot --out recall.svg
-   dmlbench plot curves runs/omniglot --group-by loss --metric R@1 --out curves.png
-   dmlbench plot sweep runs/dims --param embed-dim --metric R@1 --out dims.png
-   dmlbench plot tsne --emb test_emb.npy --labels test_labels.npy --classes 10 --out tsne.png`,
+   dmlbench plot spectrum runs/omniglot-example --out spectrum.png --top 35
+   dmlbench plot spectrum --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --per-class --out sv.pdf
+   dmlbench plot rho runs/omniglot-example --group-by loss --out rho.png
+   dmlbench plot recall runs/omniglot-example --out recall.svg
+   dmlbench plot curves runs/omniglot-example --group-by loss --metric R@1 --out curves.png
+   dmlbench plot sweep docs/examples/omniglot/runs-dims --param embed-dim --metric R@1 --out dims.png
+   dmlbench plot tsne --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --classes 10 --out tsne.png`,
 		Subcommands: []*cli.Command{
 			{
 				Name:      "spectrum",
@@ -69,8 +69,8 @@ spectra), plus one per --emb file (labelled with the file name). With --per-clas
 normalised, zero-padded and averaged over classes (Roth et al. 2020 supp. §E, Fig. 11).
 
 Examples:
-   dmlbench plot spectrum runs/omniglot --out spectrum.png --top 35
-   dmlbench plot spectrum --emb base.npy --emb reg.npy --labels test_labels.npy --per-class --out sv.png`,
+   dmlbench plot spectrum runs/omniglot-example --out spectrum.png --top 35
+   dmlbench plot spectrum --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --per-class --out sv.png`,
 				Flags: plotCommonFlags(
 					&cli.StringSliceFlag{Name: "emb", Usage: "embedding `FILE` (.npy or .npz:key); repeatable"},
 					&cli.StringSliceFlag{Name: "labels", Usage: "labels for --emb (one, or one per --emb)"},
@@ -84,7 +84,7 @@ Examples:
 				Name:        "rho",
 				Usage:       "ρ (spectral decay) against a metric, one point per method",
 				UsageText:   "dmlbench plot rho PATH... --out FIG [--metric R@1]",
-				Description: "Examples:\n   dmlbench plot rho runs/omniglot --group-by loss --out rho.png\n   dmlbench plot rho runs/ --metric NMI --out rho_nmi.pdf",
+				Description: "Examples:\n   dmlbench plot rho runs/omniglot-example --group-by loss --out rho.png\n   dmlbench plot rho runs/ --metric NMI --out rho_nmi.pdf",
 				Flags:       plotCommonFlags(&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "y-axis metric"}),
 				Action:      plotRhoAction,
 			},
@@ -92,7 +92,7 @@ Examples:
 				Name:        "recall",
 				Usage:       "R@k against k per method",
 				UsageText:   "dmlbench plot recall PATH... --out FIG",
-				Description: "Examples:\n   dmlbench plot recall runs/omniglot --group-by loss --out recall.png",
+				Description: "Examples:\n   dmlbench plot recall runs/omniglot-example --group-by loss --out recall.png",
 				Flags:       plotCommonFlags(),
 				Action:      plotRecallAction,
 			},
@@ -100,7 +100,7 @@ Examples:
 				Name:        "curves",
 				Usage:       "training loss and test metric per epoch",
 				UsageText:   "dmlbench plot curves PATH... --out FIG [--metric R@1]",
-				Description: "Examples:\n   dmlbench plot curves runs/omniglot --group-by loss --out curves.png",
+				Description: "Examples:\n   dmlbench plot curves runs/omniglot-example --group-by loss --out curves.png",
 				Flags:       plotCommonFlags(&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "test metric of the right panel"}),
 				Action:      plotCurvesAction,
 			},
@@ -112,8 +112,8 @@ Examples:
 run.json "config" (embed-dim, batch-size, …; '-' and '_' are interchangeable).
 
 Examples:
-   dmlbench plot sweep runs/dims --param embed-dim --out dims.png
-   dmlbench plot sweep runs/batch --param batch-size --metric NMI --log-x=false --out batch.png`,
+   dmlbench plot sweep docs/examples/omniglot/runs-dims --param embed-dim --out dims.png
+   dmlbench plot sweep docs/examples/omniglot/runs-batch --param batch-size --metric NMI --log-x=false --out batch.png`,
 				Flags: plotCommonFlags(
 					&cli.StringFlag{Name: "param", Usage: "hyper-parameter on the x axis (required)"},
 					&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "y-axis metric"},
@@ -296,7 +296,9 @@ func plotRhoAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt.Points, opt.PointLabels = true, true
+	// Markers in each series' colour and shape, named in the legend
+	// (labels next to the points overlap when methods score alike).
+	opt.Points = true
 	return plotSave(c, series, opt)
 }
 

@@ -26,9 +26,9 @@ at random (0: all), then at most --max-points of their items drawn at random (0:
 The same --seed gives the same sample and the same map. A progress bar shows on long runs.
 
 Examples:
-   dmlbench plot tsne --emb test_emb.npy --labels test_labels.npy --out tsne.png
-   dmlbench plot tsne --emb E.npz:embeddings --labels E.npz:labels --classes 20 --max-points 3000 --out tsne.pdf
-   dmlbench plot tsne --emb E.npy --labels names.txt --perplexity 50 --seed 1 --title "margin, epoch 20" --out tsne.svg`,
+   dmlbench plot tsne --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --out tsne.png
+   dmlbench plot tsne --emb out/px/emb.npy --labels out/px/labels.npy --classes 20 --max-points 3000 --out tsne.pdf
+   dmlbench plot tsne --emb docs/examples/query-gallery/gallery.npz:embeddings --labels docs/examples/query-gallery/gallery_names.txt --perplexity 20 --seed 1 --title "synthetic gallery" --out tsne.svg`,
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (N×D)"},
 		&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},
@@ -39,7 +39,7 @@ Examples:
 		&cli.IntFlag{Name: "iters", Value: 1000, Usage: "gradient steps"},
 		&cli.Int64Flag{Name: "seed", Usage: "seed of the class/point sample and of the initial map"},
 		&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads"},
-		&cli.StringFlag{Name: "title", Usage: "figure title (default: t-SNE, with the sample size)"},
+		&cli.StringFlag{Name: "title", Usage: "figure title (default: t-SNE; the sample size goes to a caption line under the axis)"},
 		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches"},
 		&cli.Float64Flag{Name: "height", Value: 5, Usage: "figure height in inches"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},

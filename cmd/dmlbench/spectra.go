@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,9 +24,9 @@ normalised spectrum on a log scale; with --labels also the class-averaged spectr
 (Roth et al. 2020 supp. §E, Fig. 11) as a second curve.
 
 Examples:
-   dmlbench spectra --emb test_emb.npy
-   dmlbench spectra --emb E.npy --labels L.npy --out spectrum.png --top 35
-   dmlbench spectra --emb E.npz:embeddings --m 2 --format json`,
+   dmlbench spectra --emb runs/margin-s0/test_emb.npy
+   dmlbench spectra --emb out/px/emb.npy --labels out/px/labels.npy --out spectrum.png --top 35
+   dmlbench spectra --emb docs/examples/query-gallery/gallery.npz:embeddings --m 2 --format json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (required)"},
 			&cli.StringFlag{Name: "labels", Usage: "labels (adds the class-averaged spectrum)"},
@@ -91,10 +92,11 @@ func spectraAction(c *cli.Context) error {
 	}
 	if out := c.String("out"); out != "" {
 		title := c.String("title")
+		caption := fmt.Sprintf("N = %d, D = %d, ρ@%d = %s", x.Rows, x.Cols, m, spectraCaptionRho(rho))
 		if title == "" {
-			title = fmt.Sprintf("singular value spectrum (N=%d, D=%d, ρ@%d=%s)", x.Rows, x.Cols, m, spectraFmtRho(rho))
+			title = "singular value spectrum"
 		}
-		if err := spectraPlot(out, sp, mode, top, title); err != nil {
+		if err := spectraPlot(out, sp, mode, top, title, caption); err != nil {
 			return err
 		}
 		fmt.Fprintln(c.App.ErrWriter, "wrote", out)
@@ -117,9 +119,17 @@ func spectraFmtRho(r float64) string {
 	return fmt.Sprintf("%.6f", r)
 }
 
+// spectraCaptionRho is ρ for a figure's caption: 3 significant digits.
+func spectraCaptionRho(r float64) string {
+	if math.IsInf(r, 0) {
+		return "+Inf"
+	}
+	return strconv.FormatFloat(r, 'g', 3, 64)
+}
+
 // spectraPlot draws the spectrum of sp and, with labels, its class-averaged
 // spectrum as a second curve, normalised by mode, on a log y axis.
-func spectraPlot(out string, sp *plots.EmbeddingSpectrum, mode string, top int, title string) error {
+func spectraPlot(out string, sp *plots.EmbeddingSpectrum, mode string, top int, title, caption string) error {
 	all, err := plots.EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
 	if err != nil {
 		return err
@@ -132,5 +142,5 @@ func spectraPlot(out string, sp *plots.EmbeddingSpectrum, mode string, top int, 
 		}
 		series = append(series, pc)
 	}
-	return plots.SaveSeries(out, series, plots.PlotOptions{Title: title, XLabel: "index i (sorted)", YLabel: plots.SpectrumYLabel(mode), LogY: true})
+	return plots.SaveSeries(out, series, plots.PlotOptions{Title: title, Caption: caption, XLabel: "index i (sorted)", YLabel: plots.SpectrumYLabel(mode), LogY: true})
 }

@@ -26,7 +26,7 @@ func TestInfiniteRhoNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(p.Title.Text, "pixels (ρ = +Inf)") {
-		t.Fatalf("title %q does not name the infinite point", p.Title.Text)
+	if !strings.Contains(p.X.Label.Text, "pixels (ρ = +Inf)") {
+		t.Fatalf("caption %q does not name the infinite point", p.X.Label.Text)
 	}
 }

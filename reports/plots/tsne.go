@@ -9,15 +9,17 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/projection"
 )
 
 // TSNEMap is a 2-D t-SNE map of the sampled rows of x (projection.TSNE with
-// opt), one scatter per class coloured evenly in hue; names, when longer
-// than a label, give the legend's class names. An empty title becomes
-// TSNETitle's. It returns the figure and the t-SNE result (KL(P‖Q)).
+// opt), one scatter per class in its own colour and marker (classStyle);
+// names, when longer than a label, give the legend's class names. An empty
+// title becomes "t-SNE"; the sample's size goes to the caption line
+// (TSNECaption). It returns the figure and the t-SNE result (KL(P‖Q)).
 func TSNEMap(ctx context.Context, x knn.Matrix, ids []int32, names []string, s projection.Sample, opt projection.Options, title string) (*plot.Plot, *projection.Result, error) {
 	sub := knn.Matrix{Rows: len(s.Rows), Cols: x.Cols, Data: make([]float32, len(s.Rows)*x.Cols)}
 	for r, i := range s.Rows {
@@ -28,14 +30,19 @@ func TSNEMap(ctx context.Context, x knn.Matrix, ids []int32, names []string, s p
 		return nil, nil, err
 	}
 	if title == "" {
-		title = TSNETitle(len(s.Rows), x.Rows, len(s.Classes), s.AllClasses, opt.Perplexity)
+		title = "t-SNE"
 	}
-	return tsnePlot(res.Y, s.Rows, ids, s.Classes, names, title), res, nil
+	p := tsnePlot(res.Y, s.Rows, ids, s.Classes, names, title)
+	captionLine(p, TSNECaption(len(s.Rows), x.Rows, len(s.Classes), s.AllClasses, opt.Perplexity, res.KL))
+	return p, res, nil
 }
 
-// tsnePlot draws one scatter per class: colours evenly spaced in hue
-// (plotutil's palette has only 7), shapes cycling, a legend when there are
-// at most 20 classes (room made on the right).
+// maxLegendClasses is the most classes a t-SNE legend lists.
+const maxLegendClasses = 20
+
+// tsnePlot draws one scatter per class in classStyle's colour and marker,
+// with a 5% margin around the points and, for at most maxLegendClasses
+// classes, a legend in a column of its own on the right.
 func tsnePlot(Y []float64, rows []int, ids []int32, classes []int32, names []string, title string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -49,7 +56,7 @@ func tsnePlot(Y []float64, rows []int, ids []int32, classes []int32, names []str
 		k := pos[ids[i]]
 		pts[k] = append(pts[k], plotter.XY{X: Y[2*r], Y: Y[2*r+1]})
 	}
-	legend := len(classes) <= 20
+	legend := len(classes) <= maxLegendClasses
 	for k, xy := range pts {
 		if len(xy) == 0 {
 			continue
@@ -58,9 +65,8 @@ func tsnePlot(Y []float64, rows []int, ids []int32, classes []int32, names []str
 		if err != nil {
 			continue // only non-finite points; never from t-SNE
 		}
-		sc.Color = hueColor(k, len(classes))
-		sc.Shape = plotutil.Shape(k)
-		sc.Radius = vg.Points(2)
+		sc.Color, sc.Shape = classStyle(k)
+		sc.Radius = vg.Points(2.5)
 		p.Add(sc)
 		if legend {
 			name := fmt.Sprint(classes[k])
@@ -70,54 +76,49 @@ func tsnePlot(Y []float64, rows []int, ids []int32, classes []int32, names []str
 			p.Legend.Add(name, sc)
 		}
 	}
+	addMargins(&p.X, 0.05)
+	addMargins(&p.Y, 0.05)
+	p.X.Tick.Marker, p.Y.Tick.Marker = roundTicks{}, roundTicks{}
+	placeLegend(p)
 	if legend {
-		if span := p.X.Max - p.X.Min; span > 0 {
-			p.X.Max += 0.3 * span
+		// The legend's column: room right of the points (about 1.6% of
+		// the width per character of the longest name, plus the marker).
+		longest := 0
+		for k := range classes {
+			name := fmt.Sprint(classes[k])
+			if int(classes[k]) < len(names) {
+				name = names[classes[k]]
+			}
+			longest = max(longest, len([]rune(name)))
 		}
-		p.Legend.Top = true
+		frac := min(0.5, 0.05+0.016*float64(longest))
+		p.X.Max += (p.X.Max - p.X.Min) * frac / (1 - frac)
 		p.Legend.TextStyle.Font.Size = vg.Points(8)
 	}
 	return p
 }
 
-// hueColor is the k-th of n colours evenly spaced in hue (HSV, s = 0.75,
-// v = 0.85); even k take the first half of the wheel and odd k the second
-// (a permutation of the n hues), so consecutive classes differ strongly.
-func hueColor(k, n int) color.Color {
-	n = max(n, 1)
-	j := k / 2
-	if k%2 == 1 {
-		j += (n + 1) / 2
-	}
-	h := float64(j%n) / float64(n)
-	s, v := 0.75, 0.85
-	i := int(h * 6)
-	f := h*6 - float64(i)
-	pp, q, t := v*(1-s), v*(1-s*f), v*(1-s*(1-f))
-	var r, g, b float64
-	switch i % 6 {
-	case 0:
-		r, g, b = v, t, pp
-	case 1:
-		r, g, b = q, v, pp
-	case 2:
-		r, g, b = pp, v, t
-	case 3:
-		r, g, b = pp, q, v
-	case 4:
-		r, g, b = t, pp, v
-	default:
-		r, g, b = v, pp, q
-	}
-	return color.RGBA{R: uint8(255 * r), G: uint8(255 * g), B: uint8(255 * b), A: 255}
+// tab10 is matplotlib's default qualitative palette ("tab10", the
+// Tableau 10 colours).
+var tab10 = []color.RGBA{
+	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
+	{140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255}, {23, 190, 207, 255},
 }
 
-// TSNETitle says what the map shows, and that it is a random subsample
-// when it does not show every point or every class.
-func TSNETitle(points, total, classes, allClasses int, perplexity float64) string {
+// classStyle is the colour and marker of class k: the k-th colour of
+// tab10, the marker changing every 10 classes, so the first
+// 10 × len(plotutil.DefaultGlyphShapes) = 70 classes all differ in the pair.
+func classStyle(k int) (color.Color, draw.GlyphDrawer) {
+	return tab10[k%len(tab10)], plotutil.Shape(k / len(tab10))
+}
+
+// TSNECaption states what a map shows: the points and classes drawn
+// (of how many: a random subsample when not all), the perplexity, and
+// KL(P‖Q) to 3 significant digits.
+func TSNECaption(points, total, classes, allClasses int, perplexity, kl float64) string {
 	if points == total {
-		return fmt.Sprintf("t-SNE: all %d points, %d classes (perplexity %g)", total, classes, perplexity)
+		return fmt.Sprintf("all %d points, %d classes; perplexity %g, KL %.3g", total, classes, perplexity, kl)
 	}
-	return fmt.Sprintf("t-SNE of a random subsample: %d of %d points, %d of %d classes (perplexity %g)",
-		points, total, classes, allClasses, perplexity)
+	return fmt.Sprintf("random subsample: %d of %d points, %d of %d classes; perplexity %g, KL %.3g",
+		points, total, classes, allClasses, perplexity, kl)
 }

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -15,27 +16,27 @@ import (
 	"github.com/dmlbench/dmlbench/projection"
 )
 
-// The n hues are a permutation: no two classes share a colour.
-func TestHueColorsDistinct(t *testing.T) {
-	for _, n := range []int{1, 2, 7, 10, 11, 20} {
-		seen := map[any]bool{}
-		for k := 0; k < n; k++ {
-			c := hueColor(k, n)
-			if seen[c] {
-				t.Fatalf("n = %d: colour %v repeats at %d", n, c, k)
-			}
-			seen[c] = true
+// Every class of a map up to 70 differs from every other in its colour
+// and marker pair (at 20 classes too, where hues alone blur).
+func TestClassStylesDistinct(t *testing.T) {
+	seen := map[string]int{}
+	for k := 0; k < 70; k++ {
+		c, g := classStyle(k)
+		key := fmt.Sprintf("%v %T %v", c, g, g)
+		if j, ok := seen[key]; ok {
+			t.Fatalf("classes %d and %d share colour and marker %s", j, k, key)
 		}
+		seen[key] = k
 	}
 }
 
-// A subsampled map says so in its title.
-func TestTSNETitle(t *testing.T) {
-	if got := TSNETitle(50, 90, 4, 6, 10); !strings.Contains(got, "random subsample: 50 of 90 points, 4 of 6 classes") {
-		t.Fatalf("title %q", got)
+// The caption, not the title, says what the map shows, to 3 digits.
+func TestTSNECaption(t *testing.T) {
+	if got := TSNECaption(50, 90, 4, 6, 10, 1.23456); got != "random subsample: 50 of 90 points, 4 of 6 classes; perplexity 10, KL 1.23" {
+		t.Fatalf("caption %q", got)
 	}
-	if got := TSNETitle(90, 90, 6, 6, 10); strings.Contains(got, "subsample") {
-		t.Fatalf("title %q", got)
+	if got := TSNECaption(90, 90, 6, 6, 10, 0.5); strings.Contains(got, "subsample") {
+		t.Fatalf("caption %q", got)
 	}
 }
 
@@ -62,8 +63,8 @@ func TestTSNEMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Y) != 2*len(s.Rows) || !strings.Contains(p.Title.Text, "20 of 60 points, 3 of 5 classes") {
-		t.Fatalf("map of %d coordinates, title %q", len(res.Y), p.Title.Text)
+	if len(res.Y) != 2*len(s.Rows) || p.Title.Text != "t-SNE" || !strings.Contains(p.X.Label.Text, "20 of 60 points, 3 of 5 classes") {
+		t.Fatalf("map of %d coordinates, title %q, caption %q", len(res.Y), p.Title.Text, p.X.Label.Text)
 	}
 	svg := filepath.Join(t.TempDir(), "m.svg")
 	if err := SavePlots(svg, []*plot.Plot{p}, 0, 0); err != nil {

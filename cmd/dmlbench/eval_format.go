@@ -7,9 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/reports"
@@ -126,25 +123,10 @@ func writeResults(w io.Writer, results []namedResult, format string) error {
 	return nil
 }
 
-// newBoxTable is a tablewriter table with the header as given and the
-// first column left-aligned, the others right-aligned.
-func newBoxTable(w io.Writer, header []string) *tablewriter.Table {
-	align := make([]tw.Align, len(header))
-	for i := range align {
-		align[i] = tw.AlignRight
-	}
-	align[0] = tw.AlignLeft
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}))
-	t.Header(header)
-	return t
-}
-
 // writeTable writes one result as a metric/value table, its footer, and
 // the per-class table (a second box table) when there is one.
 func writeTable(w io.Writer, res *metrics.Result) error {
-	t := newBoxTable(w, []string{"metric", "value"})
+	t := reports.NewTextTable(w, []string{"metric", "value"})
 	cols := metricColumns([]namedResult{{"", res}})
 	for _, c := range cols {
 		if err := t.Append([]string{c.title, fmtMetric(c.key, res.Metrics[c.key])}); err != nil {
@@ -162,7 +144,7 @@ func writeTable(w io.Writer, res *metrics.Result) error {
 		return nil
 	}
 	fmt.Fprintln(w)
-	pc := newBoxTable(w, append([]string{"class", "queries"}, pcCols...))
+	pc := reports.NewTextTable(w, append([]string{"class", "queries"}, pcCols...))
 	if err := pc.Bulk(rows); err != nil {
 		return err
 	}

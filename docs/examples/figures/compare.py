@@ -99,36 +99,38 @@ def mpl_rho(path):
     fig.savefig(path, dpi=DPI)
 
 
-def mpl_recall(path):
+def mpl_log2_lines(path, lines, xs, title, xlabel, ylabel):
+    """Draws lines (label → (means, stds) at xs) on a log2 x axis ticked at xs."""
     fig, ax = plt.subplots(figsize=FIGSIZE)
-    for i, (name, rs) in enumerate(groups(load(RUNS)).items()):
-        ks = sorted(int(k[2:]) for k in rs[0]["final"] if k.startswith("R@"))
-        v = 100 * np.array([[r["final"]["R@%d" % k] for k in ks] for r in rs])
-        ax.errorbar(ks, v.mean(0), yerr=v.std(0, ddof=1), marker=MARKERS[i], mfc="none", capsize=3, label=name)
+    for i, (name, (m, s)) in enumerate(lines.items()):
+        ax.errorbar(xs, m, yerr=s, marker=MARKERS[i], mfc="none", capsize=3, label=name)
     ax.set_xscale("log", base=2)
-    ax.set_xticks(ks, [str(k) for k in ks])
-    styled(ax, "R@k", "k", "R@k (%)")
+    ax.set_xticks(xs, [str(x) for x in xs])
+    styled(ax, title, xlabel, ylabel)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
+
+
+def mpl_recall(path):
+    lines = {}
+    for name, rs in groups(load(RUNS)).items():
+        ks = sorted(int(k[2:]) for k in rs[0]["final"] if k.startswith("R@"))
+        v = 100 * np.array([[r["final"]["R@%d" % k] for k in ks] for r in rs])
+        lines[name] = (v.mean(0), v.std(0, ddof=1))
+    mpl_log2_lines(path, lines, ks, "R@k", "k", "R@k (%)")
 
 
 def mpl_sweep(path):
-    fig, ax = plt.subplots(figsize=FIGSIZE)
     by = defaultdict(lambda: defaultdict(list))
     for r in load(DIMS):
-        dim = json.loads(json.dumps(r["config"]))["embed_dim"] if "embed_dim" in r["config"] else r["config"]["embed-dim"]
-        by[r["method"]["loss"]][dim].append(100 * r["final"]["R@1"])
-    for i, (loss, d) in enumerate(sorted(by.items())):
+        by[r["method"]["loss"]][r["config"]["embed-dim"]].append(100 * r["final"]["R@1"])
+    lines = {}
+    for loss, d in sorted(by.items()):
         dims = sorted(d)
         ms = [mean_std(d[k]) for k in dims]
-        ax.errorbar(dims, [m for m, _ in ms], yerr=[s for _, s in ms], marker=MARKERS[i], mfc="none", capsize=3, label=loss)
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(dims, [str(k) for k in dims])
-    styled(ax, "R@1 vs embed-dim", "embed-dim", "R@1 (%)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
+        lines[loss] = ([m for m, _ in ms], [s for _, s in ms])
+    mpl_log2_lines(path, lines, dims, "R@1 vs embed-dim", "embed-dim", "R@1 (%)")
 
 
 def mpl_spectrum(path):

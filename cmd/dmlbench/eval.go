@@ -26,20 +26,27 @@ separate gallery (In-Shop style). One exact k-NN search serves every retrieval m
 one k-means serves NMI, F1 and AMI. Conventions: strict (clean definitions, default),
 roth (Roth et al. 2020 code, quirks included), pml (pytorch-metric-learning).
 
-Examples:
-   dmlbench eval --emb test_emb.npy --labels test_labels.npy
-   dmlbench eval --emb E.npy --labels L.npy --format json > result.json
-   dmlbench eval --emb E.npy --labels L.npy --compat roth
-   dmlbench eval --emb E.npz:embeddings --labels E.npz:labels --metrics R@1,MAP@R
-   dmlbench eval --query-emb Q.npy --query-labels QL.npy --gallery-emb G.npy --gallery-labels GL.npy
-   dmlbench eval --emb E.npy --labels names.txt --distance cosine --k 1,10,100
-   dmlbench eval --emb E.npy --labels L.npy --clustering dbscan --eps 0.9 --metrics NMI,F1
-   dmlbench eval --emb E.npy --labels L.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means
-   dmlbench eval --emb E2048.npy --labels L.npy --binarize   # Fehérvári et al. 2019: binary codes ranked by Hamming distance
-   dmlbench eval --emb test.pt:embeddings --labels test.pt:labels --k 1,2   # a torch.save dict of tensors
-   dmlbench eval --emb E.npy --labels L.npy --protocol cub   # R@1,2,4,8 (warns when E.npy is not CUB's 5 924 test images)
-   dmlbench eval --emb E.npy --labels L.npy --compat pml --average per-class --per-class --format json
-   dmlbench eval --emb E.npy --labels L.npy --query-rows Q_IDX.npy --compat pml   # queries are rows of E.npy
+Examples (files of the README tour: out/px, runs/margin-s0; or shipped: docs/examples, fixtures/testdata):
+   dmlbench eval --emb out/px/emb.npy --labels out/px/labels.npy
+   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --format json > result.json
+   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --compat roth
+   dmlbench eval --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --metrics R@1,MAP@R --format latex
+   dmlbench eval --emb docs/examples/query-gallery/gallery.npz:embeddings --labels docs/examples/query-gallery/gallery.npz:labels --metrics R@1,MAP@R --format markdown
+   dmlbench eval --query-emb docs/examples/query-gallery/query_emb.npy --query-labels docs/examples/query-gallery/query_labels.npy --gallery-emb docs/examples/query-gallery/gallery_emb.npy --gallery-labels docs/examples/query-gallery/gallery_labels.npy
+   dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_names.txt --distance cosine --k 1,2,4
+   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --clustering dbscan --eps 1.2 --metrics NMI,F1
+   dmlbench eval --emb out/px/emb.npy --labels out/px/labels.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means
+   dmlbench eval --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --binarize   # Fehérvári et al. 2019: Hamming ranking
+   dmlbench eval --emb fixtures/testdata/torch_dict.pt:embeddings --labels fixtures/testdata/torch_dict.pt:labels --k 1,2   # a torch.save dict
+   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --protocol cub   # R@1,2,4,8; warns: not CUB's 5 924 test images
+   dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_labels.npy --compat pml --average per-class --per-class --format json
+   dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_labels.npy --query-rows docs/examples/query-gallery/query_rows.npy --compat pml   # queries are rows of --emb
+
+Units: metrics that are fractions in [0, 1] are shown in percent with 2 decimals, rho and
+dist_ratio as they are (4 decimals); JSON (--format json, --out) holds the fractions.
+--format markdown and latex print one row per --emb file with the metrics as columns
+(LaTeX: a booktabs tabular, \usepackage{booktabs}). Under --compat strict mAP@C equals MAP@R
+by definition; equal, they share one row "MAP@R = mAP@C".
 
 Every output names the queries and the gallery each one searches. A mean over no query (every
 query lone) is undefined: n/a in tables, null in JSON. pytorch-metric-learning parity: --compat pml

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,6 +33,14 @@ func TestEvalPaperRows(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "| embeddings | R@1 | NMI |\n| :--- | ---: | ---: |\n| "+emb+" | 100.00 | ") ||
 		strings.Count(out, "| "+emb+" |") != 2 {
 		t.Errorf("markdown rows:\n%s", out)
+	}
+	// A repeatable --emb takes a file name with a comma as one name.
+	comma := filepath.Join(filepath.Dir(emb), "a,b.npy")
+	if err := os.Link(emb, comma); err != nil {
+		t.Fatal(err)
+	}
+	if out, errs, code := runCLI(t, "eval", "--emb", comma, "--labels", lab, "--metrics", "R@1", "--format", "markdown", "-q"); code != 0 || !strings.Contains(out, "a,b.npy | 100.00 |") {
+		t.Errorf("--emb with a comma: exit %d %s\n%s", code, errs, out)
 	}
 	_, errs, code = runCLI(t, "eval", "--emb", emb, "--emb", emb, "--labels", lab, "--format", "json")
 	if code != 2 || !strings.Contains(errs, "--format json scores one --emb file") {

@@ -53,14 +53,16 @@ func newApp() *cli.App {
 		Name:  "dmlbench",
 		Usage: "train and measure deep-metric-learning embeddings",
 		Description: `Examples:
-   dmlbench eval --emb test_emb.npy --labels test_labels.npy
-   dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --out runs/margin-s0
-   dmlbench report runs/ --format markdown
+   dmlbench eval --emb out/px/emb.npy --labels out/px/labels.npy
+   dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --seed 1 --out runs/margin-s1
+   dmlbench report runs/omniglot-example --format markdown
    dmlbench list metrics`,
 		Version:         Version,
 		Commands:        commands,
 		HideHelpCommand: true,
-		ExitErrHandler:  func(*cli.Context, error) {},
+		// Repeatable flags (--emb) take file names, which may hold commas.
+		DisableSliceFlagSeparator: true,
+		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{withFlagSuggestion(err, nil)}
 		},

@@ -44,11 +44,11 @@ with the columns source,table,dataset,approach,metric,mean,std works too.
 The run.json schema is documented in docs/run-json.md.
 
 Examples:
-   dmlbench report runs/omniglot
+   dmlbench report runs/omniglot-example
    dmlbench report runs/ --format markdown --group-by loss,miner --metrics R@1,R@2,NMI
-   dmlbench report runs/ --group-by loss,miner --baseline margin/distance --ci 0.95 --format terminal
+   dmlbench report runs/omniglot-example --group-by loss,miner --baseline margin/distance --ci 0.95 --format terminal
    dmlbench report runs/ --format latex --standalone --out table.tex
-   dmlbench report runs/cub --reference roth2020 --reference-dataset cub200 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
+   dmlbench report docs/examples/omniglot/runs --reference roth2020 --reference-dataset cub200 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
    dmlbench report runs/ --reference roth2020 --reference-dataset cub200 --format csv`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},

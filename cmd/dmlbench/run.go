@@ -47,9 +47,9 @@ file take the defaults shown below, and flags given on the command line override
 A value given as 0 is used as 0 (--epochs 0 only evaluates the untrained model) or refused.
 
 Examples:
-   dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --epochs 20 --seed 0 --out runs/margin-s0
-   dmlbench run --config run.yaml --seed 1 --out runs/ms-s1
-   dmlbench run --dataset dir:features/cub --loss multisimilarity --hidden 512 --val-split 0.5 --out runs/cub-ms
+   dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --epochs 20 --seed 1 --out runs/margin-s1
+   dmlbench run --config docs/examples/omniglot-run.yaml --seed 1 --out runs/ms-s1
+   dmlbench run --dataset dir:docs/examples/features --loss multisimilarity --hidden 512 --val-split 0.5 --eval-every 1 --batch-size 40 --out runs/features-ms
    dmlbench run --dataset omniglot --arch cnn --channels 32,64 --loss margin --miner distance --out runs/cnn-margin
    dmlbench run --out runs/margin-s0 --resume
    dmlbench run --dataset omniglot --loss margin --out runs/m --save-embeddings && dmlbench eval --emb runs/m/test_emb.npy --labels runs/m/test_labels.npy --clustering ward

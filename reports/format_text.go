@@ -12,6 +12,31 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
+// NewTextTable is the box-drawn table (olekukonko/tablewriter v1) of every
+// terminal output: header as given and centred, the first column
+// left-aligned and the others right-aligned (numbers), no wrapping.
+func NewTextTable(w io.Writer, header []string) *tablewriter.Table {
+	align := make([]tw.Align, len(header))
+	for i := range align {
+		align[i] = tw.AlignRight
+	}
+	align[0] = tw.AlignLeft
+	tbl := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoFormat(tw.Off),
+		tablewriter.WithEastAsian(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignCenter),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+	hdr := make([]any, len(header))
+	for i, x := range header {
+		hdr[i] = x
+	}
+	tbl.Header(hdr...)
+	return tbl
+}
+
 // WriteTerminal renders box-drawn tables with olekukonko/tablewriter (v1
 // API). Best values are ANSI bold with color, else marked " *".
 func WriteTerminal(w io.Writer, rep *Report, color bool) error {
@@ -24,25 +49,7 @@ func WriteTerminal(w io.Writer, rep *Report, color bool) error {
 		if _, err := fmt.Fprintf(w, "%s\n", t.Dataset); err != nil {
 			return err
 		}
-		h := t.header(symDelta)
-		align := make([]tw.Align, len(h))
-		for i := range align {
-			align[i] = tw.AlignRight
-		}
-		align[0] = tw.AlignLeft
-		tbl := tablewriter.NewTable(w,
-			tablewriter.WithHeaderAutoFormat(tw.Off),
-			tablewriter.WithRowAutoFormat(tw.Off),
-			tablewriter.WithEastAsian(tw.Off),
-			tablewriter.WithHeaderAlignment(tw.AlignCenter),
-			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-			tablewriter.WithRowAutoWrap(tw.WrapNone),
-		)
-		hdr := make([]any, len(h))
-		for i, x := range h {
-			hdr[i] = x
-		}
-		tbl.Header(hdr...)
+		tbl := NewTextTable(w, t.header(symDelta))
 		for i, r := range t.Rows {
 			label := r.Label
 			if i == t.BaselineRow {

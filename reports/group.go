@@ -220,3 +220,60 @@ func groupRuns(ds string, runs []LoadedRun, groupBy []string) (labels []string, 
 	sort.Strings(labels)
 	return labels, rows, method, notes
 }
+
+// RunGroup is the runs that share one group label (one curve, one point).
+type RunGroup struct {
+	Label string
+	Runs  []LoadedRun
+}
+
+// GroupRuns groups runs by dataset and the groupBy Method keys (nil: the
+// keys whose values differ between runs, see VaryingKeys; an empty non-nil
+// slice puts all runs of a dataset in one group). Labels are GroupLabel
+// values, prefixed with "dataset: " when the runs span several datasets.
+// Groups are sorted by label.
+func GroupRuns(runs []LoadedRun, groupBy []string) []RunGroup {
+	if groupBy == nil && len(runs) > 0 {
+		groupBy, _ = VaryingKeys(runs)
+	}
+	ds := map[string]bool{}
+	for _, r := range runs {
+		ds[r.Dataset] = true
+	}
+	idx := map[string]int{}
+	var gs []RunGroup
+	for _, r := range runs {
+		l := GroupLabel(r.Method, groupBy)
+		if len(ds) > 1 {
+			l = r.Dataset + ": " + l
+		}
+		i, ok := idx[l]
+		if !ok {
+			i = len(gs)
+			idx[l] = i
+			gs = append(gs, RunGroup{Label: l})
+		}
+		gs[i].Runs = append(gs[i].Runs, r)
+	}
+	sort.Slice(gs, func(i, j int) bool { return gs[i].Label < gs[j].Label })
+	return gs
+}
+
+// Without returns keys minus drop.
+func Without(keys []string, drop string) []string {
+	var out []string
+	for _, k := range keys {
+		if !SameKey(k, drop) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func normKey(k string) string {
+	return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(k))
+}
+
+// SameKey reports whether two method keys name the same setting: they
+// compare ignoring case, '-', '_' and spaces (embed_dim is embed-dim).
+func SameKey(a, b string) bool { return normKey(a) == normKey(b) }

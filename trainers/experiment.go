@@ -47,6 +47,9 @@ type ExperimentOptions struct {
 	Versions map[string]string
 	// Progress, if set, receives progress reports (see Progress).
 	Progress func(Progress)
+	// OnEpoch, if set, receives the run record after each epoch's
+	// run.json is written (the epoch is the last History row).
+	OnEpoch func(*record.Run)
 	// Logf, if set, receives diagnostics that are not errors (the stack
 	// of a recovered panic).
 	Logf func(format string, args ...any)
@@ -154,7 +157,15 @@ func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOpt
 		return nil
 	}
 	opt.OnStart = write
-	opt.OnEpoch = write
+	opt.OnEpoch = func(r *record.Run) error {
+		if err := write(r); err != nil {
+			return err
+		}
+		if eo.OnEpoch != nil {
+			eo.OnEpoch(r)
+		}
+		return nil
+	}
 	if !eo.Resume {
 		// The record (configuration, method, status "running") goes first,
 		// once the settings are known to fit the data: every checkpoint then

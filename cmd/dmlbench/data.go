@@ -28,7 +28,7 @@ func init() {
 			Usage: "write one split as OUT/emb.npy and OUT/labels.npy (flattened pixels or features)",
 			Description: `Example:
    dmlbench data export --dataset omniglot --split test --normalize --out out/demo
-   dmlbench eval --emb out/demo/emb.npy --labels out/demo/labels.npy`,
+   dmlbench eval --emb out/demo/emb.npy --labels out/demo/labels.npy --metrics R@1,MAP@R`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "dataset", Value: "omniglot", Usage: "data set (see dmlbench list datasets)"},
 				&cli.StringFlag{Name: "split", Value: "test", Usage: "train | test"},

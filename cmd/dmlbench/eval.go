@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"math"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/clustering"
@@ -29,20 +26,27 @@ separate gallery (In-Shop style). One exact k-NN search serves every retrieval m
 one k-means serves NMI, F1 and AMI. Conventions: strict (clean definitions, default),
 roth (Roth et al. 2020 code, quirks included), pml (pytorch-metric-learning).
 
-Examples:
-   dmlbench eval --emb test_emb.npy --labels test_labels.npy
-   dmlbench eval --emb E.npy --labels L.npy --format json > result.json
-   dmlbench eval --emb E.npy --labels L.npy --compat roth
-   dmlbench eval --emb E.npz:embeddings --labels E.npz:labels --metrics R@1,MAP@R
-   dmlbench eval --query-emb Q.npy --query-labels QL.npy --gallery-emb G.npy --gallery-labels GL.npy
-   dmlbench eval --emb E.npy --labels names.txt --distance cosine --k 1,10,100
-   dmlbench eval --emb E.npy --labels L.npy --clustering dbscan --eps 0.9 --metrics NMI,F1
-   dmlbench eval --emb E.npy --labels L.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means
-   dmlbench eval --emb E2048.npy --labels L.npy --binarize   # Fehérvári et al. 2019: binary codes ranked by Hamming distance
-   dmlbench eval --emb test.pt:embeddings --labels test.pt:labels --k 1,2   # a torch.save dict of tensors
-   dmlbench eval --emb E.npy --labels L.npy --protocol cub   # R@1,2,4,8 (warns when E.npy is not CUB's 5 924 test images)
-   dmlbench eval --emb E.npy --labels L.npy --compat pml --average per-class --per-class --format json
-   dmlbench eval --emb E.npy --labels L.npy --query-rows Q_IDX.npy --compat pml   # queries are rows of E.npy
+Examples (files of the README tour: out/px, runs/margin-s0; or shipped: docs/examples, fixtures/arrays/testdata):
+   dmlbench eval --emb out/px/emb.npy --labels out/px/labels.npy
+   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --format json > result.json
+   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --compat roth
+   dmlbench eval --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --metrics R@1,MAP@R --format latex
+   dmlbench eval --emb docs/examples/query-gallery/gallery.npz:embeddings --labels docs/examples/query-gallery/gallery.npz:labels --metrics R@1,MAP@R --format markdown
+   dmlbench eval --query-emb docs/examples/query-gallery/query_emb.npy --query-labels docs/examples/query-gallery/query_labels.npy --gallery-emb docs/examples/query-gallery/gallery_emb.npy --gallery-labels docs/examples/query-gallery/gallery_labels.npy
+   dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_names.txt --distance cosine --k 1,2,4
+   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --clustering dbscan --eps 1.2 --metrics NMI,F1
+   dmlbench eval --emb out/px/emb.npy --labels out/px/labels.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means
+   dmlbench eval --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --binarize   # Fehérvári et al. 2019: Hamming ranking
+   dmlbench eval --emb fixtures/arrays/testdata/torch_dict.pt:embeddings --labels fixtures/arrays/testdata/torch_dict.pt:labels --k 1,2   # a torch.save dict
+   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --protocol cub   # R@1,2,4,8; warns: not CUB's 5 924 test images
+   dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_labels.npy --compat pml --average per-class --per-class --format json
+   dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_labels.npy --query-rows docs/examples/query-gallery/query_rows.npy --compat pml   # queries are rows of --emb
+
+Units: metrics that are fractions in [0, 1] are shown in percent with 2 decimals, rho and
+dist_ratio as they are (4 decimals); JSON (--format json, --out) holds the fractions.
+--format markdown and latex print one row per --emb file with the metrics as columns
+(LaTeX: a booktabs tabular, \usepackage{booktabs}). Under --compat strict mAP@C equals MAP@R
+by definition; equal, they share one row "MAP@R = mAP@C".
 
 Every output names the queries and the gallery each one searches. A mean over no query (every
 query lone) is undefined: n/a in tables, null in JSON. pytorch-metric-learning parity: --compat pml
@@ -54,7 +58,7 @@ Hamming = ‖s − s′‖²/4 (ties by lower index); k-means/NMI/F1/AMI cluster
 k-means on ±1 vectors, centroids real-valued), and rho and dist_ratio are computed on the
 codes too, so every metric describes the binary embedding. --distance does not apply.`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy, FILE.npz:key or FILE.pt[:key] (torch.save; float or integer, N×D)"},
+			&cli.StringSliceFlag{Name: "emb", Usage: "embeddings: `FILE`.npy, FILE.npz:key or FILE.pt[:key] (torch.save; float or integer, N×D); repeatable: one row per file (--format markdown|latex), all scored against --labels"},
 			&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key / .pt:key (integers or strings) or a text file, one label per line"},
 			&cli.StringFlag{Name: "query-emb", Usage: "query embeddings (with --gallery-emb)"},
 			&cli.StringFlag{Name: "query-labels", Usage: "query labels"},
@@ -72,7 +76,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads (0 = all cores)"},
 			&cli.StringFlag{Name: "backend", Value: knn.ExactName, Usage: "k-NN backend: " + strings.Join(knn.Backends.Names(), " | ") + " (auto: gpu when a CUDA device is present, else exact; gpu is not yet verified on a device)"},
 			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml"},
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown | latex (markdown and latex: one row per --emb file, metrics as columns; latex needs \\usepackage{booktabs})"},
 			&cli.StringFlag{Name: "out", Usage: "also write the JSON result to `FILE` (atomically)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no warnings"},
 			&cli.StringFlag{Name: "refine", Usage: "refine the embeddings with the message-passing network of the finished mpn-ce run `DIR` before scoring (Seidenschwarz et al. 2021 §3; the embeddings must come from that run's backbone, e.g. DIR/test_emb.npy)"},
@@ -99,26 +103,60 @@ func evalAction(c *cli.Context) error {
 		return usagef("--k: %v", err)
 	}
 	format := c.String("format")
-	if format != "table" && format != "json" && format != "markdown" {
-		return usagef("--format must be table, json or markdown (got %q)", format)
+	if !slices.Contains(evalFormats, format) {
+		return usagef("--format must be table, json, markdown or latex (got %q)", format)
 	}
-	in, err := loadEvalInput(c)
-	if err != nil {
+	embs := c.StringSlice("emb")
+	if len(embs) > 1 {
+		switch {
+		case format == "json":
+			return usagef("--format json scores one --emb file (got %d); run eval once per file, or use --format markdown|latex for one row per file", len(embs))
+		case c.String("out") != "":
+			return usagef("--out writes one result; it takes one --emb file (got %d)", len(embs))
+		case c.String("refine") != "":
+			return usagef("--refine takes one --emb file (got %d)", len(embs))
+		}
+	}
+	if len(embs) == 0 {
+		embs = []string{""} // query/gallery mode, or the missing-flag error of loadEvalInput
+	}
+	if err := checkPerClassMetrics(c); err != nil {
 		return err
+	}
+	var results []namedResult
+	for _, emb := range embs {
+		res, err := evalOne(c, emb, ks)
+		if err != nil {
+			return err
+		}
+		name := emb
+		if name == "" {
+			name = c.String("query-emb")
+		}
+		results = append(results, namedResult{name, res})
+	}
+	return writeResults(c.App.Writer, results, format)
+}
+
+// evalOne scores one embedding file (emb; "" in query/gallery mode).
+func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
+	in, err := loadEvalInput(c, emb)
+	if err != nil {
+		return nil, err
 	}
 	ks, proto, err := applyProtocol(c, ks, in.Gallery != nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := queryRows(c, &in); err != nil {
-		return err
+		return nil, err
 	}
 	if err := classNames(c, &in); err != nil {
-		return err
+		return nil, err
 	}
 	if c.Bool("binarize") {
 		if d := strings.ToLower(c.String("distance")); d != "euclidean" && d != "l2" {
-			return usagef("--binarize ranks by Hamming distance; --distance %s does not apply", c.String("distance"))
+			return nil, usagef("--binarize ranks by Hamming distance; --distance %s does not apply", c.String("distance"))
 		}
 		in.Emb = metrics.Binarize(in.Emb)
 		if in.Gallery != nil {
@@ -128,14 +166,14 @@ func evalAction(c *cli.Context) error {
 	}
 	searcher, err := knn.New(c.String("backend"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if dir := c.String("refine"); dir != "" {
 		if in.Gallery != nil {
-			return usagef("--refine scores one set leave-one-out; it does not take --query-*/--gallery-*")
+			return nil, usagef("--refine scores one set leave-one-out; it does not take --query-*/--gallery-*")
 		}
 		if in.Emb, err = refineEmbeddings(c, dir, in.Emb, searcher); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	opt := metrics.Options{
@@ -147,27 +185,30 @@ func evalAction(c *cli.Context) error {
 		Threads:    c.Int("threads"),
 		Convention: metrics.Convention(c.String("compat")),
 		Searcher:   searcher,
-		Progress:   stageProgress(c.Bool("quiet")),
 	}
+	var stopProgress func()
+	opt.Progress, stopProgress = stageProgress(c.Bool("quiet"))
+	defer stopProgress()
 	if m := c.String("metrics"); m != "" {
 		opt.Metrics = splitList(m)
 		if c.IsSet("k") {
 			if k := ignoredK(opt.Metrics, ks); k > 0 {
-				return usagef("--k %d would be ignored: --k sets the ks of R@k, so name R@k in --metrics (e.g. --metrics R@k,MAP@R --k 1,10) or list R@%d there", k, k)
+				return nil, usagef("--k %d would be ignored: --k sets the ks of R@k, so name R@k in --metrics (e.g. --metrics R@k,MAP@R --k 1,10) or list R@%d there", k, k)
 			}
 		}
 	}
 	if err := pmlOptions(c, &opt); err != nil {
-		return err
+		return nil, err
 	}
 	opt.KMeans, err = clusterFunc(c.String("clustering"), c.String("backend"), c.String("compat"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), searcher)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	opt.Version = Version
 	res, err := metrics.Evaluate(c.Context, in, opt)
+	stopProgress()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if w := protocolWarning(strings.ToLower(c.String("protocol")), proto, res); w != "" {
 		res.Warnings = append(res.Warnings, w)
@@ -179,15 +220,30 @@ func evalAction(c *cli.Context) error {
 	}
 	if p := c.String("out"); p != "" {
 		if err := record.WriteAtomic(p, res); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return writeResult(c.App.Writer, res, format)
+	return res, nil
 }
 
-func loadEvalInput(c *cli.Context) (metrics.Input, error) {
+// checkPerClassMetrics refuses --per-class when --metrics names no k-NN
+// metric: the per-class table holds k-NN metrics only, so it would be empty.
+func checkPerClassMetrics(c *cli.Context) error {
+	m := c.String("metrics")
+	if !c.Bool("per-class") || m == "" {
+		return nil
+	}
+	for _, n := range splitList(m) {
+		if d, ok := metrics.Lookup(n); !ok || d.Stage == metrics.Retrieval || strings.EqualFold(n, "R@k") {
+			return nil // unknown names are Evaluate's error
+		}
+	}
+	return usagef("--per-class reports k-NN metrics (R@k, MAP@R, mAP@C, …) per class; --metrics %s names none", m)
+}
+
+func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 	var in metrics.Input
-	emb, lab := c.String("emb"), c.String("labels")
+	lab := c.String("labels")
 	qe, ql, ge, gl := c.String("query-emb"), c.String("query-labels"), c.String("gallery-emb"), c.String("gallery-labels")
 	qg := qe != "" || ql != "" || ge != "" || gl != ""
 	switch {
@@ -258,49 +314,6 @@ func jointLabels(a, b string) ([]int32, []int32, error) {
 		return nil, nil, err
 	}
 	return ids[0], ids[1], nil
-}
-
-func writeResult(w io.Writer, res *metrics.Result, format string) error {
-	switch format {
-	case "json":
-		return record.EncodeJSON(w, res)
-	case "markdown":
-		fmt.Fprintf(w, "| metric | value |\n|---|---:|\n")
-		for _, k := range metrics.Keys(res.Metrics) {
-			fmt.Fprintf(w, "| %s | %s |\n", k, fmtMetric(res.Metrics[k]))
-		}
-		fmt.Fprintf(w, "\n%s, %d-d, %d classes, convention %s%s, %.2f s\n", sizeLine(res), res.Dim, res.Classes, res.Convention, averageNote(res), res.Timings["total"])
-		writePerClass(w, res)
-		return nil
-	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight}}))
-	t.Header([]string{"metric", "value"})
-	for _, k := range metrics.Keys(res.Metrics) {
-		if err := t.Append([]string{k, fmtMetric(res.Metrics[k])}); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%s, %d-d, %d classes, convention %s%s, %.2f s (k-NN %.2f s, k-means %.2f s)\n",
-		sizeLine(res), res.Dim, res.Classes, res.Convention, averageNote(res), res.Timings["total"], res.Timings["knn"], res.Timings["kmeans"])
-	writePerClass(w, res)
-	return nil
-}
-
-// fmtMetric shows a metric with 4 decimals; NaN (a mean over no query) is
-// "n/a", ±Inf (ρ of a rank-deficient matrix) is shown as such.
-func fmtMetric(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	if math.IsInf(v, 0) {
-		return fmt.Sprint(v)
-	}
-	return strconv.FormatFloat(v, 'f', 4, 64)
 }
 
 // ignoredK returns a k of --k that a --metrics list would not compute (it

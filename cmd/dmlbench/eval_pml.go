@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -158,32 +157,6 @@ func sizeLine(res *metrics.Result) string {
 		return fmt.Sprintf("%d items (each searches the other %d)", res.N, res.Gallery)
 	}
 	return fmt.Sprintf("%d queries, gallery of %d", res.Queries, res.Gallery)
-}
-
-// writePerClass prints Result.PerClass as a table (table and markdown formats).
-func writePerClass(w io.Writer, res *metrics.Result) {
-	if len(res.PerClass) == 0 {
-		return
-	}
-	keys := map[string]float64{}
-	for _, c := range res.PerClass {
-		for k := range c.Metrics {
-			keys[k] = 0
-		}
-	}
-	cols := metrics.Keys(keys)
-	fmt.Fprintf(w, "\n| class | queries | %s |\n|---|---:|%s\n", strings.Join(cols, " | "), strings.Repeat("---:|", len(cols)))
-	for _, c := range res.PerClass {
-		vals := make([]string, len(cols))
-		for i, k := range cols {
-			if v, ok := c.Metrics[k]; ok {
-				vals[i] = fmtMetric(v)
-			} else {
-				vals[i] = "n/a"
-			}
-		}
-		fmt.Fprintf(w, "| %s | %d | %s |\n", c.Class, c.Queries, strings.Join(vals, " | "))
-	}
 }
 
 // averageNote names per-class averaging in the footers.

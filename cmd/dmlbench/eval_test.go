@@ -97,11 +97,11 @@ func TestEvalJSON(t *testing.T) {
 func TestEvalTableAndMarkdown(t *testing.T) {
 	_, emb, lab := fixtureFiles(t)
 	out, _, code := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--k", "1", "--metrics", "R@k,MAP@R")
-	if code != 0 || !strings.Contains(out, "R@1") || !strings.Contains(out, "MAP@R") || !strings.Contains(out, "1.0000") {
+	if code != 0 || !strings.Contains(out, "R@1") || !strings.Contains(out, "MAP@R") || !strings.Contains(out, "100.00") || !strings.Contains(out, "metrics in %") {
 		t.Errorf("table output (exit %d):\n%s", code, out)
 	}
 	out, _, _ = runCLI(t, "eval", "--emb", emb, "--labels", lab, "--k", "1", "--format", "markdown", "--metrics", "R@1")
-	if !strings.Contains(out, "| R@1 | 1.0000 |") {
+	if !strings.Contains(out, "| embeddings | R@1 |\n") || !strings.Contains(out, emb+" | 100.00 |\n") {
 		t.Errorf("markdown output:\n%s", out)
 	}
 }

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"archive/zip"
+	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,9 +14,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/dmlbench/dmlbench/fixtures"
-	"github.com/dmlbench/dmlbench/fixtures/arrays"
 )
 
 // helpExample is one example command line of a help text.
@@ -49,29 +47,59 @@ func helpExamples() []helpExample {
 	return out
 }
 
+// The README tour: the commands a reader has run before reaching --help,
+// cut to one epoch (their outputs are what the examples name: out/px,
+// runs/margin-s0, out/omniglot-test, runs/omniglot-example).
+var readmeTour = []string{
+	"dmlbench data export --dataset omniglot --split test --normalize --out out/px",
+	"dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --epochs 20 --seed 0 --val-split 0.2 --save-embeddings --out runs/margin-s0 --quiet",
+	"dmlbench data export --dataset omniglot --split test --out out/omniglot-test",
+	"dmlbench suite docs/examples/omniglot-suite.yaml --quiet",
+}
+
+// tourSuite stands in for docs/examples/omniglot-suite.yaml in the test's
+// copy of the repository: the same grid cut to one epoch, two losses and
+// two seeds.
+const tourSuite = `out: ../../runs/omniglot-example
+epochs: 1
+quiet: true
+grid:
+  dataset: omniglot
+  loss: [margin, triplet]
+  miner: distance
+  sampler: spc-2
+  seed: [0, 1]
+eval:
+  - name: pixels
+    dataset: omniglot
+    method: {loss: pixels}
+    emb: ../../out/omniglot-test/emb.npy
+    labels: ../../out/omniglot-test/labels.npy
+`
+
+var update = flag.Bool("update", false, "rewrite testdata/help/*.golden")
+
 // TestHelpExamplesRun runs every example of every --help, as written,
-// through a freshly built binary in a scratch directory, so help cannot
-// rot. The only changes to the lines are these (the mapping a reader of a
-// failure needs):
+// through a freshly built binary, in a scratch copy of what a reader has:
+// the files the repository ships (docs/examples, fixtures/arrays/testdata) and
+// the outputs of the README tour (readmeTour, one epoch). So help cannot
+// rot, and no example names a file the reader does not have. The only
+// changes to the lines are:
 //
-//   - training is cut to one epoch: "--epochs N" becomes "--epochs 1", and
-//     a "dmlbench run" without --epochs (or --resume) gets "--epochs 1";
-//   - placeholder files exist in the scratch directory: E.npy, L.npy,
-//     test_emb.npy, test_labels.npy, a.npy, b.npy, l.npy, base.npy,
-//     reg.npy, E2048.npy, Q.npy, QL.npy, G.npy, GL.npy (small synthetic
-//     embeddings and integer labels), names.txt (text labels), test.pt (a
-//     torch.save dict: embeddings, labels), Q_IDX.npy (row indices), E.npz
-//     (keys embeddings and labels), features/cub (a dir: data set),
-//     run.yaml (a run config), suite.yaml and
-//     docs/examples/omniglot-suite.yaml (one-run suites);
-//   - run directories exist: runs/omniglot (margin and triplet with the
-//     distance miner, seeds 0 and 1, one epoch), runs/dims (embed-dim 16,
-//     32), runs/batch (batch-size 16, 32), runs/cub (the dir: data set);
+//   - training is cut to one epoch: "--epochs N" becomes "--epochs 1", a
+//     "dmlbench run" without --epochs (or --resume) gets "--epochs 1", and
+//     docs/examples/omniglot-suite.yaml is tourSuite;
 //   - each help text's examples run in order in their own copy of this
 //     scratch directory;
 //   - examples needing what this machine lacks are skipped, by their own
 //     error: a backend not compiled in, the slurm executor without sbatch,
 //     a data set not installed.
+//
+// Like benchstat's doc_test.go, the output of eval's examples is compared
+// with testdata/help/eval-NN.golden (go test -run TestHelpExamplesRun
+// -update rewrites them), timings and the version masked. Examples that
+// read trained embeddings (runs/) are left out of that comparison: the
+// training's float sums depend on the CPU's kernels.
 func TestHelpExamplesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and trains toy runs")
@@ -96,27 +124,24 @@ func TestHelpExamplesRun(t *testing.T) {
 	}
 	world := filepath.Join(base, "world")
 	work := world
-	sh := func(line string) (string, error) {
+	sh := func(line string) (string, string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		c := exec.CommandContext(ctx, "sh", "-c", line)
-		c.Dir, c.Env = work, env
-		out, err := c.CombinedOutput()
-		return string(out), err
+		var stdout, stderr bytes.Buffer
+		c.Dir, c.Env, c.Stdout, c.Stderr = work, env, &stdout, &stderr
+		err := c.Run()
+		return stdout.String(), stderr.String(), err
 	}
 	writeExampleWorld(t, world)
-	for _, setup := range []string{
-		"dmlbench suite setup/omniglot.yaml --quiet",
-		"dmlbench suite setup/dims.yaml --quiet",
-		"dmlbench suite setup/batch.yaml --quiet",
-		"dmlbench run --dataset dir:features/cub --loss margin --miner distance --epochs 1 --quiet --out runs/cub/margin-s0",
-	} {
-		if out, err := sh(setup); err != nil {
-			t.Fatalf("setup %q: %v\n%s", setup, err, out)
+	for _, line := range readmeTour {
+		if out, errs, err := sh(exampleLine(line)); err != nil {
+			t.Fatalf("README tour %q: %v\n%s%s", line, err, out, errs)
 		}
 	}
 	skip := regexp.MustCompile(`not compiled into this binary|is not in this binary|sbatch|DMLBENCH_DATA|dataset-fashion-mnist`)
 	copies := map[string]string{}
+	evalN := 0
 	for _, ex := range helpExamples() {
 		// Each help text's examples run in order in their own copy of the
 		// world: they may build on each other, not on another help's.
@@ -128,14 +153,61 @@ func TestHelpExamplesRun(t *testing.T) {
 		}
 		work = copies[ex.command]
 		line := exampleLine(ex.line)
-		out, err := sh(line)
-		if err != nil && skip.MatchString(out) {
-			t.Logf("skipped (needs what this machine lacks): %s\n%s", ex.line, lastLines(out, 2))
+		t0 := time.Now()
+		out, errs, err := sh(line)
+		t.Logf("%.1f s: %s", time.Since(t0).Seconds(), line)
+		if err != nil && skip.MatchString(errs) {
+			t.Logf("skipped (needs what this machine lacks): %s\n%s", ex.line, lastLines(errs, 2))
 			continue
 		}
 		if err != nil {
-			t.Errorf("dmlbench %s --help example fails: %s\n(ran: %s)\n%v\n%s", ex.command, ex.line, line, err, lastLines(out, 5))
+			t.Errorf("dmlbench %s --help example fails: %s\n(ran: %s)\n%v\n%s", ex.command, ex.line, line, err, lastLines(out+errs, 5))
+			continue
 		}
+		if ex.command == "eval" {
+			evalN++
+			if !strings.Contains(line, "runs/") {
+				checkGolden(t, fmt.Sprintf("testdata/help/eval-%02d.golden", evalN), ex.line, maskVarying(out))
+			}
+		}
+	}
+}
+
+// maskVarying replaces what differs between runs of the same command
+// (seconds, the version) in eval's output.
+func maskVarying(s string) string {
+	s = secondsField.ReplaceAllString(s, "#.## s")
+	s = jsonVersion.ReplaceAllString(s, `"version": "#"`)
+	return jsonTimings.ReplaceAllString(s, `"timings": {#}`)
+}
+
+var (
+	secondsField = regexp.MustCompile(`\d+\.\d\d s\b`)
+	jsonVersion  = regexp.MustCompile(`"version": "[^"]*"`)
+	jsonTimings  = regexp.MustCompile(`(?s)"timings": \{[^}]*\}`)
+)
+
+// checkGolden compares got, the output of example line, with the golden
+// file (rewritten with -update). The file's first line is the example.
+func checkGolden(t *testing.T, path, line, got string) {
+	t.Helper()
+	got = "$ " + line + "\n" + got
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("%v (go test -run TestHelpExamplesRun -update writes it)", err)
+		return
+	}
+	if string(want) != got {
+		t.Errorf("output of %q differs from %s:\n--- got\n%s\n--- want\n%s", line, path, got, want)
 	}
 }
 
@@ -159,71 +231,22 @@ func lastLines(s string, n int) string {
 	return strings.Join(l[max(0, len(l)-n):], "\n")
 }
 
-// writeExampleWorld creates the placeholder files of TestHelpExamplesRun.
+// writeExampleWorld creates the scratch copy of TestHelpExamplesRun: the
+// files the repository ships (docs/examples, fixtures/arrays/testdata), with
+// tourSuite in place of the example suite.
 func writeExampleWorld(t *testing.T, dir string) {
 	t.Helper()
-	ds, err := fixtures.Load("synthetic", fixtures.Options{Classes: 40, PerClass: 12, Dim: 16, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
+	for _, d := range []string{"docs/examples", "fixtures/arrays/testdata"} {
+		dst := filepath.Join(dir, d)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
 		}
+		if out, err := exec.Command("cp", "-a", filepath.Join("..", "..", d), dst).CombinedOutput(); err != nil {
+			t.Fatalf("copy %s: %v\n%s", d, err, out)
+		}
 	}
-	p := func(name string) string { return filepath.Join(dir, name) }
-	x, y := ds.Test.X, ds.Test.Labels
-	for _, name := range []string{"E", "test_emb", "a", "b", "base", "reg", "E2048", "Q", "G"} {
-		must(arrays.SaveNPY(p(name+".npy"), x))
-	}
-	for _, name := range []string{"L", "test_labels", "l", "QL", "GL"} {
-		must(arrays.SaveLabelsNPY(p(name+".npy"), y))
-	}
-	var names strings.Builder
-	for _, v := range y {
-		fmt.Fprintf(&names, "class-%d\n", v)
-	}
-	must(os.WriteFile(p("names.txt"), []byte(names.String()), 0o644))
-	// test.pt: a torch.save dict of tensors (fixtures/arrays/testdata/gen_torch.py);
-	// Q_IDX.npy: query rows of E.npy
-	pt, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "arrays", "testdata", "torch_dict.pt"))
-	must(err)
-	must(os.WriteFile(p("test.pt"), pt, 0o644))
-	writeNPY(t, p("Q_IDX.npy"), "<i8", []int{4}, []int64{0, 5, 17, 100})
-	// E.npz with keys embeddings and labels
-	tmp := t.TempDir()
-	must(arrays.SaveNPY(filepath.Join(tmp, "embeddings.npy"), x))
-	must(arrays.SaveLabelsNPY(filepath.Join(tmp, "labels.npy"), y))
-	f, err := os.Create(p("E.npz"))
-	must(err)
-	zw := zip.NewWriter(f)
-	for _, k := range []string{"embeddings.npy", "labels.npy"} {
-		b, err := os.ReadFile(filepath.Join(tmp, k))
-		must(err)
-		w, err := zw.Create(k)
-		must(err)
-		_, err = w.Write(b)
-		must(err)
-	}
-	must(zw.Close())
-	must(f.Close())
-	// a dir: data set
-	must(arrays.SaveNPY(p("features/cub/train_emb.npy"), ds.Train.X))
-	must(arrays.SaveLabelsNPY(p("features/cub/train_labels.npy"), ds.Train.Labels))
-	must(arrays.SaveNPY(p("features/cub/test_emb.npy"), x))
-	must(arrays.SaveLabelsNPY(p("features/cub/test_labels.npy"), y))
-	files := map[string]string{
-		"run.yaml":                          "dataset: synthetic\nloss: multisimilarity\nepochs: 1\n",
-		"suite.yaml":                        "out: runs/suite\nepochs: 1\ngrid:\n  dataset: synthetic\n  loss: margin\n  miner: distance\n  seed: [0]\n",
-		"docs/examples/omniglot-suite.yaml": "out: ../../runs/omniglot-example\nepochs: 1\ngrid:\n  dataset: synthetic\n  loss: margin\n  miner: distance\n  seed: [0]\n",
-		"setup/omniglot.yaml":               "out: ../runs/omniglot\nepochs: 1\ngrid:\n  dataset: omniglot\n  loss: [margin, triplet]\n  miner: distance\n  sampler: spc-2\n  seed: [0, 1]\n",
-		"setup/dims.yaml":                   "out: ../runs/dims\nepochs: 1\ngrid:\n  dataset: synthetic\n  loss: margin\n  miner: distance\n  embed-dim: [16, 32]\n  seed: [0]\n",
-		"setup/batch.yaml":                  "out: ../runs/batch\nepochs: 1\ngrid:\n  dataset: synthetic\n  loss: margin\n  miner: distance\n  batch-size: [16, 32]\n  seed: [0]\n",
-	}
-	for name, content := range files {
-		must(os.MkdirAll(filepath.Dir(p(name)), 0o755))
-		must(os.WriteFile(p(name), []byte(content), 0o644))
+	if err := os.WriteFile(filepath.Join(dir, "docs/examples/omniglot-suite.yaml"), []byte(tourSuite), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -54,16 +55,18 @@ func newApp() *cli.App {
 		Name:  "dmlbench",
 		Usage: "train and measure deep-metric-learning embeddings",
 		Description: `Examples:
-   dmlbench eval --emb test_emb.npy --labels test_labels.npy
-   dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --out runs/margin-s0
-   dmlbench report runs/ --format markdown
+   dmlbench eval --emb out/px/emb.npy --labels out/px/labels.npy
+   dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --seed 1 --out runs/margin-s1
+   dmlbench report runs/omniglot-example --format markdown
    dmlbench list metrics`,
 		Version:         Version,
 		Commands:        commands,
 		HideHelpCommand: true,
-		ExitErrHandler:  func(*cli.Context, error) {},
+		// Repeatable flags (--emb) take file names, which may hold commas.
+		DisableSliceFlagSeparator: true,
+		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
+			return usageError{withFlagSuggestion(err, nil)}
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
@@ -75,14 +78,17 @@ func newApp() *cli.App {
 }
 
 // setUsageHandlers makes a bad flag of c (and of its subcommands) a usage
-// error (exit 2, one line on stderr, no help on stdout) and an unknown
-// subcommand name an error suggesting the nearest one.
+// error (exit 2, one line on stderr, no help on stdout), an unknown flag
+// or subcommand name an error suggesting the nearest one, and a missing
+// required flag a usage error naming it.
 func setUsageHandlers(c *cli.Command, path string) {
 	if c.OnUsageError == nil {
+		flags := c.Flags
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return usageError{fmt.Errorf("%s: %w (see dmlbench %s --help)", path, err, path)}
+			return usageError{fmt.Errorf("%s: %w (see dmlbench %s --help)", path, withFlagSuggestion(err, flags), path)}
 		}
 	}
+	requireFlags(c, path)
 	if len(c.Subcommands) == 0 {
 		return
 	}
@@ -100,25 +106,94 @@ func setUsageHandlers(c *cli.Command, path string) {
 	}
 }
 
+// requiredFlags are the flags declared Required, per command path. The
+// check is the command's own (Before), not urfave/cli's, which prints the
+// whole help on stdout before its error.
+var requiredFlags = map[string][]string{}
+
+// requireFlags moves the Required check of c's flags into c.Before: a
+// missing one is a usage error naming it. Idempotent (newApp may run more
+// than once in a process).
+func requireFlags(c *cli.Command, path string) {
+	for _, f := range c.Flags {
+		if rf, ok := f.(cli.RequiredFlag); !ok || !rf.IsRequired() {
+			continue
+		}
+		sf, ok := f.(*cli.StringFlag)
+		if !ok {
+			panic(fmt.Sprintf("dmlbench %s: required flag %s is not a string flag", path, f.Names()[0]))
+		}
+		sf.Required = false
+		sf.Usage += " (required)"
+		requiredFlags[path] = append(requiredFlags[path], sf.Name)
+	}
+	names := requiredFlags[path]
+	if len(names) == 0 || c.Before != nil {
+		return
+	}
+	c.Before = func(ctx *cli.Context) error {
+		for _, n := range names {
+			if !ctx.IsSet(n) {
+				return usagef("%s: --%s is required (see dmlbench %s --help)", path, n, path)
+			}
+		}
+		return nil
+	}
+}
+
+// flagNotDefined matches urfave/cli's (the flag package's) unknown-flag error.
+var flagNotDefined = regexp.MustCompile(`flag provided but not defined: -+(\S+)`)
+
+// withFlagSuggestion adds "did you mean --x?" to an unknown-flag error when
+// one of flags (or --help) is close to the name given (edit distance ≤ 2,
+// or a prefix of it).
+func withFlagSuggestion(err error, flags []cli.Flag) error {
+	m := flagNotDefined.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	names := []string{"help"}
+	for _, f := range flags {
+		names = append(names, f.Names()...)
+	}
+	if best := nearest(m[1], names); best != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, best)
+	}
+	return err
+}
+
+// nearest returns the name of names closest to name (edit distance ≤ 2,
+// or a prefix of it of two or more letters), or "".
+func nearest(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		d := suggest.Distance(name, n)
+		if strings.HasPrefix(n, name) && len(name) >= 2 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
 // unknownCommand is the usage error for a command name that does not
 // exist, naming the nearest one when it is close (edit distance ≤ 2, or a
 // prefix of it).
 func unknownCommand(name, path string, cmds []*cli.Command) error {
-	best, bestD := "", 3
+	primary := map[string]string{}
+	var names []string
 	for _, c := range cmds {
 		if c.Hidden {
 			continue
 		}
 		for _, n := range c.Names() {
-			d := suggest.Distance(name, n)
-			if strings.HasPrefix(n, name) && len(name) >= 2 {
-				d = min(d, 1)
-			}
-			if d < bestD {
-				best, bestD = c.Name, d
-			}
+			primary[n] = c.Name
+			names = append(names, n)
 		}
 	}
+	best := primary[nearest(name, names)]
 	see := strings.TrimSpace("dmlbench " + path)
 	if best != "" {
 		return usagef("unknown command %q; did you mean %q? (see %s --help)", name, best, see)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // Usage errors exit 2 with one line on stderr and nothing on stdout; an
@@ -23,12 +26,78 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"data", "exprt"}, `unknown command "exprt"; did you mean "export"?`},
 		{[]string{"xyzzy"}, `unknown command "xyzzy" (see dmlbench --help)`},
 		{[]string{"--foo"}, "flag provided but not defined: -foo"},
+		{[]string{"eval", "-embs", "x"}, "flag provided but not defined: -embs; did you mean --emb?"},
+		{[]string{"report", "--metric", "R@1", "runs"}, "did you mean --metrics?"},
+		{[]string{"--hlp"}, "did you mean --help?"},
 	}
 	for _, c := range cases {
 		out, errs, code := runCLI(t, c.args...)
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 2, no stdout, one line with %q",
 				c.args, code, len(out), errs, c.want)
+		}
+	}
+}
+
+// Every command called without an input it requires (a required flag, a
+// positional argument) exits 2 with one line on stderr naming what is
+// missing, and prints nothing on stdout. The table must cover every leaf
+// command; only those that need no input are exempt.
+func TestMissingRequiredInput(t *testing.T) {
+	_, emb, lab := fixtureFiles(t)
+	missing := map[string]struct {
+		args []string
+		want string
+	}{
+		"data export":   {[]string{"--dataset", "synthetic"}, "--out is required"},
+		"eval":          {[]string{"--emb", emb}, "--emb and --labels are required"},
+		"list":          {nil, "list what?"},
+		"plot spectrum": {[]string{"--out", "x.png"}, "--emb files"},
+		"plot rho":      {[]string{"runs"}, "--out FILE"},
+		"plot recall":   {[]string{"runs"}, "--out FILE"},
+		"plot curves":   {[]string{"runs"}, "--out FILE"},
+		"plot sweep":    {[]string{"runs"}, "--out FILE"},
+		"plot tsne":     {[]string{"--labels", lab, "--out", "x.png"}, "--emb and --labels are required"},
+		"report":        {[]string{"--format", "markdown"}, "at least one run directory"},
+		"run":           {[]string{"--dataset", "toy-lines"}, "--out is required"},
+		"spectra":       {[]string{"--labels", lab}, "--emb FILE"},
+		"suite":         {[]string{"--dry-run"}, "one suite file"},
+		"suite status":  {nil, "one suite file"},
+	}
+	needNothing := map[string]bool{"version": true}
+	app := newApp()
+	var walk func(cs []*cli.Command, path string)
+	walk = func(cs []*cli.Command, path string) {
+		for _, c := range cs {
+			p := strings.TrimSpace(path + " " + c.Name)
+			if c.Name == "help" {
+				continue
+			}
+			walk(c.Subcommands, p)
+			if c.Action == nil || needNothing[p] {
+				continue
+			}
+			m, ok := missing[p]
+			if !ok {
+				if len(c.Subcommands) == 0 {
+					t.Errorf("dmlbench %s: no missing-input case in this test", p)
+				}
+				continue
+			}
+			args := append(strings.Fields(p), m.args...)
+			out, errs, code := runCLI(t, args...)
+			if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, m.want) {
+				t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 2, no stdout, one line with %q",
+					args, code, len(out), errs, m.want)
+			}
+		}
+	}
+	walk(app.Commands, "")
+	for _, names := range requiredFlags {
+		for _, n := range names {
+			if !strings.Contains(fmt.Sprint(missing), "--"+n+" is required") {
+				t.Errorf("required flag --%s: no case shows its error", n)
+			}
 		}
 	}
 }

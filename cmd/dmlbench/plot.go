@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/dmlbench/dmlbench/reports"
+	"github.com/dmlbench/dmlbench/reports/plots"
 	"github.com/dmlbench/dmlbench/spectra"
 )
 
@@ -50,13 +51,13 @@ seeds as error bars) and writes a PNG, SVG or PDF chosen by the --out extension
              not run.json; Seidenschwarz et al. 2021 §5–6)
 
 Examples:
-   dmlbench plot spectrum runs/omniglot --out spectrum.png --top 35
-   dmlbench plot spectrum --emb a.npy --emb b.npy --labels l.npy --per-class --out sv.pdf
-   dmlbench plot rho runs/omniglot --group-by loss --out rho.png
-   dmlbench plot recall runs/omniglot --out recall.svg
-   dmlbench plot curves runs/omniglot --group-by loss --metric R@1 --out curves.png
-   dmlbench plot sweep runs/dims --param embed-dim --metric R@1 --out dims.png
-   dmlbench plot tsne --emb test_emb.npy --labels test_labels.npy --classes 10 --out tsne.png`,
+   dmlbench plot spectrum runs/omniglot-example --out spectrum.png --top 35
+   dmlbench plot spectrum --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --per-class --out sv.pdf
+   dmlbench plot rho runs/omniglot-example --group-by loss --out rho.png
+   dmlbench plot recall runs/omniglot-example --out recall.svg
+   dmlbench plot curves runs/omniglot-example --group-by loss --metric R@1 --out curves.png
+   dmlbench plot sweep docs/examples/omniglot/runs-dims --param embed-dim --metric R@1 --out dims.png
+   dmlbench plot tsne --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --classes 10 --out tsne.png`,
 		Subcommands: []*cli.Command{
 			{
 				Name:      "spectrum",
@@ -68,8 +69,8 @@ spectra), plus one per --emb file (labelled with the file name). With --per-clas
 normalised, zero-padded and averaged over classes (Roth et al. 2020 supp. §E, Fig. 11).
 
 Examples:
-   dmlbench plot spectrum runs/omniglot --out spectrum.png --top 35
-   dmlbench plot spectrum --emb base.npy --emb reg.npy --labels test_labels.npy --per-class --out sv.png`,
+   dmlbench plot spectrum runs/omniglot-example --out spectrum.png --top 35
+   dmlbench plot spectrum --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --per-class --out sv.png`,
 				Flags: plotCommonFlags(
 					&cli.StringSliceFlag{Name: "emb", Usage: "embedding `FILE` (.npy or .npz:key); repeatable"},
 					&cli.StringSliceFlag{Name: "labels", Usage: "labels for --emb (one, or one per --emb)"},
@@ -83,7 +84,7 @@ Examples:
 				Name:        "rho",
 				Usage:       "ρ (spectral decay) against a metric, one point per method",
 				UsageText:   "dmlbench plot rho PATH... --out FIG [--metric R@1]",
-				Description: "Examples:\n   dmlbench plot rho runs/omniglot --group-by loss --out rho.png\n   dmlbench plot rho runs/ --metric NMI --out rho_nmi.pdf",
+				Description: "Examples:\n   dmlbench plot rho runs/omniglot-example --group-by loss --out rho.png\n   dmlbench plot rho runs/ --metric NMI --out rho_nmi.pdf",
 				Flags:       plotCommonFlags(&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "y-axis metric"}),
 				Action:      plotRhoAction,
 			},
@@ -91,7 +92,7 @@ Examples:
 				Name:        "recall",
 				Usage:       "R@k against k per method",
 				UsageText:   "dmlbench plot recall PATH... --out FIG",
-				Description: "Examples:\n   dmlbench plot recall runs/omniglot --group-by loss --out recall.png",
+				Description: "Examples:\n   dmlbench plot recall runs/omniglot-example --group-by loss --out recall.png",
 				Flags:       plotCommonFlags(),
 				Action:      plotRecallAction,
 			},
@@ -99,7 +100,7 @@ Examples:
 				Name:        "curves",
 				Usage:       "training loss and test metric per epoch",
 				UsageText:   "dmlbench plot curves PATH... --out FIG [--metric R@1]",
-				Description: "Examples:\n   dmlbench plot curves runs/omniglot --group-by loss --out curves.png",
+				Description: "Examples:\n   dmlbench plot curves runs/omniglot-example --group-by loss --out curves.png",
 				Flags:       plotCommonFlags(&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "test metric of the right panel"}),
 				Action:      plotCurvesAction,
 			},
@@ -111,8 +112,8 @@ Examples:
 run.json "config" (embed-dim, batch-size, …; '-' and '_' are interchangeable).
 
 Examples:
-   dmlbench plot sweep runs/dims --param embed-dim --out dims.png
-   dmlbench plot sweep runs/batch --param batch-size --metric NMI --log-x=false --out batch.png`,
+   dmlbench plot sweep docs/examples/omniglot/runs-dims --param embed-dim --out dims.png
+   dmlbench plot sweep docs/examples/omniglot/runs-batch --param batch-size --metric NMI --log-x=false --out batch.png`,
 				Flags: plotCommonFlags(
 					&cli.StringFlag{Name: "param", Usage: "hyper-parameter on the x axis (required)"},
 					&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "y-axis metric"},
@@ -125,21 +126,21 @@ Examples:
 	})
 }
 
-func plotOptions(c *cli.Context, title, xlabel, ylabel string) (reports.PlotOptions, error) {
+func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOptions, error) {
 	if c.String("out") == "" {
-		return reports.PlotOptions{}, usagef("--out FILE (.png, .svg or .pdf) is required")
+		return plots.PlotOptions{}, usagef("--out FILE (.png, .svg or .pdf) is required")
 	}
 	w, h := c.Float64("width"), c.Float64("height")
 	if !(w > 0 && w <= 100 && h > 0 && h <= 100) {
-		return reports.PlotOptions{}, usagef("--width and --height must lie in (0, 100] inches")
+		return plots.PlotOptions{}, usagef("--width and --height must lie in (0, 100] inches")
 	}
 	if s := c.String("source"); s != "final" && s != "best" {
-		return reports.PlotOptions{}, usagef("--source must be final or best (got %q)", s)
+		return plots.PlotOptions{}, usagef("--source must be final or best (got %q)", s)
 	}
 	if t := c.String("title"); t != "" {
 		title = t
 	}
-	return reports.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel,
+	return plots.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel,
 		Width: vg.Length(w) * vg.Inch, Height: vg.Length(h) * vg.Inch}, nil
 }
 
@@ -186,8 +187,8 @@ func plotDone(c *cli.Context, path string) error {
 }
 
 // plotSave draws series with opt into the figure file and says so.
-func plotSave(c *cli.Context, series []reports.Series, opt reports.PlotOptions) error {
-	if err := reports.SaveSeries(plotPath(c), series, opt); err != nil {
+func plotSave(c *cli.Context, series []plots.Series, opt plots.PlotOptions) error {
+	if err := plots.SaveSeries(plotPath(c), series, opt); err != nil {
 		return err
 	}
 	return plotDone(c, plotPath(c))
@@ -209,7 +210,7 @@ func plotSpectrumAction(c *cli.Context) error {
 		return usagef("--per-class needs --labels")
 	}
 	mode := c.String("normalize")
-	if !reports.ValidSpectrumNorm(mode) {
+	if !plots.ValidSpectrumNorm(mode) {
 		return usagef("--normalize must be sum, max or none (got %q)", mode)
 	}
 	top := c.Int("top")
@@ -220,13 +221,13 @@ func plotSpectrumAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var series []reports.Series
+	var series []plots.Series
 	if len(paths) > 0 {
 		runs, err := reportLoad(paths, c.Bool("include-unfinished"))
 		if err != nil {
 			return err
 		}
-		s, err := reports.RunSpectra(runs, reportSplit(c.String("group-by"), ","), mode, top)
+		s, err := plots.RunSpectra(runs, reportSplit(c.String("group-by"), ","), mode, top)
 		if err != nil {
 			return err
 		}
@@ -239,7 +240,7 @@ func plotSpectrumAction(c *cli.Context) error {
 		}
 		series = append(series, s)
 	}
-	opt.YLabel = reports.SpectrumYLabel(mode)
+	opt.YLabel = plots.SpectrumYLabel(mode)
 	opt.LogY = true
 	return plotSave(c, series, opt)
 }
@@ -247,12 +248,12 @@ func plotSpectrumAction(c *cli.Context) error {
 // plotEmbeddingSpectrum is the curve of the i-th --emb file e, labelled
 // with its name: its spectrum or, with --per-class, its class-averaged
 // spectrum (labels: one for all files or one per file).
-func plotEmbeddingSpectrum(c *cli.Context, e string, labs []string, i int) (reports.Series, error) {
+func plotEmbeddingSpectrum(c *cli.Context, e string, labs []string, i int) (plots.Series, error) {
 	name := strings.TrimSuffix(filepath.Base(e), filepath.Ext(e))
 	if !c.Bool("per-class") {
-		sp, err := reports.LoadEmbeddingSpectrum(e, "", true)
+		sp, err := plots.LoadEmbeddingSpectrum(e, "", true)
 		if err != nil {
-			return reports.Series{}, err
+			return plots.Series{}, err
 		}
 		return plotSpectrumSeries(c, e, name, sp.Singular)
 	}
@@ -260,9 +261,9 @@ func plotEmbeddingSpectrum(c *cli.Context, e string, labs []string, i int) (repo
 	if len(labs) > 1 {
 		lp = labs[i]
 	}
-	sp, err := reports.LoadEmbeddingSpectrum(e, lp, false)
+	sp, err := plots.LoadEmbeddingSpectrum(e, lp, false)
 	if err != nil {
-		return reports.Series{}, err
+		return plots.Series{}, err
 	}
 	if sp.Skipped > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d all-zero classes left out of the class average\n", e, sp.Skipped)
@@ -270,10 +271,10 @@ func plotEmbeddingSpectrum(c *cli.Context, e string, labs []string, i int) (repo
 	return plotSpectrumSeries(c, e, name+" (per class)", sp.PerClass)
 }
 
-func plotSpectrumSeries(c *cli.Context, e, name string, sv []float64) (reports.Series, error) {
-	s, err := reports.EmbeddingSpectrumSeries(name, sv, c.String("normalize"), c.Int("top"))
+func plotSpectrumSeries(c *cli.Context, e, name string, sv []float64) (plots.Series, error) {
+	s, err := plots.EmbeddingSpectrumSeries(name, sv, c.String("normalize"), c.Int("top"))
 	if err != nil {
-		return reports.Series{}, fmt.Errorf("%s: %w", e, err)
+		return plots.Series{}, fmt.Errorf("%s: %w", e, err)
 	}
 	return s, nil
 }
@@ -287,7 +288,7 @@ func plotRhoAction(c *cli.Context) error {
 		return err
 	}
 	metric := c.String("metric")
-	series, err := reports.RhoPoints(runs, reportSplit(c.String("group-by"), ","), metric, c.String("source"), c.Bool("raw"), plotRho)
+	series, err := plots.RhoPoints(runs, reportSplit(c.String("group-by"), ","), metric, c.String("source"), c.Bool("raw"), plotRho)
 	if err != nil {
 		return err
 	}
@@ -295,7 +296,9 @@ func plotRhoAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt.Points, opt.PointLabels = true, true
+	// Markers in each series' colour and shape, named in the legend
+	// (labels next to the points overlap when methods score alike).
+	opt.Points = true
 	return plotSave(c, series, opt)
 }
 
@@ -304,7 +307,7 @@ func plotRecallAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	series, err := reports.RecallSeries(runs, reportSplit(c.String("group-by"), ","), c.String("source"), c.Bool("raw"))
+	series, err := plots.RecallSeries(runs, reportSplit(c.String("group-by"), ","), c.String("source"), c.Bool("raw"))
 	if err != nil {
 		return err
 	}
@@ -329,7 +332,7 @@ func plotCurvesAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := reports.SaveCurves(plotPath(c), runs, reportSplit(c.String("group-by"), ","), c.String("metric"), c.Bool("raw"), opt); err != nil {
+	if err := plots.SaveCurves(plotPath(c), runs, reportSplit(c.String("group-by"), ","), c.String("metric"), c.Bool("raw"), opt); err != nil {
 		return err
 	}
 	return plotDone(c, plotPath(c))
@@ -344,7 +347,7 @@ func plotSweepAction(c *cli.Context) error {
 	if param == "" {
 		return usagef("sweep needs --param (e.g. embed-dim or batch-size)")
 	}
-	series, err := reports.SweepSeries(runs, reportSplit(c.String("group-by"), ","), param, metric, c.String("source"), c.Bool("raw"))
+	series, err := plots.SweepSeries(runs, reportSplit(c.String("group-by"), ","), param, metric, c.String("source"), c.Bool("raw"))
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/projection"
-	"github.com/dmlbench/dmlbench/reports"
+	"github.com/dmlbench/dmlbench/reports/plots"
 )
 
 // plotTSNECommand is `dmlbench plot tsne` (Seidenschwarz et al. 2021 §5–6: 2-D views of
@@ -26,9 +26,9 @@ at random (0: all), then at most --max-points of their items drawn at random (0:
 The same --seed gives the same sample and the same map. A progress bar shows on long runs.
 
 Examples:
-   dmlbench plot tsne --emb test_emb.npy --labels test_labels.npy --out tsne.png
-   dmlbench plot tsne --emb E.npz:embeddings --labels E.npz:labels --classes 20 --max-points 3000 --out tsne.pdf
-   dmlbench plot tsne --emb E.npy --labels names.txt --perplexity 50 --seed 1 --title "margin, epoch 20" --out tsne.svg`,
+   dmlbench plot tsne --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --out tsne.png
+   dmlbench plot tsne --emb out/px/emb.npy --labels out/px/labels.npy --classes 20 --max-points 3000 --out tsne.pdf
+   dmlbench plot tsne --emb docs/examples/query-gallery/gallery.npz:embeddings --labels docs/examples/query-gallery/gallery_names.txt --perplexity 20 --seed 1 --title "synthetic gallery" --out tsne.svg`,
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (N×D)"},
 		&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},
@@ -39,7 +39,7 @@ Examples:
 		&cli.IntFlag{Name: "iters", Value: 1000, Usage: "gradient steps"},
 		&cli.Int64Flag{Name: "seed", Usage: "seed of the class/point sample and of the initial map"},
 		&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads"},
-		&cli.StringFlag{Name: "title", Usage: "figure title (default: t-SNE, with the sample size)"},
+		&cli.StringFlag{Name: "title", Usage: "figure title (default: t-SNE; the sample size goes to a caption line under the axis)"},
 		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches"},
 		&cli.Float64Flag{Name: "height", Value: 5, Usage: "figure height in inches"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},
@@ -78,20 +78,21 @@ func plotTSNEAction(c *cli.Context) error {
 	if err := arrays.CheckPair(x, ids, c.String("emb"), c.String("labels")); err != nil {
 		return err
 	}
-	smp := reports.SampleTSNE(ids, c.Int("classes"), c.Int("max-points"), c.Int64("seed"))
+	smp := projection.SampleRows(ids, c.Int("classes"), c.Int("max-points"), c.Int64("seed"))
 	if perp := c.Float64("perplexity"); perp >= float64(len(smp.Rows)-1) {
 		return usagef("--perplexity %g needs more than %g points; the sample has %d (raise --classes / --max-points or lower --perplexity)", perp, perp+1, len(smp.Rows))
 	}
-	prog := stageProgress(c.Bool("quiet"))
+	prog, stopProgress := stageProgress(c.Bool("quiet"))
 	opt := projection.Options{Perplexity: c.Float64("perplexity"), Iters: c.Int("iters"), Seed: c.Int64("seed"), Threads: c.Int("threads")}
 	if prog != nil {
 		opt.Progress = func(done, total int) { prog("t-SNE", done, total) }
 	}
-	p, res, err := reports.TSNEMap(c.Context, x, ids, names, smp, opt, c.String("title"))
+	p, res, err := plots.TSNEMap(c.Context, x, ids, names, smp, opt, c.String("title"))
+	stopProgress()
 	if err != nil {
 		return err
 	}
-	if err := reports.SavePlots(plotPath(c), []*plot.Plot{p}, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch); err != nil {
+	if err := plots.SavePlots(plotPath(c), []*plot.Plot{p}, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch); err != nil {
 		return err
 	}
 	if !c.Bool("quiet") {

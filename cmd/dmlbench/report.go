@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
+	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
@@ -43,11 +44,11 @@ with the columns source,table,dataset,approach,metric,mean,std works too.
 The run.json schema is documented in docs/run-json.md.
 
 Examples:
-   dmlbench report runs/omniglot
+   dmlbench report runs/omniglot-example
    dmlbench report runs/ --format markdown --group-by loss,miner --metrics R@1,R@2,NMI
-   dmlbench report runs/ --group-by loss,miner --baseline margin/distance --ci 0.95 --format terminal
+   dmlbench report runs/omniglot-example --group-by loss,miner --baseline margin/distance --ci 0.95 --format terminal
    dmlbench report runs/ --format latex --standalone --out table.tex
-   dmlbench report runs/cub --reference roth2020 --reference-dataset cub200 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
+   dmlbench report docs/examples/omniglot/runs --reference roth2020 --reference-dataset cub200 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
    dmlbench report runs/ --reference roth2020 --reference-dataset cub200 --format csv`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
@@ -102,6 +103,11 @@ func reportAction(c *cli.Context) error {
 	}
 	if len(loaded.Runs) == 0 {
 		return fmt.Errorf("no finished runs under %s (%d unfinished: %s)", strings.Join(paths, " "), len(loaded.Skipped), strings.Join(loaded.Skipped, ", "))
+	}
+	if c.IsSet("metrics") {
+		if opt.Metrics, err = reportMetrics(opt.Metrics, loaded.Runs, opt); err != nil {
+			return err
+		}
 	}
 	rep, err := reports.Aggregate(loaded.Runs, opt)
 	if err != nil {
@@ -162,6 +168,60 @@ func reportOptions(c *cli.Context) (reports.Options, error) {
 		return opt, usagef("--reference-dataset and --reference-rows need --reference")
 	}
 	return opt, nil
+}
+
+// reportMetrics resolves the --metrics names as eval does (any case, the
+// aliases of dmlbench list metrics: mapr is MAP@R, r@1 is R@1) to the keys
+// of the runs' metrics. A name that is neither a metric key of the runs
+// (or of the reference rows) nor a known metric is a usage error listing
+// the valid names; so is a known metric that no run holds.
+func reportMetrics(names []string, runs []reports.LoadedRun, opt reports.Options) ([]string, error) {
+	held := map[string]string{} // lower-case key → key as recorded
+	have := map[string]float64{}
+	for _, r := range runs {
+		for k := range reports.MetricsOf(r, opt.Source) {
+			held[strings.ToLower(k)], have[k] = k, 0
+		}
+	}
+	for _, ref := range opt.References {
+		for k := range ref.Metrics {
+			held[strings.ToLower(k)], have[k] = k, 0
+		}
+	}
+	haveList := strings.Join(metrics.Keys(have), ", ")
+	out := make([]string, len(names))
+	for i, n := range names {
+		if k, ok := held[strings.ToLower(n)]; ok {
+			out[i] = k
+			continue
+		}
+		d, known := metrics.Lookup(n)
+		if known && d.Key != "R@k" {
+			if k, ok := held[strings.ToLower(d.Key)]; ok {
+				out[i] = k
+				continue
+			}
+		}
+		if known {
+			return nil, usagef("--metrics %s: no run holds %s (the runs hold %s)", n, d.Key, haveList)
+		}
+		return nil, usagef("--metrics: unknown metric %q; the runs hold %s; names and aliases: %s", n, haveList, metricNamesWithAliases())
+	}
+	return out, nil
+}
+
+// metricNamesWithAliases lists every metric key with its aliases, as eval
+// accepts them: "MAP@R (mapr, map_at_r), ...".
+func metricNamesWithAliases() string {
+	var parts []string
+	for _, d := range metrics.All() {
+		s := d.Key
+		if len(d.Aliases) > 0 {
+			s += " (" + strings.Join(d.Aliases, ", ") + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // reportSplit splits s on sep, trimming blanks and dropping empty items.

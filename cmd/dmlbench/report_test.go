@@ -251,3 +251,24 @@ eval: [{name: base, dataset: d, emb: e.npy, labels: l.npy}]
 		t.Errorf("missing suite file: exit %d", code)
 	}
 }
+
+// report --metrics takes eval's names and aliases (mapr is MAP@R, r@1 is
+// R@1); an unknown name, or a metric no run holds, is a usage error that
+// lists the valid names instead of an empty column.
+func TestReportMetricNames(t *testing.T) {
+	runs := "../../docs/examples/omniglot/runs"
+	out, errs, code := runCLI(t, "report", runs, "--format", "markdown", "--metrics", "r@1,MAPR")
+	if code != 0 || !strings.Contains(out, "| Method | n | R@1 | MAP@R |") {
+		t.Errorf("aliases: exit %d, %s\n%s", code, errs, out)
+	}
+	for _, c := range []struct{ metrics, want string }{
+		{"R@1,MAPX", `unknown metric "MAPX"; the runs hold R@1, R@2`},
+		{"R@1,MAPX", "MAP@R (mapr, map_at_r)"},
+		{"mrr", "no run holds MRR"},
+	} {
+		out, errs, code := runCLI(t, "report", runs, "--metrics", c.metrics)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("--metrics %s: exit %d, stdout %d bytes, stderr %q; want exit 2 and %q", c.metrics, code, len(out), errs, c.want)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,9 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 	"gopkg.in/yaml.v3"
@@ -53,9 +50,9 @@ file take the defaults shown below, and flags given on the command line override
 A value given as 0 is used as 0 (--epochs 0 only evaluates the untrained model) or refused.
 
 Examples:
-   dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --epochs 20 --seed 0 --out runs/margin-s0
-   dmlbench run --config run.yaml --seed 1 --out runs/ms-s1
-   dmlbench run --dataset dir:features/cub --loss multisimilarity --hidden 512 --val-split 0.5 --out runs/cub-ms
+   dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --epochs 20 --seed 1 --out runs/margin-s1
+   dmlbench run --config docs/examples/omniglot-run.yaml --seed 1 --out runs/ms-s1
+   dmlbench run --dataset dir:docs/examples/features --loss multisimilarity --hidden 512 --val-split 0.5 --eval-every 1 --batch-size 40 --out runs/features-ms
    dmlbench run --dataset omniglot --arch cnn --channels 32,64 --loss margin --miner distance --out runs/cnn-margin
    dmlbench run --out runs/margin-s0 --resume
    dmlbench run --dataset omniglot --loss margin --out runs/m --save-embeddings && dmlbench eval --emb runs/m/test_emb.npy --labels runs/m/test_labels.npy --clustering ward
@@ -232,9 +229,11 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	quiet := c.Bool("quiet")
+	rep := newRunReporter(quiet, os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
 	run, err := trainers.RunExperiment(ctx, cfg, out, trainers.ExperimentOptions{
 		Resume: c.Bool("resume"), Version: Version, Versions: buildVersions(),
-		Progress: newRunProgress(quiet, cfg),
+		Progress: rep.progress,
+		OnEpoch:  rep.epoch,
 		Logf:     func(format string, a ...any) { fmt.Fprintf(c.App.ErrWriter, format+"\n", a...) },
 		Lock:     lock, Method: method,
 	})
@@ -251,9 +250,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if !quiet {
-		fmt.Fprintf(os.Stderr, "initial R@1 %.4f → final R@1 %.4f; wrote %s\n", run.Initial["R@1"], run.Final["R@1"], filepath.Join(out, trainers.RunFile))
-	}
+	rep.done(run, filepath.Join(out, trainers.RunFile))
 	return nil
 }
 
@@ -309,53 +306,4 @@ func buildVersions() map[string]string {
 		}
 	}
 	return v
-}
-
-// newRunProgress shows a progress bar (terminal) or one line per epoch
-// (otherwise) on stderr; nil when quiet.
-func newRunProgress(quiet bool, cfg trainers.Config) func(trainers.Progress) {
-	if quiet {
-		return nil
-	}
-	r1 := func(v float64) string {
-		if math.IsNaN(v) {
-			return "–"
-		}
-		return fmt.Sprintf("%.4f", v)
-	}
-	if !term.IsTerminal(int(os.Stderr.Fd())) {
-		start := time.Now()
-		return func(p trainers.Progress) {
-			if p.Phase == "train" && p.Iter == p.Iters {
-				fmt.Fprintf(os.Stderr, "epoch %d/%d loss %.5f (%.1f s)\n", p.Epoch, p.Epochs, p.Loss, time.Since(start).Seconds())
-			}
-			if p.Phase == "eval" && p.Epoch == 0 {
-				fmt.Fprintln(os.Stderr, "evaluating the untrained model")
-			}
-		}
-	}
-	var bar *progressbar.ProgressBar // made at the first step, which knows the steps per epoch
-	return func(p trainers.Progress) {
-		switch p.Phase {
-		case "train":
-			if bar == nil {
-				bar = progressbar.NewOptions(p.Epochs*p.Iters,
-					progressbar.OptionSetWriter(os.Stderr),
-					progressbar.OptionShowCount(),
-					progressbar.OptionSetPredictTime(true),
-					progressbar.OptionThrottle(100*time.Millisecond),
-					progressbar.OptionSetDescription("training"))
-			}
-			bar.Describe(fmt.Sprintf("epoch %d/%d loss %.4f R@1 %s", p.Epoch, p.Epochs, p.Loss, r1(p.LastR1)))
-			_ = bar.Set((p.Epoch-1)*p.Iters + p.Iter)
-			if p.Epoch == p.Epochs && p.Iter == p.Iters {
-				_ = bar.Finish()
-				fmt.Fprintln(os.Stderr)
-			}
-		case "eval":
-			if bar != nil {
-				bar.Describe(fmt.Sprintf("epoch %d/%d evaluating… R@1 %s", p.Epoch, p.Epochs, r1(p.LastR1)))
-			}
-		}
-	}
 }

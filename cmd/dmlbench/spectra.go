@@ -3,11 +3,12 @@ package main
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/record"
-	"github.com/dmlbench/dmlbench/reports"
+	"github.com/dmlbench/dmlbench/reports/plots"
 	"github.com/dmlbench/dmlbench/spectra"
 )
 
@@ -23,9 +24,9 @@ normalised spectrum on a log scale; with --labels also the class-averaged spectr
 (Roth et al. 2020 supp. §E, Fig. 11) as a second curve.
 
 Examples:
-   dmlbench spectra --emb test_emb.npy
-   dmlbench spectra --emb E.npy --labels L.npy --out spectrum.png --top 35
-   dmlbench spectra --emb E.npz:embeddings --m 2 --format json`,
+   dmlbench spectra --emb runs/margin-s0/test_emb.npy
+   dmlbench spectra --emb out/px/emb.npy --labels out/px/labels.npy --out spectrum.png --top 35
+   dmlbench spectra --emb docs/examples/query-gallery/gallery.npz:embeddings --m 2 --format json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (required)"},
 			&cli.StringFlag{Name: "labels", Usage: "labels (adds the class-averaged spectrum)"},
@@ -63,7 +64,7 @@ func spectraAction(c *cli.Context) error {
 		return usagef("--format must be text or json (got %q)", format)
 	}
 	mode := c.String("normalize")
-	if !reports.ValidSpectrumNorm(mode) {
+	if !plots.ValidSpectrumNorm(mode) {
 		return usagef("--normalize must be sum, max or none (got %q)", mode)
 	}
 	m, top := c.Int("m"), c.Int("top")
@@ -73,7 +74,7 @@ func spectraAction(c *cli.Context) error {
 	if top < 0 {
 		return usagef("--top must be ≥ 0")
 	}
-	sp, err := reports.LoadEmbeddingSpectrum(c.String("emb"), c.String("labels"), true)
+	sp, err := plots.LoadEmbeddingSpectrum(c.String("emb"), c.String("labels"), true)
 	if err != nil {
 		return err
 	}
@@ -91,10 +92,11 @@ func spectraAction(c *cli.Context) error {
 	}
 	if out := c.String("out"); out != "" {
 		title := c.String("title")
+		caption := fmt.Sprintf("N = %d, D = %d, ρ@%d = %s", x.Rows, x.Cols, m, spectraCaptionRho(rho))
 		if title == "" {
-			title = fmt.Sprintf("singular value spectrum (N=%d, D=%d, ρ@%d=%s)", x.Rows, x.Cols, m, spectraFmtRho(rho))
+			title = "singular value spectrum"
 		}
-		if err := spectraPlot(out, sp, mode, top, title); err != nil {
+		if err := spectraPlot(out, sp, mode, top, title, caption); err != nil {
 			return err
 		}
 		fmt.Fprintln(c.App.ErrWriter, "wrote", out)
@@ -117,20 +119,28 @@ func spectraFmtRho(r float64) string {
 	return fmt.Sprintf("%.6f", r)
 }
 
+// spectraCaptionRho is ρ for a figure's caption: 3 significant digits.
+func spectraCaptionRho(r float64) string {
+	if math.IsInf(r, 0) {
+		return "+Inf"
+	}
+	return strconv.FormatFloat(r, 'g', 3, 64)
+}
+
 // spectraPlot draws the spectrum of sp and, with labels, its class-averaged
 // spectrum as a second curve, normalised by mode, on a log y axis.
-func spectraPlot(out string, sp *reports.EmbeddingSpectrum, mode string, top int, title string) error {
-	all, err := reports.EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
+func spectraPlot(out string, sp *plots.EmbeddingSpectrum, mode string, top int, title, caption string) error {
+	all, err := plots.EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
 	if err != nil {
 		return err
 	}
-	series := []reports.Series{all}
+	series := []plots.Series{all}
 	if sp.PerClass != nil {
-		pc, err := reports.EmbeddingSpectrumSeries(fmt.Sprintf("class-averaged (%d classes)", sp.Classes), sp.PerClass, mode, top)
+		pc, err := plots.EmbeddingSpectrumSeries(fmt.Sprintf("class-averaged (%d classes)", sp.Classes), sp.PerClass, mode, top)
 		if err != nil {
 			return err
 		}
 		series = append(series, pc)
 	}
-	return reports.SaveSeries(out, series, reports.PlotOptions{Title: title, XLabel: "index i (sorted)", YLabel: reports.SpectrumYLabel(mode), LogY: true})
+	return plots.SaveSeries(out, series, plots.PlotOptions{Title: title, Caption: caption, XLabel: "index i (sorted)", YLabel: plots.SpectrumYLabel(mode), LogY: true})
 }

@@ -84,11 +84,11 @@ See docs/examples/ and 'go doc github.com/dmlbench/dmlbench/trainers/suite'.
 
 Examples:
    dmlbench suite docs/examples/omniglot-suite.yaml
-   dmlbench suite suite.yaml --jobs 2 --out runs/try1
-   dmlbench suite suite.yaml --dry-run
-   dmlbench suite suite.yaml --executor slurm
-   dmlbench suite status suite.yaml
-   dmlbench report runs/omniglot --format markdown`,
+   dmlbench suite docs/examples/omniglot-suite.yaml --jobs 2 --out runs/try1
+   dmlbench suite docs/examples/omniglot-suite.yaml --dry-run
+   dmlbench suite docs/examples/omniglot-suite.yaml --executor slurm
+   dmlbench suite status docs/examples/omniglot-suite.yaml
+   dmlbench report runs/omniglot-example --format markdown`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "runs in flight at once"},
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the suite file's out)"},

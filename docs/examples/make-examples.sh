@@ -42,6 +42,8 @@ R="$EX/runs"
 "$BIN" plot sweep "$EX/runs-dims" --param embed-dim --group-by loss --metric R@1 --out "$EX/sweep-dims.png"
 "$BIN" spectra --emb out/omniglot-test/emb.npy --labels out/omniglot-test/labels.npy --top 64 \
 	--out "$EX/pixels-spectra.png" | tee "$EX/pixels-rho.txt"
+"$BIN" plot tsne --emb out/omniglot-test/emb.npy --labels out/omniglot-test/labels.npy --classes 20 --seed 1 \
+	--quiet --out "$EX/tsne-pixels.png"
 
 # The L2-normalised pixel baseline quoted in zoo.md, in %.
 [ -f out/omniglot-test-l2/emb.npy ] || "$BIN" data export --dataset omniglot --split test --normalize --out out/omniglot-test-l2

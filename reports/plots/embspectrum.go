@@ -1,4 +1,4 @@
-package reports
+package plots
 
 import (
 	"github.com/dmlbench/dmlbench/fixtures/arrays"

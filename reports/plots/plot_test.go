@@ -1,12 +1,18 @@
-package reports
+package plots
 
 import (
 	"bytes"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/dmlbench/dmlbench/reports"
 )
+
+// near reports |a−b| ≤ tol·max(1, |b|).
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
 
 func TestNormalizeAndAverageSpectra(t *testing.T) {
 	s, err := NormalizeSpectrum([]float64{1, 3, 2}, "sum")
@@ -44,11 +50,11 @@ func TestSeriesFromRuns(t *testing.T) {
 		t.Fatalf("margin point %+v", p)
 	}
 	// ρ from the spectrum when the metric is absent.
-	noRho := make([]LoadedRun, len(cub))
+	noRho := make([]reports.LoadedRun, len(cub))
 	for i, r := range cub {
 		c := *r.Run
 		c.Final = map[string]float64{"R@1": r.Final["R@1"]}
-		noRho[i] = LoadedRun{Path: r.Path, Run: &c}
+		noRho[i] = reports.LoadedRun{Path: r.Path, Run: &c}
 	}
 	pts, err = RhoPoints(noRho, []string{"loss"}, "R@1", "final", false, func(s []float64) (float64, error) { return s[0], nil })
 	if err != nil || len(pts) != 2 || pts[0].X[0] != 10 {
@@ -136,29 +142,66 @@ func TestSavePlots(t *testing.T) {
 	}
 }
 
-// Integer-valued x axes (epochs, indices) get integer ticks only, also on
-// short ranges where the default ticker would put one at 2.5.
-func TestIntegerTicks(t *testing.T) {
-	for _, r := range [][2]float64{{1, 3}, {0, 4}, {1, 20}, {0, 1000}} {
-		ticks := integerTicks{}.Ticks(r[0], r[1])
-		labelled := 0
-		for _, tk := range ticks {
-			if tk.Label == "" {
-				continue
+// Linear axes get ticks at round values (multiples of 1, 2, 2.5 or 5
+// times a power of ten), 4 to 7 of them labelled, with no more decimals
+// than the step needs (no "25.00"); integer-valued x axes (epochs,
+// indices, dimensions) get integer ticks only, also on short ranges.
+func TestRoundTicks(t *testing.T) {
+	cases := []struct {
+		min, max float64
+		integer  bool
+		want     string // the labels
+	}{
+		{0, 100, false, "0 20 40 60 80 100"},
+		{25, 75, false, "30 40 50 60 70"},
+		{1, 6, true, "1 2 3 4 5 6"},
+		{1, 3, true, "1 2 3"},
+		{0, 1000, true, "0 200 400 600 800 1000"},
+		{32, 256, true, "50 100 150 200 250"},
+		{5, 35, true, "5 10 15 20 25 30 35"},
+		{0.2, 0.6, false, "0.2 0.3 0.4 0.5 0.6"},
+		{0.25, 1.25, false, "0.4 0.6 0.8 1.0 1.2"},
+		{0, 12.5, false, "0.0 2.5 5.0 7.5 10.0 12.5"},
+		{27.5, 44.2, false, "30 35 40"},
+	}
+	for _, c := range cases {
+		var labels []string
+		for _, tk := range (roundTicks{integer: c.integer}).Ticks(c.min, c.max) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
 			}
-			labelled++
-			if tk.Value != math.Trunc(tk.Value) {
-				t.Errorf("range %v: tick at %g", r, tk.Value)
+			if c.integer && tk.Value != math.Trunc(tk.Value) {
+				t.Errorf("%v: integer axis has a tick at %g", c, tk.Value)
 			}
 		}
-		if labelled < 2 {
-			t.Errorf("range %v: %d labelled ticks", r, labelled)
+		if got := strings.Join(labels, " "); got != c.want {
+			t.Errorf("ticks of [%g, %g] (integer %v): %q, want %q", c.min, c.max, c.integer, got, c.want)
 		}
 	}
 }
 
+// The legend sits inside the frame (offset from the top right corner), and
+// a figure's facts go to the caption line, not the title.
+func TestLegendInsideAndCaption(t *testing.T) {
+	p, err := NewPlot([]Series{{Label: "margin", X: []float64{1, 2, 3}, Y: []float64{30, 35, 36}}},
+		PlotOptions{Title: "R@1", XLabel: "epoch", Caption: "n = 3 seeds"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Legend.Top || p.Legend.Left || p.Legend.XOffs >= 0 || p.Legend.YOffs >= 0 {
+		t.Errorf("legend at top %v left %v offsets (%v, %v): want top right, inset", p.Legend.Top, p.Legend.Left, p.Legend.XOffs, p.Legend.YOffs)
+	}
+	if p.Title.Text != "R@1" || p.X.Label.Text != "epoch\nn = 3 seeds" {
+		t.Errorf("title %q, x label %q", p.Title.Text, p.X.Label.Text)
+	}
+	// The 5% margins keep every marker off the frame.
+	if p.X.Min >= 1 || p.X.Max <= 3 || p.Y.Min >= 30 || p.Y.Max <= 36 {
+		t.Errorf("ranges x [%g, %g], y [%g, %g] touch the data", p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
+	}
+}
+
 // Points at ±Inf (ρ of a rank-deficient embedding) cannot be drawn; the
-// figure says so in its title instead of dropping them silently.
+// figure says so in its caption line instead of dropping them silently.
 func TestNewPlotNamesInfinitePoints(t *testing.T) {
 	series := []Series{
 		{Label: "margin", X: []float64{0.2}, Y: []float64{35}},
@@ -168,8 +211,8 @@ func TestNewPlotNamesInfinitePoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "not drawn: pixels (ρ = +Inf)"; !bytes.Contains([]byte(p.Title.Text), []byte(want)) {
-		t.Fatalf("title %q lacks %q", p.Title.Text, want)
+	if want := "not drawn: pixels (ρ = +Inf)"; !bytes.Contains([]byte(p.X.Label.Text), []byte(want)) || p.Title.Text != "ρ vs R@1" {
+		t.Fatalf("title %q, x label %q: want the note %q in the caption line", p.Title.Text, p.X.Label.Text, want)
 	}
 }
 
@@ -191,8 +234,12 @@ func TestThinIndexShiftsPerSeries(t *testing.T) {
 
 // cubAndOmniglot loads the test runs split into the CUB200 runs and the
 // others (Omniglot).
-func cubAndOmniglot(t *testing.T) (cub, omni []LoadedRun) {
-	for _, r := range loadTestRuns(t) {
+func cubAndOmniglot(t *testing.T) (cub, omni []reports.LoadedRun) {
+	l, err := reports.LoadRuns([]string{"../testdata/runs"}, reports.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range l.Runs {
 		if r.Dataset == "cub200" {
 			cub = append(cub, r)
 		} else {

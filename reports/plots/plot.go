@@ -1,4 +1,4 @@
-package reports
+package plots
 
 import (
 	"errors"
@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
+	"github.com/dmlbench/dmlbench/reports"
 )
 
 // PNGDPI is the resolution of PNG figures.
@@ -50,6 +51,9 @@ type PlotOptions struct {
 	// PointLabels writes each series' label next to its points instead
 	// of a legend (ρ scatter).
 	PointLabels bool
+	// Caption is a line of facts under the x axis label (sizes, values
+	// of the figure); the title stays a title.
+	Caption string
 	// Width and Height of the figure (default 6 × 4 inches).
 	Width, Height vg.Length
 }
@@ -117,9 +121,33 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 	}
 	setAxes(p, opt, st)
 	makeRoom(p, opt, st.legendN)
+	placeLegend(p)
+	return p, nil
+}
+
+// legendInset is the distance of the legend from the frame's top right
+// corner, so its samples stay inside the frame.
+const legendInset = 6
+
+// placeLegend puts the legend in the top right corner inside the frame,
+// entries in 9 pt (matplotlib's "upper right" legend).
+func placeLegend(p *plot.Plot) {
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	return p, nil
+	p.Legend.XOffs = -vg.Points(legendInset)
+	p.Legend.YOffs = -vg.Points(legendInset)
+}
+
+// captionLine adds caption as a line under p's x axis label.
+func captionLine(p *plot.Plot, caption string) {
+	if caption == "" {
+		return
+	}
+	if p.X.Label.Text == "" {
+		p.X.Label.Text = caption
+		return
+	}
+	p.X.Label.Text += "\n" + caption
 }
 
 // plotStats is what NewPlot's per-series stage gathers for the axes.
@@ -169,14 +197,14 @@ func (st *plotStats) drawable(s Series, opt PlotOptions) (xyErr, error) {
 	return d, nil
 }
 
-// addSeriesLayers adds the i-th series' layers to p: grey error bars, a
-// line in its colour and dash pattern, markers in its shape, and point
+// addSeriesLayers adds the i-th series' layers to p: error bars, a line in
+// its dash pattern and markers in its shape, all in its colour, and point
 // labels. It returns the line and markers for the legend.
 func addSeriesLayers(p *plot.Plot, d xyErr, i int, opt PlotOptions) ([]plot.Thumbnailer, error) {
-	if err := addErrorBars(p, d); err != nil {
+	col := plotutil.Color(i)
+	if err := addErrorBars(p, d, col); err != nil {
 		return nil, err
 	}
-	col := plotutil.Color(i)
 	var thumbs []plot.Thumbnailer
 	if opt.Lines && len(d.idx) > 1 {
 		line, err := plotter.NewLine(d)
@@ -223,14 +251,15 @@ func addSeriesLayers(p *plot.Plot, d xyErr, i int, opt PlotOptions) ([]plot.Thum
 	return thumbs, nil
 }
 
-// addErrorBars adds d's y and x error bars (those it has) in grey.
-func addErrorBars(p *plot.Plot, d xyErr) error {
+// addErrorBars adds d's y and x error bars (those it has) in the series'
+// colour, so each bar reads as its series'.
+func addErrorBars(p *plot.Plot, d xyErr, col color.Color) error {
 	if d.s.YErr != nil {
 		eb, err := plotter.NewYErrorBars(d)
 		if err != nil {
 			return fmt.Errorf("reports: %w", err)
 		}
-		eb.Color = color.Gray{Y: 110}
+		eb.Color = col
 		p.Add(eb)
 	}
 	if d.s.XErr != nil {
@@ -238,34 +267,43 @@ func addErrorBars(p *plot.Plot, d xyErr) error {
 		if err != nil {
 			return fmt.Errorf("reports: %w", err)
 		}
-		eb.Color = color.Gray{Y: 110}
+		eb.Color = col
 		p.Add(eb)
 	}
 	return nil
 }
 
-// setAxes gives p its log scales and tick markers, and names the points
-// that could not be drawn in the title.
+// setAxes gives p its log scales and tick markers (round values on linear
+// axes, whole numbers only when every x is one), and names the points
+// that could not be drawn in the caption line.
 func setAxes(p *plot.Plot, opt PlotOptions, st plotStats) {
 	if opt.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	} else {
+		p.Y.Tick.Marker = roundTicks{}
 	}
 	if opt.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = valueTicks(st.xticks)
-	} else if st.allIntX {
+	} else {
 		// Epochs, indices, dimensions: no tick at 2.5.
-		p.X.Tick.Marker = integerTicks{}
+		p.X.Tick.Marker = roundTicks{integer: st.allIntX}
 	}
+	caption := opt.Caption
 	if len(st.infinite) > 0 {
-		p.Title.Text = strings.TrimSpace(p.Title.Text + "\nnot drawn: " + strings.Join(st.infinite, "; "))
+		caption = strings.TrimPrefix(caption+"; not drawn: "+strings.Join(st.infinite, "; "), "; ")
 	}
+	captionLine(p, caption)
 }
 
-// makeRoom widens p's ranges: right of the rightmost points for point
-// labels, and above the data for a legend of legendN entries.
+// makeRoom widens p's ranges: a 5% margin on each side of every axis
+// (matplotlib's default; of the logarithm on log axes), so no marker is
+// cut at the frame; right of the rightmost points for point labels; and
+// above the data for a legend of legendN entries.
 func makeRoom(p *plot.Plot, opt PlotOptions, legendN int) {
+	addAxisMargins(&p.X, opt.LogX, 0.05)
+	addAxisMargins(&p.Y, opt.LogY, 0.05)
 	if opt.PointLabels {
 		if span := p.X.Max - p.X.Min; span > 0 && !opt.LogX {
 			p.X.Min -= 0.05 * span
@@ -289,8 +327,33 @@ func makeRoom(p *plot.Plot, opt PlotOptions, legendN int) {
 	}
 }
 
+// addAxisMargins is addMargins on a linear axis and on the logarithm of
+// a log axis (whose range is positive).
+func addAxisMargins(a *plot.Axis, log bool, frac float64) {
+	if !log {
+		addMargins(a, frac)
+		return
+	}
+	if a.Min > 0 && a.Max > a.Min {
+		f := math.Pow(a.Max/a.Min, frac)
+		a.Min, a.Max = a.Min/f, a.Max*f
+	}
+}
+
+// addMargins widens a linear axis by frac of its span on both sides (or
+// by ±0.5 when the span is 0).
+func addMargins(a *plot.Axis, frac float64) {
+	span := a.Max - a.Min
+	if span <= 0 {
+		a.Min, a.Max = a.Min-0.5, a.Max+0.5
+		return
+	}
+	a.Min -= frac * span
+	a.Max += frac * span
+}
+
 // infiniteNote names a point that lies at ±Inf (ρ of a rank-deficient
-// embedding, say), for the figure's title.
+// embedding, say), for the figure's caption line.
 func infiniteNote(label string, x, y float64, opt PlotOptions) string {
 	name := label
 	if name == "" {
@@ -326,28 +389,56 @@ func thinIndex(idx []int, n, k int) []int {
 	return out
 }
 
-// integerTicks is gonum/plot's default ticker with the non-integer major
-// ticks dropped (and integer minor ticks promoted when none would remain).
-type integerTicks struct{}
+// roundTicks puts major ticks at the multiples of a round step (1, 2,
+// 2.5 or 5 times a power of ten; integer steps only when integer is set)
+// that give 4 to 7 ticks across the range, labelled with as few decimals
+// as the step needs (25, 50, 75, not 25.00), and a minor tick halfway.
+type roundTicks struct{ integer bool }
 
-func (integerTicks) Ticks(min, max float64) []plot.Tick {
-	var out []plot.Tick
-	for _, t := range (plot.DefaultTicks{}).Ticks(min, max) {
-		if t.Value == math.Trunc(t.Value) && t.Label != "" {
-			out = append(out, t)
-		}
-	}
-	if len(out) >= 2 {
-		return out
-	}
-	if max-min > 50 {
+func (t roundTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) || math.IsInf(max-min, 0) {
 		return (plot.DefaultTicks{}).Ticks(min, max)
 	}
-	out = out[:0]
-	for v := math.Ceil(min); v <= max; v++ {
-		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	step := roundStep(max-min, t.integer)
+	dec := 0 // the fewest decimals that write the step exactly: 2.5 → 1
+	for ; dec < 10; dec++ {
+		if r := step * math.Pow(10, float64(dec)); math.Abs(r-math.Round(r)) < 1e-6*r {
+			break
+		}
+	}
+	var out []plot.Tick
+	for k := math.Ceil(min / step * 2); k/2*step <= max+step*1e-9; k++ {
+		v := k / 2 * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		if int64(k)%2 != 0 {
+			if !t.integer || v == math.Trunc(v) {
+				out = append(out, plot.Tick{Value: v})
+			}
+			continue
+		}
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', dec, 64)})
 	}
 	return out
+}
+
+// roundStep is the smallest round step (1, 2, 2.5, 5 × 10^k; with integer
+// at least 1) that divides span into at most 6 intervals.
+func roundStep(span float64, integer bool) float64 {
+	mag := math.Pow(10, math.Floor(math.Log10(span/6)))
+	for {
+		for _, m := range []float64{1, 2, 2.5, 5} {
+			step := m * mag
+			if integer && (step < 1 || step != math.Trunc(step)) {
+				continue
+			}
+			if span/step <= 6 {
+				return step
+			}
+		}
+		mag *= 10
+	}
 }
 
 // valueTicks puts major ticks exactly at the distinct x values (at most
@@ -400,7 +491,9 @@ func SavePlots(path string, plots []*plot.Plot, w, h vg.Length) error {
 	} else if c, err = draw.NewFormattedCanvas(w, h, format); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
-	dc := draw.New(c)
+	// A margin on the right and at the top, so the frame (and the
+	// legend inside it) never touches the image edge.
+	dc := draw.Crop(draw.New(c), 0, -vg.Points(10), 0, -vg.Points(6))
 	if len(plots) == 1 {
 		plots[0].Draw(dc)
 	} else {
@@ -434,7 +527,7 @@ func SaveSeries(path string, series []Series, opt PlotOptions) error {
 // side: mean training loss and mean test metric per epoch, ± std across
 // runs (record.Run.History). opt.Title, if set, replaces the left panel's
 // title; opt.Width is per panel.
-func SaveCurves(path string, runs []LoadedRun, groupBy []string, metric string, raw bool, opt PlotOptions) error {
+func SaveCurves(path string, runs []reports.LoadedRun, groupBy []string, metric string, raw bool, opt PlotOptions) error {
 	loss, met, err := CurveSeries(runs, groupBy, metric, raw)
 	if err != nil {
 		return err
@@ -449,7 +542,7 @@ func SaveCurves(path string, runs []LoadedRun, groupBy []string, metric string, 
 	}
 	if len(met) > 0 {
 		unit := ""
-		if !raw && IsPercentMetric(metric) {
+		if !raw && reports.IsPercentMetric(metric) {
 			unit = " (%)"
 		}
 		p, err := NewPlot(met, PlotOptions{Title: "test " + metric, XLabel: "epoch", YLabel: metric + unit})
@@ -461,6 +554,7 @@ func SaveCurves(path string, runs []LoadedRun, groupBy []string, metric string, 
 	if opt.Title != "" {
 		plots[0].Title.Text = opt.Title
 	}
+	captionLine(plots[0], opt.Caption)
 	w := opt.Width
 	if w == 0 {
 		w = 6 * vg.Inch

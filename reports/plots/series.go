@@ -1,4 +1,4 @@
-package reports
+package plots
 
 import (
 	"encoding/json"
@@ -9,62 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dmlbench/dmlbench/reports"
 )
-
-// RunGroup is the runs that share one group label (one curve, one point).
-type RunGroup struct {
-	Label string
-	Runs  []LoadedRun
-}
-
-// GroupRuns groups runs by dataset and the groupBy Method keys (nil: the
-// keys whose values differ between runs, see VaryingKeys; an empty non-nil
-// slice puts all runs of a dataset in one group). Labels are GroupLabel
-// values, prefixed with "dataset: " when the runs span several datasets.
-// Groups are sorted by label.
-func GroupRuns(runs []LoadedRun, groupBy []string) []RunGroup {
-	if groupBy == nil && len(runs) > 0 {
-		groupBy, _ = VaryingKeys(runs)
-	}
-	ds := map[string]bool{}
-	for _, r := range runs {
-		ds[r.Dataset] = true
-	}
-	idx := map[string]int{}
-	var gs []RunGroup
-	for _, r := range runs {
-		l := GroupLabel(r.Method, groupBy)
-		if len(ds) > 1 {
-			l = r.Dataset + ": " + l
-		}
-		i, ok := idx[l]
-		if !ok {
-			i = len(gs)
-			idx[l] = i
-			gs = append(gs, RunGroup{Label: l})
-		}
-		gs[i].Runs = append(gs[i].Runs, r)
-	}
-	sort.Slice(gs, func(i, j int) bool { return gs[i].Label < gs[j].Label })
-	return gs
-}
-
-// Without returns keys minus drop.
-func Without(keys []string, drop string) []string {
-	var out []string
-	for _, k := range keys {
-		if !sameKey(k, drop) {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-func normKey(k string) string {
-	return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(k))
-}
-
-func sameKey(a, b string) bool { return normKey(a) == normKey(b) }
 
 // NormalizeSpectrum returns the singular values sorted in decreasing order
 // and scaled: "sum" divides by Σs (the ŝ = s/Σs of ρ, Roth et al. 2020 §5),
@@ -129,8 +76,8 @@ func AverageSpectra(ss [][]float64, mode string) (mean, std []float64, err error
 				col[i] = s[j]
 			}
 		}
-		mean[j] = Mean(col)
-		std[j] = math.Sqrt(Variance(col))
+		mean[j] = reports.Mean(col)
+		std[j] = math.Sqrt(reports.Variance(col))
 	}
 	return mean, std, nil
 }
@@ -155,9 +102,9 @@ func SpectrumSeries(label string, values, std []float64, top int) Series {
 // RunSpectra returns one series per group: the mean of the seeds'
 // normalised spectra (record.Run.Spectrum) with their standard deviation.
 // Runs without a spectrum are skipped; groups without any are left out.
-func RunSpectra(runs []LoadedRun, groupBy []string, mode string, top int) ([]Series, error) {
+func RunSpectra(runs []reports.LoadedRun, groupBy []string, mode string, top int) ([]Series, error) {
 	var out []Series
-	for _, g := range GroupRuns(runs, groupBy) {
+	for _, g := range reports.GroupRuns(runs, groupBy) {
 		var ss [][]float64
 		for _, r := range g.Runs {
 			if len(r.Spectrum) > 0 {
@@ -183,13 +130,13 @@ func RunSpectra(runs []LoadedRun, groupBy []string, mode string, top int) ([]Ser
 }
 
 // value reads metric m of a run (×100 for fraction metrics unless raw).
-func value(r LoadedRun, m, source string, raw bool) (float64, bool) {
-	v, ok := MetricsOf(r, source)[m]
+func value(r reports.LoadedRun, m, source string, raw bool) (float64, bool) {
+	v, ok := reports.MetricsOf(r, source)[m]
 	if !ok || math.IsNaN(v) {
 		return 0, false
 	}
 	// ±Inf stays: a figure names such points instead of dropping them.
-	if !raw && IsPercentMetric(m) {
+	if !raw && reports.IsPercentMetric(m) {
 		v *= 100
 	}
 	return v, true
@@ -201,9 +148,9 @@ type RhoFunc func(s []float64) (float64, error)
 // RhoPoints returns, per group, one point (mean ρ, mean metric) with the
 // standard deviations as error bars — Roth et al. 2020 Fig. 10. ρ is the run's
 // "rho" metric or, if absent, rho(run.Spectrum) when rho is non-nil.
-func RhoPoints(runs []LoadedRun, groupBy []string, metric, source string, raw bool, rho RhoFunc) ([]Series, error) {
+func RhoPoints(runs []reports.LoadedRun, groupBy []string, metric, source string, raw bool, rho RhoFunc) ([]Series, error) {
 	var out []Series
-	for _, g := range GroupRuns(runs, groupBy) {
+	for _, g := range reports.GroupRuns(runs, groupBy) {
 		var xs, ys []float64
 		for _, r := range g.Runs {
 			y, ok := value(r, metric, source, raw)
@@ -226,7 +173,7 @@ func RhoPoints(runs []LoadedRun, groupBy []string, metric, source string, raw bo
 		if len(xs) == 0 {
 			continue
 		}
-		sx, sy := Summarize(xs), Summarize(ys)
+		sx, sy := reports.Summarize(xs), reports.Summarize(ys)
 		s := Series{Label: g.Label, X: []float64{sx.Mean}, Y: []float64{sy.Mean}, N: []int{len(xs)}}
 		if len(xs) > 1 {
 			s.XErr, s.YErr = []float64{sx.Std}, []float64{sy.Std}
@@ -242,12 +189,12 @@ func RhoPoints(runs []LoadedRun, groupBy []string, metric, source string, raw bo
 var recallKey = regexp.MustCompile(`^R@(\d+)$`)
 
 // RecallSeries returns R@k against k per group (mean ± std over runs).
-func RecallSeries(runs []LoadedRun, groupBy []string, source string, raw bool) ([]Series, error) {
+func RecallSeries(runs []reports.LoadedRun, groupBy []string, source string, raw bool) ([]Series, error) {
 	var out []Series
-	for _, g := range GroupRuns(runs, groupBy) {
+	for _, g := range reports.GroupRuns(runs, groupBy) {
 		vals := map[int][]float64{}
 		for _, r := range g.Runs {
-			for k := range MetricsOf(r, source) {
+			for k := range reports.MetricsOf(r, source) {
 				m := recallKey.FindStringSubmatch(k)
 				if m == nil {
 					continue
@@ -283,7 +230,7 @@ func seriesFromMap(label string, vals map[int][]float64) (Series, bool) {
 	s := Series{Label: label}
 	multi := false
 	for _, k := range keys {
-		sm := Summarize(vals[k])
+		sm := reports.Summarize(vals[k])
 		s.X = append(s.X, float64(k))
 		s.Y = append(s.Y, sm.Mean)
 		s.YErr = append(s.YErr, sm.Std)
@@ -301,8 +248,8 @@ func seriesFromMap(label string, vals map[int][]float64) (Series, bool) {
 // CurveSeries returns the training curves per group: the mean training
 // loss per epoch and the mean test metric per epoch over the runs
 // (record.Run.History), with standard deviations across runs.
-func CurveSeries(runs []LoadedRun, groupBy []string, metric string, raw bool) (loss, met []Series, err error) {
-	for _, g := range GroupRuns(runs, groupBy) {
+func CurveSeries(runs []reports.LoadedRun, groupBy []string, metric string, raw bool) (loss, met []Series, err error) {
+	for _, g := range reports.GroupRuns(runs, groupBy) {
 		lv, mv := map[int][]float64{}, map[int][]float64{}
 		for _, r := range g.Runs {
 			for _, e := range r.History {
@@ -310,7 +257,7 @@ func CurveSeries(runs []LoadedRun, groupBy []string, metric string, raw bool) (l
 					lv[e.Epoch] = append(lv[e.Epoch], e.Loss)
 				}
 				if v, ok := e.Metrics[metric]; ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-					if !raw && IsPercentMetric(metric) {
+					if !raw && reports.IsPercentMetric(metric) {
 						v *= 100
 					}
 					mv[e.Epoch] = append(mv[e.Epoch], v)
@@ -333,9 +280,9 @@ func CurveSeries(runs []LoadedRun, groupBy []string, metric string, raw bool) (l
 // ParamValue reads a numeric hyper-parameter of a run: Method[name] or,
 // failing that, the top-level key of the run's config (names compare
 // ignoring case, '-' and '_', so embed_dim matches "embed-dim").
-func ParamValue(r LoadedRun, name string) (float64, bool) {
+func ParamValue(r reports.LoadedRun, name string) (float64, bool) {
 	for k, v := range r.Method {
-		if sameKey(k, name) {
+		if reports.SameKey(k, name) {
 			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			return f, err == nil
 		}
@@ -348,7 +295,7 @@ func ParamValue(r LoadedRun, name string) (float64, bool) {
 		return 0, false
 	}
 	for k, v := range cfg {
-		if !sameKey(k, name) {
+		if !reports.SameKey(k, name) {
 			continue
 		}
 		switch x := v.(type) {
@@ -365,14 +312,14 @@ func ParamValue(r LoadedRun, name string) (float64, bool) {
 // SweepSeries returns metric against a numeric parameter (embedding
 // dimension, batch size; Fehérvári et al. 2019 Fig. 1–2), one curve per group of the
 // remaining groupBy keys, mean ± std over seeds at each parameter value.
-func SweepSeries(runs []LoadedRun, groupBy []string, param, metric, source string, raw bool) ([]Series, error) {
+func SweepSeries(runs []reports.LoadedRun, groupBy []string, param, metric, source string, raw bool) ([]Series, error) {
 	if len(groupBy) == 0 && len(runs) > 0 {
-		groupBy, _ = VaryingKeys(runs)
+		groupBy, _ = reports.VaryingKeys(runs)
 	}
-	groupBy = append([]string{}, Without(groupBy, param)...)
+	groupBy = append([]string{}, reports.Without(groupBy, param)...)
 	var out []Series
 	missing := 0
-	for _, g := range GroupRuns(runs, groupBy) {
+	for _, g := range reports.GroupRuns(runs, groupBy) {
 		vals := map[float64][]float64{}
 		for _, r := range g.Runs {
 			x, ok := ParamValue(r, param)
@@ -395,7 +342,7 @@ func SweepSeries(runs []LoadedRun, groupBy []string, param, metric, source strin
 		s := Series{Label: g.Label}
 		multi := false
 		for _, x := range xs {
-			sm := Summarize(vals[x])
+			sm := reports.Summarize(vals[x])
 			s.X, s.Y, s.YErr, s.N = append(s.X, x), append(s.Y, sm.Mean), append(s.YErr, sm.Std), append(s.N, sm.N)
 			multi = multi || sm.N > 1
 		}

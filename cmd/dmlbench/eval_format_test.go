@@ -1,0 +1,78 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Markdown and LaTeX give one row per --emb file with the metrics as
+// columns; LaTeX needs booktabs only; the unit rule is stated.
+func TestEvalPaperRows(t *testing.T) {
+	_, emb, lab := fixtureFiles(t)
+	out, errs, code := runCLI(t, "eval", "--emb", emb, "--emb", emb, "--labels", lab, "--metrics", "R@1,MAP@R,rho", "--format", "latex", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(out, "\n")
+	var rows []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, `\texttt{`) {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 2 || !strings.HasSuffix(rows[0], ` & 100.00 & 100.00 & `+fmtMetric("rho", *evalJSONOut(t, "--emb", emb, "--labels", lab, "--metrics", "rho", "-q").Metrics["rho"])+` \\`) {
+		t.Errorf("latex rows %q:\n%s", rows, out)
+	}
+	if !strings.HasPrefix(out, `% needs \usepackage{booktabs}`) || strings.Contains(out, "graphicx") || !strings.Contains(out, "metrics in % except rho") ||
+		!strings.Contains(out, `Embeddings & R@1 & MAP@R & rho \\`) {
+		t.Errorf("latex header or note:\n%s", out)
+	}
+	out, _, code = runCLI(t, "eval", "--emb", emb, "--emb", emb, "--labels", lab, "--metrics", "R@1,NMI", "--format", "markdown", "-q")
+	if code != 0 || !strings.HasPrefix(out, "| embeddings | R@1 | NMI |\n| :--- | ---: | ---: |\n| "+emb+" | 100.00 | ") ||
+		strings.Count(out, "| "+emb+" |") != 2 {
+		t.Errorf("markdown rows:\n%s", out)
+	}
+	// A repeatable --emb takes a file name with a comma as one name.
+	comma := filepath.Join(filepath.Dir(emb), "a,b.npy")
+	if err := os.Link(emb, comma); err != nil {
+		t.Fatal(err)
+	}
+	if out, errs, code := runCLI(t, "eval", "--emb", comma, "--labels", lab, "--metrics", "R@1", "--format", "markdown", "-q"); code != 0 || !strings.Contains(out, "a,b.npy | 100.00 |") {
+		t.Errorf("--emb with a comma: exit %d %s\n%s", code, errs, out)
+	}
+	_, errs, code = runCLI(t, "eval", "--emb", emb, "--emb", emb, "--labels", lab, "--format", "json")
+	if code != 2 || !strings.Contains(errs, "--format json scores one --emb file") {
+		t.Errorf("json of two files: exit %d, %s", code, errs)
+	}
+}
+
+// Under strict, mAP@C and MAP@R are one number: one row says so. Under
+// roth they differ in general and keep their own rows.
+func TestEvalFoldsMAPCIntoMAPR(t *testing.T) {
+	_, emb, lab := fixtureFiles(t)
+	out, _, _ := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--metrics", "mAP@C,MAP@R", "-q")
+	if !strings.Contains(out, "MAP@R = mAP@C") || strings.Contains(out, "│ mAP@C ") {
+		t.Errorf("strict:\n%s", out)
+	}
+}
+
+// --per-class: a second box table (no Markdown under the box table) with
+// the k-NN metrics asked for and no others; with no k-NN metric asked, a
+// usage error instead of an empty table.
+func TestEvalPerClassCoherent(t *testing.T) {
+	_, emb, lab := fixtureFiles(t)
+	out, errs, code := runCLI(t, "eval", "--emb", emb, "--labels", lab, "--metrics", "R@1,NMI", "--per-class", "-q")
+	if code != 0 || strings.Contains(out, "|---") || strings.Count(out, "┌") != 2 {
+		t.Fatalf("exit %d %s:\n%s", code, errs, out)
+	}
+	perClass := out[strings.LastIndex(out, "┌"):]
+	if !strings.Contains(perClass, "│ class │ queries │  R@1   │") || strings.Contains(perClass, "NMI") || strings.Contains(perClass, "MAP@R") {
+		t.Errorf("per-class table:\n%s", perClass)
+	}
+	out, errs, code = runCLI(t, "eval", "--emb", emb, "--labels", lab, "--metrics", "NMI", "--per-class", "-q")
+	if code != 2 || out != "" || !strings.Contains(errs, "--per-class reports k-NN metrics") {
+		t.Errorf("--per-class --metrics NMI: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -1,0 +1,203 @@
+"""Renders each dmlbench figure type next to the same figure drawn with matplotlib.
+
+For every figure, dmlbench (gonum/plot) draws it from the shipped example runs
+(docs/examples/omniglot/runs, runs-dims) or the example embeddings
+(docs/examples/query-gallery), matplotlib draws the same numbers (the means and
+sample standard deviations over seeds that dmlbench plots), and the two PNGs are
+put side by side into docs/examples/figures/NAME.png.
+
+    make build && /usr/bin/python3 docs/examples/figures/compare.py
+(needs Debian's python3-matplotlib and python3-sklearn; BIN overrides bin/dmlbench)
+"""
+import glob
+import json
+import os
+import subprocess
+import tempfile
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+BIN = os.environ.get("BIN", os.path.join(ROOT, "bin", "dmlbench"))
+OUT = os.path.join(ROOT, "docs", "examples", "figures")
+RUNS = os.path.join(ROOT, "docs", "examples", "omniglot", "runs")
+DIMS = os.path.join(ROOT, "docs", "examples", "omniglot", "runs-dims")
+QG = os.path.join(ROOT, "docs", "examples", "query-gallery")
+FIGSIZE = (6, 4)  # dmlbench's default, inches
+DPI = 150  # dmlbench's PNG resolution
+
+
+def load(root):
+    runs = []
+    for p in sorted(glob.glob(os.path.join(root, "**", "run.json"), recursive=True)):
+        with open(p) as f:
+            r = json.load(f)
+        if r.get("status") == "done":
+            runs.append(r)
+    return runs
+
+
+def label(r):
+    m = r["method"]
+    return "%s/%s" % (m.get("loss", ""), m.get("miner", "") or "none")
+
+
+def groups(runs, key=label):
+    g = defaultdict(list)
+    for r in runs:
+        if "history" in r:  # trained runs (the eval-only pixel row has no curves)
+            g[key(r)].append(r)
+    return dict(sorted(g.items()))
+
+
+def mean_std(xs):
+    xs = np.asarray(xs, dtype=float)
+    return xs.mean(), (xs.std(ddof=1) if len(xs) > 1 else 0.0)
+
+
+def styled(ax, title, xlabel, ylabel):
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+
+
+MARKERS = ["o", "s", "^", "x", "+", "D", "v"]
+
+
+def mpl_curves(path):
+    fig, axes = plt.subplots(1, 2, figsize=(2 * FIGSIZE[0], FIGSIZE[1]))
+    for i, (name, rs) in enumerate(groups(load(RUNS)).items()):
+        epochs = [h["epoch"] for h in rs[0]["history"]]
+        loss = np.array([[h["loss"] for h in r["history"]] for r in rs])
+        r1 = 100 * np.array([[h["metrics"]["R@1"] for h in r["history"]] for r in rs])
+        for ax, v in ((axes[0], loss), (axes[1], r1)):
+            ax.errorbar(epochs, v.mean(0), yerr=v.std(0, ddof=1), marker=MARKERS[i], mfc="none", capsize=3, label=name)
+    styled(axes[0], "training loss", "epoch", "loss")
+    styled(axes[1], "test R@1", "epoch", "R@1 (%)")
+    for ax in axes:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+
+
+def mpl_rho(path):
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    for i, (name, rs) in enumerate(groups(load(RUNS)).items()):
+        rho = [r["final"]["rho"] for r in rs]
+        r1 = [100 * r["final"]["R@1"] for r in rs]
+        (x, xe), (y, ye) = mean_std(rho), mean_std(r1)
+        ax.errorbar([x], [y], xerr=[xe], yerr=[ye], marker=MARKERS[i], mfc="none", capsize=3, ls="none", label=name)
+    styled(ax, "spectral decay ρ vs R@1", "ρ (spectral decay)\nnot drawn: pixels/- (ρ = +Inf)", "R@1 (%)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+
+
+def mpl_log2_lines(path, lines, xs, title, xlabel, ylabel):
+    """Draws lines (label → (means, stds) at xs) on a log2 x axis ticked at xs."""
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    for i, (name, (m, s)) in enumerate(lines.items()):
+        ax.errorbar(xs, m, yerr=s, marker=MARKERS[i], mfc="none", capsize=3, label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(xs, [str(x) for x in xs])
+    styled(ax, title, xlabel, ylabel)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+
+
+def mpl_recall(path):
+    lines = {}
+    for name, rs in groups(load(RUNS)).items():
+        ks = sorted(int(k[2:]) for k in rs[0]["final"] if k.startswith("R@"))
+        v = 100 * np.array([[r["final"]["R@%d" % k] for k in ks] for r in rs])
+        lines[name] = (v.mean(0), v.std(0, ddof=1))
+    mpl_log2_lines(path, lines, ks, "R@k", "k", "R@k (%)")
+
+
+def mpl_sweep(path):
+    by = defaultdict(lambda: defaultdict(list))
+    for r in load(DIMS):
+        by[r["method"]["loss"]][r["config"]["embed-dim"]].append(100 * r["final"]["R@1"])
+    lines = {}
+    for loss, d in sorted(by.items()):
+        dims = sorted(d)
+        ms = [mean_std(d[k]) for k in dims]
+        lines[loss] = ([m for m, _ in ms], [s for _, s in ms])
+    mpl_log2_lines(path, lines, dims, "R@1 vs embed-dim", "embed-dim", "R@1 (%)")
+
+
+def mpl_spectrum(path):
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    for i, (name, rs) in enumerate(groups(load(RUNS)).items()):
+        s = np.array([np.sort(r["spectrum"])[::-1][:64] / np.sum(r["spectrum"]) for r in rs])
+        idx = np.arange(1, s.shape[1] + 1)
+        ax.errorbar(idx, s.mean(0), yerr=s.std(0, ddof=1), marker=MARKERS[i], markevery=12, mfc="none", capsize=2, label="%s (n=%d)" % (name, len(rs)))
+    ax.set_yscale("log")
+    styled(ax, "singular value spectrum", "index i (sorted)", "s_i / Σ s")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+
+
+def mpl_tsne(path):
+    from sklearn.manifold import TSNE
+
+    d = np.load(os.path.join(QG, "gallery.npz"))
+    x, y = d["embeddings"], d["labels"]
+    names = [line.strip() for line in open(os.path.join(QG, "gallery_names.txt"))]
+    yx = TSNE(n_components=2, perplexity=20, init="random", random_state=1).fit_transform(x)
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    for k, c in enumerate(sorted(set(y))):
+        m = y == c
+        ax.scatter(yx[m, 0], yx[m, 1], s=12, color=plt.cm.tab10(k % 10), marker=MARKERS[k // 10], label=names[np.argmax(m)])
+    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1, 0.5))
+    styled(ax, "t-SNE", "t-SNE 1\nall 80 points, 20 classes; perplexity 20", "t-SNE 2")
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+
+
+def dmlbench(args):
+    subprocess.run([BIN] + args, check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
+
+
+def side_by_side(name, ours, theirs):
+    a, b = plt.imread(ours), plt.imread(theirs)
+    h = max(a.shape[0], b.shape[0])
+    fig, axes = plt.subplots(1, 2, figsize=((a.shape[1] + b.shape[1]) / DPI, h / DPI + 0.4), dpi=DPI)
+    for ax, img, title in ((axes[0], a, "dmlbench (gonum/plot)"), (axes[1], b, "matplotlib %s" % matplotlib.__version__)):
+        ax.imshow(img)
+        ax.set_title(title, fontsize=9)
+        ax.axis("off")
+    fig.tight_layout(pad=0.2)
+    fig.savefig(os.path.join(OUT, name + ".png"), dpi=DPI)
+    plt.close("all")
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    figs = {
+        "curves": (["plot", "curves", RUNS, "--group-by", "loss,miner", "--metric", "R@1"], mpl_curves),
+        "rho": (["plot", "rho", RUNS, "--group-by", "loss,miner"], mpl_rho),
+        "recall": (["plot", "recall", RUNS, "--group-by", "loss,miner"], mpl_recall),
+        "sweep-dims": (["plot", "sweep", DIMS, "--param", "embed-dim", "--group-by", "loss", "--metric", "R@1"], mpl_sweep),
+        "spectrum": (["plot", "spectrum", RUNS, "--group-by", "loss,miner", "--top", "64"], mpl_spectrum),
+        "tsne": (["plot", "tsne", "--emb", os.path.join(QG, "gallery.npz:embeddings"), "--labels",
+                  os.path.join(QG, "gallery_names.txt"), "--classes", "20", "--perplexity", "20", "--seed", "1"], mpl_tsne),
+    }
+    for name, (args, mpl) in figs.items():
+        ours, theirs = os.path.join(tmp, name + "-dmlbench.png"), os.path.join(tmp, name + "-mpl.png")
+        dmlbench(args + ["--out", ours])
+        mpl(theirs)
+        side_by_side(name, ours, theirs)
+        print("wrote", os.path.join(OUT, name + ".png"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+package plots
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/projection"
+)
+
+// TSNEMap is a 2-D t-SNE map of the sampled rows of x (projection.TSNE with
+// opt), one scatter per class in its own colour and marker (classStyle);
+// names, when longer than a label, give the legend's class names. An empty
+// title becomes "t-SNE"; the sample's size goes to the caption line
+// (TSNECaption). It returns the figure and the t-SNE result (KL(P‖Q)).
+func TSNEMap(ctx context.Context, x knn.Matrix, ids []int32, names []string, s projection.Sample, opt projection.Options, title string) (*plot.Plot, *projection.Result, error) {
+	sub := knn.Matrix{Rows: len(s.Rows), Cols: x.Cols, Data: make([]float32, len(s.Rows)*x.Cols)}
+	for r, i := range s.Rows {
+		copy(sub.Row(r), x.Row(i))
+	}
+	res, err := projection.TSNE(ctx, sub, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if title == "" {
+		title = "t-SNE"
+	}
+	p := tsnePlot(res.Y, s.Rows, ids, s.Classes, names, title)
+	captionLine(p, TSNECaption(len(s.Rows), x.Rows, len(s.Classes), s.AllClasses, opt.Perplexity, res.KL))
+	return p, res, nil
+}
+
+// maxLegendClasses is the most classes a t-SNE legend lists.
+const maxLegendClasses = 20
+
+// tsnePlot draws one scatter per class in classStyle's colour and marker,
+// with a 5% margin around the points and, for at most maxLegendClasses
+// classes, a legend in a column of its own on the right.
+func tsnePlot(Y []float64, rows []int, ids []int32, classes []int32, names []string, title string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = "t-SNE 1", "t-SNE 2"
+	pos := map[int32]int{}
+	for i, l := range classes {
+		pos[l] = i
+	}
+	pts := make([]plotter.XYs, len(classes))
+	for r, i := range rows {
+		k := pos[ids[i]]
+		pts[k] = append(pts[k], plotter.XY{X: Y[2*r], Y: Y[2*r+1]})
+	}
+	legend := len(classes) <= maxLegendClasses
+	for k, xy := range pts {
+		if len(xy) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			continue // only non-finite points; never from t-SNE
+		}
+		sc.Color, sc.Shape = classStyle(k)
+		sc.Radius = vg.Points(2.5)
+		p.Add(sc)
+		if legend {
+			name := fmt.Sprint(classes[k])
+			if int(classes[k]) < len(names) {
+				name = names[classes[k]]
+			}
+			p.Legend.Add(name, sc)
+		}
+	}
+	addMargins(&p.X, 0.05)
+	addMargins(&p.Y, 0.05)
+	p.X.Tick.Marker, p.Y.Tick.Marker = roundTicks{}, roundTicks{}
+	placeLegend(p)
+	if legend {
+		// The legend's column: room right of the points (about 1.6% of
+		// the width per character of the longest name, plus the marker).
+		longest := 0
+		for k := range classes {
+			name := fmt.Sprint(classes[k])
+			if int(classes[k]) < len(names) {
+				name = names[classes[k]]
+			}
+			longest = max(longest, len([]rune(name)))
+		}
+		frac := min(0.5, 0.05+0.016*float64(longest))
+		p.X.Max += (p.X.Max - p.X.Min) * frac / (1 - frac)
+		p.Legend.TextStyle.Font.Size = vg.Points(8)
+	}
+	return p
+}
+
+// tab10 is matplotlib's default qualitative palette ("tab10", the
+// Tableau 10 colours).
+var tab10 = []color.RGBA{
+	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
+	{140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255}, {23, 190, 207, 255},
+}
+
+// classStyle is the colour and marker of class k: the k-th colour of
+// tab10, the marker changing every 10 classes, so the first
+// 10 × len(plotutil.DefaultGlyphShapes) = 70 classes all differ in the pair.
+func classStyle(k int) (color.Color, draw.GlyphDrawer) {
+	return tab10[k%len(tab10)], plotutil.Shape(k / len(tab10))
+}
+
+// TSNECaption states what a map shows: the points and classes drawn
+// (of how many: a random subsample when not all), the perplexity, and
+// KL(P‖Q) to 3 significant digits.
+func TSNECaption(points, total, classes, allClasses int, perplexity, kl float64) string {
+	if points == total {
+		return fmt.Sprintf("all %d points, %d classes; perplexity %g, KL %.3g", total, classes, perplexity, kl)
+	}
+	return fmt.Sprintf("random subsample: %d of %d points, %d of %d classes; perplexity %g, KL %.3g",
+		points, total, classes, allClasses, perplexity, kl)
+}

@@ -139,6 +139,10 @@ func runFinalCell(ctx context.Context, dir string, c *Cell, tc TrainingClasses, 
 	return trainCell(ctx, dir, c, tc.Shape, train, test, resume, version, save)
 }
 
+// afterEpoch, when set (by tests), is called after run.json is written at
+// the end of every epoch.
+var afterEpoch func(dir string, r *record.Run)
+
 // trainCell runs trainers.Train with train as the training split and eval
 // as the split scored after every epoch, keeping run.json current, and
 // removes the checkpoint once run.json says done.
@@ -185,9 +189,19 @@ func trainCell(ctx context.Context, dir string, c *Cell, shape []int, train, eva
 		run.Method["param:"+k] = v
 	}
 	write := func(r *record.Run) error { return record.WriteAtomic(runPath, r) }
+	onEpoch := write
+	if afterEpoch != nil {
+		onEpoch = func(r *record.Run) error {
+			if err := write(r); err != nil {
+				return err
+			}
+			afterEpoch(dir, r)
+			return nil
+		}
+	}
 	opt := trainers.Options{
 		Train: trainers.Split{X: train.X, Labels: train.Labels}, Test: trainers.Split{X: eval.X, Labels: eval.Labels},
-		Evaluate: evaluate, Checkpoint: ck, Resume: resume, OnStart: write, OnEpoch: write, FinalEmbeddings: final,
+		Evaluate: evaluate, Checkpoint: ck, Resume: resume, OnStart: write, OnEpoch: onEpoch, FinalEmbeddings: final,
 	}
 	if err := trainers.Train(ctx, cfg, opt, run); err != nil {
 		if run.Status != "interrupted" {

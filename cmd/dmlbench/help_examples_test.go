@@ -62,7 +62,8 @@ func helpExamples() []helpExample {
 //     torch.save dict: embeddings, labels), Q_IDX.npy (row indices), E.npz
 //     (keys embeddings and labels), features/cub (a dir: data set),
 //     run.yaml (a run config), suite.yaml and
-//     docs/examples/omniglot-suite.yaml (one-run suites);
+//     docs/examples/omniglot-suite.yaml (one-run suites),
+//     docs/examples/omniglot-tune.yaml (a two-trial tuning spec);
 //   - run directories exist: runs/omniglot (margin and triplet with the
 //     distance miner, seeds 0 and 1, one epoch), runs/dims (embed-dim 16,
 //     32), runs/batch (batch-size 16, 32), runs/cub (the dir: data set);
@@ -216,6 +217,7 @@ func writeExampleWorld(t *testing.T, dir string) {
 		"run.yaml":                          "dataset: synthetic\nloss: multisimilarity\nepochs: 1\n",
 		"suite.yaml":                        "out: runs/suite\nepochs: 1\ngrid:\n  dataset: synthetic\n  loss: margin\n  miner: distance\n  seed: [0]\n",
 		"docs/examples/omniglot-suite.yaml": "out: ../../runs/omniglot-example\nepochs: 1\ngrid:\n  dataset: synthetic\n  loss: margin\n  miner: distance\n  seed: [0]\n",
+		"docs/examples/omniglot-tune.yaml":  "out: ../../runs/omniglot-tune\ndataset: synthetic\nbudget: 2\nfolds: 2\nfixed: {epochs: 1}\nfinal: {metrics: [R@1]}\nmethods:\n  - {loss: margin, miner: distance, space: {lr: {low: 0.0001, high: 0.01, log: true}}}\n",
 		"setup/omniglot.yaml":               "out: ../runs/omniglot\nepochs: 1\ngrid:\n  dataset: omniglot\n  loss: [margin, triplet]\n  miner: distance\n  sampler: spc-2\n  seed: [0, 1]\n",
 		"setup/dims.yaml":                   "out: ../runs/dims\nepochs: 1\ngrid:\n  dataset: synthetic\n  loss: margin\n  miner: distance\n  embed-dim: [16, 32]\n  seed: [0]\n",
 		"setup/batch.yaml":                  "out: ../runs/batch\nepochs: 1\ngrid:\n  dataset: synthetic\n  loss: margin\n  miner: distance\n  batch-size: [16, 32]\n  seed: [0]\n",

@@ -55,6 +55,7 @@ func newApp() *cli.App {
    dmlbench eval --emb test_emb.npy --labels test_labels.npy
    dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --out runs/margin-s0
    dmlbench report runs/ --format markdown
+   dmlbench tune docs/examples/omniglot-tune.yaml --parallel 2
    dmlbench list metrics`,
 		Version:         Version,
 		Commands:        commands,

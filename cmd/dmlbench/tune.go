@@ -290,9 +290,10 @@ func tuneStatusAction(c *cli.Context) error {
 			shown = append(shown, cs)
 		}
 	}
-	if len(shown) > 0 {
-		if err := suite.WriteStatus(w, shown, 0); err != nil {
-			return err
+	for _, cs := range shown {
+		fmt.Fprintf(w, "%4d  %-7s  %s  %s\n", cs.Index, cs.State, cs.Name, cs.Detail)
+		if cs.State == suite.StateFailed && cs.ErrLine != "" {
+			fmt.Fprintf(w, "      log %s: %s\n", cs.Log, cs.ErrLine)
 		}
 	}
 	maxPar := 0

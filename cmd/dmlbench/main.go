@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/internal/editdist"
 	_ "go4.org/unsafe/assume-no-moving-gc" // Go 1.26 start-up fix for gorgonia's dependencies
 )
 
@@ -126,25 +127,7 @@ func unknownCommand(name, path string, cmds []*cli.Command) error {
 }
 
 // editDistance is the Levenshtein distance between a and b (in bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func editDistance(a, b string) int { return editdist.Distance(a, b) }
 
 func main() {
 	code := run(os.Args, os.Stdout, os.Stderr)

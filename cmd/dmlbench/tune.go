@@ -134,11 +134,8 @@ func tuneAction(c *cli.Context) error {
 		r.Progress = c.App.ErrWriter
 	}
 	for round := 1; ; round++ {
-		cells, stage, err := plan.Next()
+		cells, stage, err := tuneNext(plan)
 		if err != nil {
-			return err
-		}
-		if err := tuneWriteSummary(plan); err != nil {
 			return err
 		}
 		if len(cells) == 0 {
@@ -194,12 +191,18 @@ func tuneJobs(plan *tune.Plan, cells []int) []suite.Job {
 	return jobs
 }
 
-func tuneWriteSummary(plan *tune.Plan) error {
+// tuneNext writes the cells that can run now (plan.Next) and tune.json
+// with every trial's score so far.
+func tuneNext(plan *tune.Plan) ([]int, string, error) {
+	cells, stage, err := plan.Next()
+	if err != nil {
+		return nil, "", err
+	}
 	sum, err := plan.Summarize()
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	return record.WriteAtomic(filepath.Join(plan.Out, tune.SummaryFile), sum)
+	return cells, stage, record.WriteAtomic(filepath.Join(plan.Out, tune.SummaryFile), sum)
 }
 
 // tuneCellN runs cell N (a Slurm array task): claimed, resumed from its
@@ -323,11 +326,8 @@ func tuneSlurm(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 	if !c.Bool("dry-run") && !sl.Available() {
 		return errors.New("tune --executor slurm: sbatch not found on PATH (run this on a Slurm login node; --dry-run only writes the scripts)")
 	}
-	cells, stage, err := plan.Next()
+	cells, stage, err := tuneNext(plan)
 	if err != nil {
-		return err
-	}
-	if err := tuneWriteSummary(plan); err != nil {
 		return err
 	}
 	if len(cells) == 0 {

@@ -50,15 +50,24 @@ type Cell struct {
 
 // ReadCell reads dir/cell.json.
 func ReadCell(dir string) (*Cell, error) {
-	b, err := os.ReadFile(filepath.Join(dir, CellFile))
-	if err != nil {
+	var c Cell
+	if err := readJSON(filepath.Join(dir, CellFile), &c); err != nil {
 		return nil, err
 	}
-	var c Cell
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, CellFile), err)
-	}
 	return &c, nil
+}
+
+// readJSON decodes the JSON file at path into v (errors name the file;
+// a missing file's error wraps os.ErrNotExist).
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // splitNames say in run.json which classes a cell trained and evaluated on.

@@ -1,7 +1,6 @@
 package tune
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -364,13 +363,9 @@ func (p *Plan) Summarize() (*Summary, error) {
 
 // ReadSummary reads dir/tune.json.
 func ReadSummary(dir string) (*Summary, error) {
-	b, err := os.ReadFile(filepath.Join(dir, SummaryFile))
-	if err != nil {
-		return nil, err
-	}
 	var s Summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SummaryFile), err)
+	if err := readJSON(filepath.Join(dir, SummaryFile), &s); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/dmlbench/dmlbench/internal/editdist"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/losses"
@@ -125,13 +126,7 @@ func Load(path string) (*Spec, error) {
 
 // OutDir resolves the output directory (override wins, as given).
 func (s *Spec) OutDir(override string) string {
-	if override != "" {
-		return override
-	}
-	if filepath.IsAbs(s.Out) {
-		return s.Out
-	}
-	return filepath.Join(s.Dir, s.Out)
+	return (&suite.Spec{Out: s.Out, Dir: s.Dir}).OutDir(override)
 }
 
 // mapping returns the keys and values of a YAML mapping, refusing keys
@@ -170,7 +165,7 @@ func contains(l []string, s string) bool {
 func unknownKey(where, key string, line int, known []string) error {
 	best, bestD := "", 4
 	for _, k := range known {
-		if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestD {
+		if d := editdist.Distance(strings.ToLower(key), strings.ToLower(k)); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -178,27 +173,6 @@ func unknownKey(where, key string, line int, known []string) error {
 		return fmt.Errorf("%s (line %d): unknown key %q; did you mean %q?", where, line, key, best)
 	}
 	return fmt.Errorf("%s (line %d): unknown key %q (known: %s)", where, line, key, strings.Join(known, ", "))
-}
-
-// editDistance is the Levenshtein distance between a and b (in bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // decode decodes a scalar or structure node into v with a located error.

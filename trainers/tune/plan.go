@@ -117,6 +117,9 @@ func (p *Plan) trials(m int) ([]Trial, error) {
 			return nil, fmt.Errorf("%s: %w", p.TrialDir(m, t, 0), err)
 		}
 		tr := Trial{Index: t, Params: c.Params, point: pt, Done: true, FoldScores: make([]Value, s.Folds), BestEpochs: make([]int, s.Folds)}
+		for f := range tr.FoldScores {
+			tr.FoldScores[f] = Value(math.NaN()) // until the fold is done
+		}
 		sum := 0.0
 		for f := range s.Folds {
 			dir := p.TrialDir(m, t, f)

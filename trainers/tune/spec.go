@@ -548,6 +548,9 @@ func (s *Spec) validate() error {
 		if err := cfg.WithDefaults().Validate(); err != nil {
 			return fmt.Errorf("method %s: %w", m.Name, err)
 		}
+		if cfg.Epochs < 1 {
+			return fmt.Errorf("method %s: epochs = %d must be ≥ 1 (the best epoch is chosen on validation)", m.Name, cfg.Epochs)
+		}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
+	"github.com/dmlbench/dmlbench/trainers/suite"
 )
 
 func TestFoldsAreClassDisjointAndCover(t *testing.T) {
@@ -308,5 +309,23 @@ func TestSpecErrorsAreOneLine(t *testing.T) {
 	}
 	if cfg.LR != 0.005 || cfg.Hyper["margin"] != 0.25 || cfg.Seed != 7 || cfg.Loss != "margin" {
 		t.Fatalf("config %+v", cfg)
+	}
+}
+
+func TestSlurmScripts(t *testing.T) {
+	c := &suite.SlurmConfig{Partition: "cpu", Time: "01:00:00", CPUsPerTask: 2, MaxParallel: 5, Extra: suite.List{"--qos=low"}}
+	s := ArrayScript(c, "/b/dmlbench", "/s/t.yaml", "/o", []int{0, 1, 2, 7})
+	for _, want := range []string{"#SBATCH --array=0-2,7%5\n", "#SBATCH --partition=cpu\n", "#SBATCH --time=01:00:00\n",
+		"#SBATCH --cpus-per-task=2\n", "#SBATCH --qos=low\n", "#SBATCH --output=/o/slurm/logs/cell%a_job%A.out\n",
+		"exec /b/dmlbench tune /s/t.yaml --out /o --cell \"$SLURM_ARRAY_TASK_ID\"\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("array script lacks %q:\n%s", want, s)
+		}
+	}
+	n := NextScript(c, "/b/dmlbench", "/s/t.yaml", "/o", "42")
+	for _, want := range []string{"#SBATCH --dependency=afterany:42\n", "exec /b/dmlbench tune /s/t.yaml --out /o --executor slurm\n"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("follow-up script lacks %q:\n%s", want, n)
+		}
 	}
 }

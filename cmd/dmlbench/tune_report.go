@@ -98,13 +98,17 @@ func plotTuneAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s is not a tune directory: %w", args[0], err)
 	}
+	scale, unit := 1.0, ""
+	if reports.IsPercentMetric(sum.Objective) {
+		scale, unit = 100, " (%)"
+	}
 	var series []reports.Series
 	for _, m := range sum.Methods {
 		s := reports.Series{Label: m.Name}
 		for i, v := range tune.BestSoFar(m.Trials) {
 			if !math.IsNaN(v) {
 				s.X = append(s.X, float64(m.Trials[i].Index+1))
-				s.Y = append(s.Y, v)
+				s.Y = append(s.Y, scale*v)
 			}
 		}
 		if len(s.X) > 0 {
@@ -118,7 +122,7 @@ func plotTuneAction(c *cli.Context) error {
 	if title == "" {
 		title = fmt.Sprintf("%s: best validation %s so far (%s search, %d folds)", sum.Dataset, sum.Objective, sum.Search, sum.Folds)
 	}
-	opt := reports.PlotOptions{Title: title, XLabel: "trial", YLabel: "best-so-far validation " + sum.Objective, Points: true, Lines: true}
+	opt := reports.PlotOptions{Title: title, XLabel: "trial", YLabel: "best-so-far validation " + sum.Objective + unit, Points: true, Lines: true}
 	if err := reports.SaveSeries(out, series, opt); err != nil {
 		return err
 	}

@@ -61,8 +61,8 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 		return err
 	}
 	for _, m := range sum.Methods {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s trial %d of %d, validation %s %s (mean over %d folds of the training classes); chosen %s",
-			m.Name, sum.Search, m.Best, sum.Budget, sum.Objective, formatScore(float64(m.BestScore)), sum.Folds, tune.FormatParams(m.BestParams)))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: best of %d %s trials t%03d, validation %s %s (mean over %d folds of the training classes); chosen %s",
+			m.Name, sum.Budget, sum.Search, m.Best, sum.Objective, formatScore(float64(m.BestScore)), sum.Folds, tune.FormatParams(m.BestParams)))
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("separated: mean over the %d fold models; concatenated: their test embeddings side by side (%d·d dimensions); seeds %v",
 		sum.Folds, sum.Folds, sum.Seeds))

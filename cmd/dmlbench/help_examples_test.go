@@ -77,6 +77,18 @@ eval:
     labels: ../../out/omniglot-test/labels.npy
 `
 
+// tourTune stands in for docs/examples/omniglot-tune.yaml: two trials of
+// one method on two folds, one epoch each.
+const tourTune = `out: ../../runs/omniglot-tune
+dataset: synthetic
+budget: 2
+folds: 2
+fixed: {epochs: 1}
+final: {metrics: [R@1]}
+methods:
+  - {loss: margin, miner: distance, space: {lr: {low: 0.0001, high: 0.01, log: true}}}
+`
+
 var update = flag.Bool("update", false, "rewrite testdata/help/*.golden")
 
 // TestHelpExamplesRun runs every example of every --help, as written,
@@ -88,7 +100,8 @@ var update = flag.Bool("update", false, "rewrite testdata/help/*.golden")
 //
 //   - training is cut to one epoch: "--epochs N" becomes "--epochs 1", a
 //     "dmlbench run" without --epochs (or --resume) gets "--epochs 1", and
-//     docs/examples/omniglot-suite.yaml is tourSuite;
+//     docs/examples/omniglot-suite.yaml is tourSuite and
+//     docs/examples/omniglot-tune.yaml is tourTune;
 //   - each help text's examples run in order in their own copy of this
 //     scratch directory;
 //   - examples needing what this machine lacks are skipped, by their own
@@ -246,6 +259,9 @@ func writeExampleWorld(t *testing.T, dir string) {
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "docs/examples/omniglot-suite.yaml"), []byte(tourSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "docs/examples/omniglot-tune.yaml"), []byte(tourTune), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -58,6 +58,7 @@ func newApp() *cli.App {
    dmlbench eval --emb out/px/emb.npy --labels out/px/labels.npy
    dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --seed 1 --out runs/margin-s1
    dmlbench report runs/omniglot-example --format markdown
+   dmlbench tune docs/examples/omniglot-tune.yaml --parallel 2
    dmlbench list metrics`,
 		Version:         Version,
 		Commands:        commands,

@@ -93,6 +93,9 @@ func reportAction(c *cli.Context) error {
 	if color != "auto" && color != "always" && color != "never" {
 		return usagef("--color must be auto, always or never (got %q)", color)
 	}
+	if len(paths) == 1 && isTuneDir(paths[0]) {
+		return tuneReport(c, paths[0], format, color)
+	}
 	opt, err := reportOptions(c)
 	if err != nil {
 		return err

@@ -1,0 +1,152 @@
+package tune
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/trainers"
+)
+
+// Embedding variants of the final stage (Musgrave, Belongie & Lim 2020
+// §4.2): the k fold models scored one by one and averaged ("separated"),
+// and scored on their concatenated test embeddings, k·d dimensions
+// ("concatenated").
+const (
+	Separated    = "separated"
+	Concatenated = "concatenated"
+)
+
+// ResultsDir holds one run.json per method, variant and final seed.
+func ResultsDir(out string) string { return filepath.Join(out, "results") }
+
+// Finish aggregates the finished final cells into ResultsDir (one record
+// per method × variant × seed, method keys method, loss, miner, embedding)
+// and writes tune.json with done set. It is a no-op when tune.json already
+// says done.
+func (p *Plan) Finish(ctx context.Context, version string) error {
+	if sum, err := ReadSummary(p.Out); err == nil && sum.Done {
+		return nil
+	}
+	s := p.Spec
+	sum, err := p.Summarize()
+	if err != nil {
+		return err
+	}
+	for m, me := range s.Methods {
+		ms := sum.Methods[m]
+		for si, seed := range s.FinalSeeds {
+			sep, concat, cfg, err := p.finalMetrics(ctx, m, si)
+			if err != nil {
+				return err
+			}
+			for _, v := range []struct {
+				name string
+				mt   record.Metrics
+			}{{Separated, sep}, {Concatenated, concat}} {
+				// Settings shared by every seed of the row (reports pool only
+				// runs that differ in the seed).
+				info, _ := json.Marshal(map[string]any{
+					"params": ms.BestParams, "trial": ms.Best, "validation_" + s.Objective: ms.BestScore,
+					"folds": s.Folds, "embed-dim": cfg.EmbedDim, "eval_split": "test classes",
+				})
+				run := record.Run{
+					Schema: record.SchemaVersion, Version: version, Name: "s" + fmt.Sprint(seed), Dataset: s.Dataset,
+					Method: map[string]string{"method": me.Name, "loss": me.Loss, "miner": orNone(me.Miner), "embedding": v.name},
+					Seed:   seed, Config: info, Status: "done", Final: v.mt,
+				}
+				dir := filepath.Join(ResultsDir(p.Out), me.Name, v.name, "s"+fmt.Sprint(seed))
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+				if err := record.WriteAtomic(filepath.Join(dir, trainers.RunFile), run); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	sum.Done = true
+	return record.WriteAtomic(filepath.Join(p.Out, SummaryFile), sum)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// finalMetrics reads the k fold models of method m and seed index si: the
+// mean of their test metrics, and the metrics of their concatenated test
+// embeddings.
+func (p *Plan) finalMetrics(ctx context.Context, m, si int) (sep, concat record.Metrics, cfg trainers.Config, err error) {
+	s := p.Spec
+	sums, counts := map[string]float64{}, map[string]int{}
+	var embs []knn.Matrix
+	var labels []int32
+	for f := range s.Folds {
+		dir := p.FinalDir(m, f, si)
+		r, err := record.Read(filepath.Join(dir, trainers.RunFile))
+		if err != nil || r.Status != "done" {
+			return nil, nil, cfg, fmt.Errorf("final cell %s is not done", dir)
+		}
+		for k, v := range r.Final {
+			if !math.IsNaN(v) {
+				sums[k] += v
+				counts[k]++
+			}
+		}
+		c, err := ReadCell(dir)
+		if err != nil {
+			return nil, nil, cfg, err
+		}
+		cfg = c.Config
+		emb, err := arrays.LoadEmbeddings(filepath.Join(dir, TestEmbFile))
+		if err != nil {
+			return nil, nil, cfg, err
+		}
+		lab, _, err := arrays.LoadLabels(filepath.Join(dir, TestLabelsFile))
+		if err != nil {
+			return nil, nil, cfg, err
+		}
+		if labels == nil {
+			labels = lab
+		} else if !slices.Equal(labels, lab) {
+			return nil, nil, cfg, fmt.Errorf("%s: test labels differ from fold 0's", dir)
+		}
+		embs = append(embs, emb)
+	}
+	sep = record.Metrics{}
+	for k, v := range sums {
+		sep[k] = v / float64(counts[k])
+	}
+	evaluate, err := trainers.NewEvaluator(cfg.WithDefaults())
+	if err != nil {
+		return nil, nil, cfg, err
+	}
+	concat, err = evaluate(ctx, ConcatColumns(embs), labels)
+	return sep, concat, cfg, err
+}
+
+// ConcatColumns joins matrices of equal row count side by side: row i of
+// the result is row i of every input in order.
+func ConcatColumns(ms []knn.Matrix) knn.Matrix {
+	cols := 0
+	for _, m := range ms {
+		cols += m.Cols
+	}
+	out := knn.Matrix{Rows: ms[0].Rows, Cols: cols, Data: make([]float32, 0, ms[0].Rows*cols)}
+	for i := range out.Rows {
+		for _, m := range ms {
+			out.Data = append(out.Data, m.Data[i*m.Cols:(i+1)*m.Cols]...)
+		}
+	}
+	return out
+}

@@ -173,7 +173,7 @@ func writeToyEval(t *testing.T) (string, string) {
 }
 
 // --resume restores every setting from run.json (here --save-embeddings
-// and --metrics, which used to be dropped); flags repeating the recorded
+// and --metrics included); flags repeating the recorded
 // values are accepted (suites resume so), flags changing a training
 // setting are refused without touching run.json, and the interruption
 // hint names the binary as invoked.

@@ -2,6 +2,7 @@ package losses
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -121,10 +122,10 @@ func TestMPNTrains(t *testing.T) {
 // it only through the message passing network.
 func TestMPNTrainsThroughMPNAlone(t *testing.T) {
 	const name = "mpn-ce-test-mpn-only"
-	Register(Info{Name: name, Hyper: map[string]float64{}, Sphere: true, New: func(c Config) (Loss, error) {
-		c.Hyper = map[string]float64{"backbone_weight": 0}
-		return newMPNCE(c)
-	}})
+	ce, _ := Lookup("mpn-ce")
+	h := maps.Clone(ce.Hyper)
+	h["backbone_weight"] = 0
+	Register(Info{Name: name, Hyper: h, Sphere: true, New: newMPNCE})
 	defer reg.Remove(name)
 	before, after := trainRecall(t, name, 0.05, 250)
 	t.Logf("mpn-ce, backbone_weight 0: held-out backbone R@1 %.3f → %.3f", before, after)

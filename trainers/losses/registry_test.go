@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -95,6 +96,55 @@ func TestParamLearningRates(t *testing.T) {
 	for _, name := range []string{"contrastive", "triplet", "multisimilarity", "npair"} {
 		if p := newLoss(t, name, Config{}).Params(); len(p) != 0 {
 			t.Errorf("%s has %d params, want none", name, len(p))
+		}
+	}
+}
+
+// TestHyperParamsDeclared: every loss's constructor reads exactly the
+// hyper-parameters its Info.Hyper declares (no undeclared read, no unused
+// default), and the summary names no hyper-parameter it does not declare.
+func TestHyperParamsDeclared(t *testing.T) {
+	for _, info := range All() {
+		_, read, err := construct(info, Config{NumClasses: 4, Dim: 6, Seed: 1})
+		if err != nil {
+			t.Errorf("%s: %v", info.Name, err)
+			continue
+		}
+		for k := range info.Hyper {
+			if !read[k] {
+				t.Errorf("%s: Info.Hyper declares %q, the constructor never reads it", info.Name, k)
+			}
+		}
+		for k := range read {
+			if _, ok := info.Hyper[k]; !ok {
+				t.Errorf("%s: the constructor reads %q, Info.Hyper does not declare it", info.Name, k)
+			}
+		}
+		if strings.Contains(info.Summary, "{{") {
+			t.Errorf("%s: unexpanded summary %q", info.Name, info.Summary)
+		}
+	}
+	// An undeclared read is an error, not a silent NaN.
+	bad := Info{Name: "undeclared", Hyper: map[string]float64{"a": 1}, build: func(c Config) (Loss, error) {
+		_ = c.hyperParam("b")
+		return nil, nil
+	}}
+	if _, _, err := construct(bad, Config{}); err == nil || !strings.Contains(err.Error(), `"b"`) {
+		t.Errorf("undeclared read: error %v", err)
+	}
+}
+
+// TestExpandDefaults: {{name}} becomes the declared default (π fractions
+// as such); an undeclared or unclosed placeholder is an error.
+func TestExpandDefaults(t *testing.T) {
+	h := map[string]float64{"margin": 0.2, "lr": 5e-4, "alpha": math.Pi / 4}
+	got, err := expandDefaults("γ = {{margin}}, lr {{lr}}, α = {{alpha}}, e^{x}", h)
+	if want := "γ = 0.2, lr 0.0005, α = π/4, e^{x}"; err != nil || got != want {
+		t.Errorf("expandDefaults = %q, %v; want %q", got, err, want)
+	}
+	for _, s := range []string{"γ = {{gamma}}", "γ = {{margin"} {
+		if _, err := expandDefaults(s, h); err == nil {
+			t.Errorf("expandDefaults(%q): no error", s)
 		}
 	}
 }

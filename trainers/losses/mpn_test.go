@@ -9,6 +9,13 @@ import (
 	"time"
 )
 
+func init() {
+	// Built around a backbone (mpn-ce) or a teacher (mpn-distill): the
+	// gradient and training checks are this file's own tests.
+	addCases("mpn-ce", lossCases{sphere: true, ownTests: true})
+	addCases("mpn-distill", lossCases{sphere: true, ownTests: true})
+}
+
 // TestMPNGradients checks dL/dE and dL/dθ of every MPN and classifier
 // parameter of mpn-ce by central finite differences: one step / two heads
 // (the defaults, with dropout masks held fixed by the seeded rng), and two

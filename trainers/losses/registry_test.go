@@ -9,18 +9,8 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/miners"
 )
 
-// sphereLosses are the losses that work on unit embeddings (Info.Sphere);
-// every other registered loss must not claim it. A loss whose tests live in
-// its own file adds itself from that file's init (docs/extending.md).
-var sphereLosses = map[string]bool{
-	"arcface": true, "contrastive": true, "margin": true, "multisimilarity": true, "normsoftmax": true,
-	"proxynca": true, "triplet": true,
-	"histogram": true, "quadruplet": true, "snr": true, "softtriple": true, "proxytriplet": true,
-	"rankedlist": true, "structclust": true, "recallk": true, "smoothap": true, "mpn-ce": true, "mpn-distill": true,
-}
-
 // TestRegistry: every registered loss has a one-line summary, a valid
-// default miner and the intended Sphere flag; for every loss that trains
+// default miner and the Sphere flag its test file expects; for every loss that trains
 // without a teacher, at least one documented hyper-parameter, and passing
 // every documented default explicitly gives the same loss as passing none
 // (so Hyper lists exactly what the constructors read).
@@ -33,16 +23,16 @@ func TestRegistry(t *testing.T) {
 		if info.Summary == "" || strings.Contains(info.Summary, "\n") {
 			t.Errorf("%s: summary %q", info.Name, info.Summary)
 		}
-		if info.Sphere != sphereLosses[info.Name] {
-			t.Errorf("%s: Sphere = %v, want %v", info.Name, info.Sphere, sphereLosses[info.Name])
+		if want := casesOf[info.Name].sphere; info.Sphere != want {
+			t.Errorf("%s: Sphere = %v, want %v", info.Name, info.Sphere, want)
 		}
 		if info.Miner != "" {
 			if _, err := miners.New(info.Miner); err != nil {
 				t.Errorf("%s: default miner: %v", info.Name, err)
 			}
 		}
-		if info.Teacher || strings.HasPrefix(info.Name, "mpn") {
-			continue // built around a backbone/teacher: see mpn_test.go
+		if casesOf[info.Name].ownTests {
+			continue // built around a backbone or a teacher: see mpn_test.go
 		}
 		if len(info.Hyper) == 0 {
 			t.Errorf("%s: no documented hyper-parameter", info.Name)

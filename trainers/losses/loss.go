@@ -18,7 +18,7 @@ type Param struct {
 	Grad    []float32
 	LRScale float64 // learning-rate multiplier relative to the base rate; 0 means 1
 	// LR, if > 0, is an absolute learning rate that overrides the base rate
-	// (Roth et al. 2020 §A.1: proxy lr, β lr 5e-4).
+	// (Roth et al. 2020 §A.1 sets the proxies' and the margin β's rates so).
 	LR float64
 	// NoDecay excludes the parameter from weight decay.
 	NoDecay bool

@@ -22,7 +22,7 @@ func abs(a *G.Node) *G.Node    { return must(G.Abs(a)) }
 
 // sigm is the logistic function σ(x) = ½ + ½·tanh(x/2). Gorgonia's Sigmoid
 // returns exactly 1 above x = 19 (an error of 5.6·10⁻⁹ that matters at the
-// 0.01 temperatures of Smooth-AP and RS@k); tanh is exact to rounding.
+// small default temperatures of Smooth-AP and RS@k); tanh is exact to rounding.
 func sigm(a *G.Node) *G.Node { return addS(mulS(must(G.Tanh(mulS(a, 0.5))), 0.5), 0.5) }
 
 // colDiv is x ⊘ v broadcast along rows: (N×M) ⊘ (N) → N×M.

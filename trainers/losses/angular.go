@@ -7,19 +7,19 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// angular is the angular loss of Wang et al. (2017) on top of N-pair, seed
-// 000 §A.1 eq. 5. Every anchor a with a positive in the batch gets one
+// angular is the angular loss of Wang et al. (2017) on top of N-pair, Roth
+// et al. 2020 §A.1 eq. 5. Every anchor a with a positive in the batch gets one
 // positive p drawn uniformly (Batch.Rng) and all its negatives 𝒩_a, as in
 // N-pair (eq. 4), and
 //
 //	L = L_npair(φ*) + λ/|A| Σ_{a∈A} log(1 + Σ_{n∈𝒩_a} exp(f_{a,p,n}))
 //	f_{a,p,n} = 4 tan²α (φ_a + φ_p)ᵀφ_n − 2(1 + tan²α) φ_aᵀφ_p
 //
-// with L_npair on the raw embeddings φ* (ν = 0.005 regulariser included) and
+// with L_npair on the raw embeddings φ* (its ν regulariser included) and
 // the angular term on unit embeddings φ (Roth et al.'s reference code; Fehérvári et al. 2019
 // eq. 5 gives the same f). Eq. 5 as printed puts −2(1+tan²α)φ_aᵀφ_n outside
-// the log; f above is Wang et al.'s. α = π/4 (tan²α = 1), λ = 2. The model
-// must not normalise.
+// the log; f above is Wang et al.'s. The hyper-parameters are α (alpha, in
+// radians), λ (lambda) and ν (nu). The model must not normalise.
 type angular struct {
 	base
 	tan2, lambda, nu float64
@@ -28,11 +28,11 @@ type angular struct {
 func init() {
 	Register(Info{
 		Name:    "angular",
-		Summary: "N-pair(φ*) + λ·mean log(1 + Σ_n e^{4tan²α(φ_a+φ_p)ᵀφ_n − 2(1+tan²α)φ_aᵀφ_p}) on unit φ, α = π/4, λ = 2, ν = 0.005 (Wang 2017; Roth et al. 2020 eq. 5)",
+		Summary: "N-pair(φ*) + λ·mean log(1 + Σ_n e^{4tan²α(φ_a+φ_p)ᵀφ_n − 2(1+tan²α)φ_aᵀφ_p}) on unit φ, α = {{alpha}}, λ = {{lambda}}, ν = {{nu}} (Wang 2017; Roth et al. 2020 eq. 5)",
 		Hyper:   map[string]float64{"alpha": math.Pi / 4, "lambda": 2, "nu": 0.005},
 		New: func(c Config) (Loss, error) {
-			alpha := c.HyperOr("alpha", math.Pi/4)
-			l := &angular{base: base{name: "angular"}, lambda: c.HyperOr("lambda", 2), nu: c.HyperOr("nu", 0.005)}
+			alpha := c.hyperParam("alpha")
+			l := &angular{base: base{name: "angular"}, lambda: c.hyperParam("lambda"), nu: c.hyperParam("nu")}
 			if !(alpha > 0 && alpha < math.Pi/2) {
 				return nil, fmt.Errorf("hyper-parameter alpha must be in (0, π/2) radians, got %v", alpha)
 			}

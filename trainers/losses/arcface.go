@@ -12,11 +12,12 @@ import (
 //
 //	L = −1/b Σ_i log( e^{s·cos(θ_{i,y_i} + m)} / (e^{s·cos(θ_{i,y_i} + m)} + Σ_{c≠y_i} e^{s·cos θ_{ic}}) ),
 //
-// cos θ_ic = φ̂_iᵀŴ_c, s = 16, m = 0.5. cos(θ + m) = cos θ·cos m − sin θ·sin m
+// cos θ_ic = φ̂_iᵀŴ_c, scale s and margin m. cos(θ + m) = cos θ·cos m − sin θ·sin m
 // with sin θ = √(1 − cos²θ + 10⁻⁸) (finite gradient at θ = 0). Where θ + m
 // would exceed π (cos θ ≤ −cos m) the target logit is s(cos θ − m·sin m), the
 // monotone continuation of Deng et al.'s code. Centres start at
-// U(−1/√D, 1/√D) and train with the absolute learning rate 5e-4 (Roth et al. 2020).
+// U(−1/√D, 1/√D) and train with the absolute learning rate centre_lr, the
+// rate of Roth et al. 2020 by default.
 type arcFace struct {
 	proxies
 	s, m float64
@@ -25,12 +26,12 @@ type arcFace struct {
 func init() {
 	Register(Info{
 		Name:    "arcface",
-		Summary: "softmax CE of s·cos(θ_y + m) vs s·cos θ_c, s = 16, m = 0.5, centre lr 5e-4 (Deng 2019; Roth et al. 2020 eq. 6)",
+		Summary: "softmax CE of s·cos(θ_y + m) vs s·cos θ_c, s = {{scale}}, m = {{margin}}, centre lr {{centre_lr}} (Deng 2019; Roth et al. 2020 eq. 6)",
 		Hyper:   map[string]float64{"scale": 16, "margin": 0.5, "centre_lr": 5e-4},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &arcFace{s: c.HyperOr("scale", 16), m: c.HyperOr("margin", 0.5)}
-			lr := c.HyperOr("centre_lr", 5e-4)
+			l := &arcFace{s: c.hyperParam("scale"), m: c.hyperParam("margin")}
+			lr := c.hyperParam("centre_lr")
 			if err := positive(map[string]float64{"scale": l.s, "margin": l.m, "centre_lr": lr}); err != nil {
 				return nil, err
 			}

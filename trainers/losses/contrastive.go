@@ -8,9 +8,9 @@ import G "gorgonia.org/gorgonia"
 //
 //	L = 1/|𝒯| Σ_𝒯 [d(φ_a, φ_p) − γ⁺]₊ + 1/|𝒯| Σ_𝒯 [γ − d(φ_a, φ_n)]₊
 //
-// with d the Euclidean distance of unit-normalised embeddings, γ = 1 and the
-// positive margin γ⁺ = 0 (Roth et al. 2020's reference code; γ⁺ > 0 stops pulling
-// positives closer than γ⁺).
+// with d the Euclidean distance of unit-normalised embeddings, the margin γ
+// and the positive margin γ⁺ (pos_margin; defaults from Roth et al. 2020's
+// reference code; γ⁺ > 0 stops pulling positives closer than γ⁺).
 type contrastive struct {
 	tuples
 	margin, posMargin float64
@@ -19,12 +19,12 @@ type contrastive struct {
 func init() {
 	Register(Info{
 		Name:    "contrastive",
-		Summary: "mean [d(a,p) − γ⁺]₊ + mean [γ − d(a,n)]₊ over mined pairs, γ = 1 (Hadsell 2006; Roth et al. 2020 eq. 1)",
+		Summary: "mean [d(a,p) − γ⁺]₊ + mean [γ − d(a,n)]₊ over mined pairs, γ = {{margin}}, γ⁺ = {{pos_margin}} (Hadsell 2006; Roth et al. 2020 eq. 1)",
 		Hyper:   map[string]float64{"margin": 1, "pos_margin": 0},
 		Miner:   "distance",
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &contrastive{margin: c.HyperOr("margin", 1), posMargin: c.HyperOr("pos_margin", 0)}
+			l := &contrastive{margin: c.hyperParam("margin"), posMargin: c.hyperParam("pos_margin")}
 			if err := positive(map[string]float64{"margin": l.margin}); err != nil {
 				return nil, err
 			}

@@ -13,8 +13,8 @@ import (
 //	ℓ_a = [ log Σ_{p: y_p=y_a, p≠a} e^{d(φ*_a, φ*_p)} + log Σ_{n: y_n≠y_a} e^{γ − d(φ*_a, φ*_n)} ]₊
 //
 // and L = 1/|A| Σ_{a∈A} ℓ_a + ν/b Σ_{i∈𝓑} ‖φ*_i‖², with d the Euclidean
-// distance, γ = 1 and ν = 0.005. Eq. 3 sums over anchors; the mean is the
-// seed's reference code. Its code regularises the mean norm ‖φ*‖; eq. 3 (and
+// distance, the margin γ and ν (nu). Eq. 3 sums over anchors; the mean is
+// Roth et al.'s reference code. Its code regularises the mean norm ‖φ*‖; eq. 3 (and
 // this loss) the squared norm, as N-pair does. The model must not normalise.
 type genLifted struct {
 	base
@@ -25,10 +25,10 @@ func init() {
 	Register(Info{
 		Name:    "genlifted",
 		Raw:     true,
-		Summary: "mean_a [log Σ_P e^{d(a,p)} + log Σ_N e^{γ−d(a,n)}]₊ + ν/b Σ‖φ‖², γ = 1, ν = 0.005, raw embeddings (Hermans 2017; Roth et al. 2020 eq. 3)",
+		Summary: "mean_a [log Σ_P e^{d(a,p)} + log Σ_N e^{γ−d(a,n)}]₊ + ν/b Σ‖φ‖², γ = {{margin}}, ν = {{nu}}, raw embeddings (Hermans 2017; Roth et al. 2020 eq. 3)",
 		Hyper:   map[string]float64{"margin": 1, "nu": 0.005},
 		New: func(c Config) (Loss, error) {
-			l := &genLifted{base: base{name: "genlifted"}, margin: c.HyperOr("margin", 1), nu: c.HyperOr("nu", 0.005)}
+			l := &genLifted{base: base{name: "genlifted"}, margin: c.hyperParam("margin"), nu: c.hyperParam("nu")}
 			if err := checkFinite(map[string]float64{"margin": l.margin, "nu": l.nu}); err != nil {
 				return nil, err
 			}

@@ -24,7 +24,8 @@ import (
 //
 //	L = Σ_r h⁻(r) Σ_{q≤r} h⁺(q)                                       (eq. 9).
 //
-// R = 65 bins (Roth et al. 2020 for CUB200/CARS196; it uses 11 for SOP). A batch
+// R is the hyper-parameter bins (the default is Roth et al. 2020's for
+// CUB200/CARS196; it uses 11 for SOP). A batch
 // without positive or negative pairs gives L = 0.
 type histogram struct {
 	base
@@ -34,13 +35,13 @@ type histogram struct {
 func init() {
 	Register(Info{
 		Name:    "histogram",
-		Summary: "Σ_r h⁻(r)·CDF⁺(r) of soft (linear) histograms of positive/negative cosines, R = 65 bins (11 for SOP) (Ustinova 2016; Roth et al. 2020 eqs. 7–9)",
+		Summary: "Σ_r h⁻(r)·CDF⁺(r) of soft (linear) histograms of positive/negative cosines, R = {{bins}} bins (11 for SOP) (Ustinova 2016; Roth et al. 2020 eqs. 7–9)",
 		Hyper:   map[string]float64{"bins": 65},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
 			l := &histogram{base: base{name: "histogram"}}
 			var err error
-			if l.bins, err = intHyper(c, "bins", 65, 2); err != nil {
+			if l.bins, err = intHyper(c, "bins", 2); err != nil {
 				return nil, err
 			}
 			l.r.graph = l.graph

@@ -14,7 +14,8 @@ import (
 //	J_ij = log( Σ_{k∈𝒩_i} e^{α − D_ik} + Σ_{l∈𝒩_j} e^{α − D_jl} ) + D_ij
 //	L    = 1/(2|𝒫|) Σ_{{i,j}∈𝒫} [J_ij]₊²
 //
-// with D the Euclidean distance and margin α = 1 (Oh Song et al.). The log of
+// with D the Euclidean distance and the margin α (Oh Song et al.'s value by
+// default). The log of
 // the two sums is computed as log(e^{l_i} + e^{l_j}) of the per-row masked
 // log-sum-exps l_i, so it is stable for any embedding scale. A batch without
 // positive pairs or without negatives gives L = 0.
@@ -27,10 +28,10 @@ func init() {
 	Register(Info{
 		Name:    "lifted",
 		Raw:     true,
-		Summary: "1/(2|P|) Σ_P [log(Σ_{N_i} e^{α−D_ik} + Σ_{N_j} e^{α−D_jl}) + D_ij]₊², α = 1, raw embeddings (Oh Song 2016; Fehérvári et al. 2019 §2.3)",
+		Summary: "1/(2|P|) Σ_P [log(Σ_{N_i} e^{α−D_ik} + Σ_{N_j} e^{α−D_jl}) + D_ij]₊², α = {{margin}}, raw embeddings (Oh Song 2016; Fehérvári et al. 2019 §2.3)",
 		Hyper:   map[string]float64{"margin": 1},
 		New: func(c Config) (Loss, error) {
-			l := &lifted{base: base{name: "lifted"}, margin: c.HyperOr("margin", 1)}
+			l := &lifted{base: base{name: "lifted"}, margin: c.hyperParam("margin")}
 			if err := checkFinite(map[string]float64{"margin": l.margin}); err != nil {
 				return nil, err
 			}

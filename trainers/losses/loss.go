@@ -1,17 +1,10 @@
-// Package losses implements the deep-metric-learning losses of the seed
-// papers, one file per loss, behind one interface and a registry.
-//
-// A Loss sees only the batch embeddings (B×D, float32, row-major) and their
-// labels. It returns the loss value and dL/dE; the trainer back-propagates
-// dL/dE through the model (so losses are tested in isolation with finite
-// differences, and the same code serves multistage back-propagation, Patel et al. 2024
-// Alg. 1). Learnable loss parameters (proxies, the margin β, class centres)
-// are owned by the loss and exposed as Params for the trainer's optimiser.
 package losses
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
+	"strings"
 
 	"github.com/dmlbench/dmlbench/internal/registry"
 )
@@ -25,7 +18,7 @@ type Param struct {
 	Grad    []float32
 	LRScale float64 // learning-rate multiplier relative to the base rate; 0 means 1
 	// LR, if > 0, is an absolute learning rate that overrides the base rate
-	// (Roth et al. 2020 §A.1: proxy lr, β lr 5e-4).
+	// (Roth et al. 2020 §A.1 sets the proxies' and the margin β's rates so).
 	LR float64
 	// NoDecay excludes the parameter from weight decay.
 	NoDecay bool
@@ -56,21 +49,53 @@ type Config struct {
 	Miner      string             // miner name for tuple losses ("" = the loss's default)
 	Hyper      map[string]float64 // overrides of the loss's hyper-parameters by name
 	Seed       int64
+
+	// declared holds the defaults of the loss being built (its Info.Hyper)
+	// and records the names its constructor reads; Register sets it.
+	declared *hyperReads
 }
 
-// HyperOr returns c.Hyper[name] or def.
-func (c Config) HyperOr(name string, def float64) float64 {
+// hyperReads is what a constructor reads through Config.hyperParam.
+type hyperReads struct {
+	defaults   map[string]float64
+	read       map[string]bool
+	undeclared []string
+}
+
+// hyperParam returns the hyper-parameter name of the loss being built: the
+// override c.Hyper[name] when given, else the default its Info.Hyper
+// declares. A name Info.Hyper does not declare reads as NaN, and the
+// registry turns the construction into an error.
+func (c Config) hyperParam(name string) float64 {
+	h := c.declared
+	def, ok := h.defaults[name]
+	if !ok {
+		h.undeclared = append(h.undeclared, name)
+		return math.NaN()
+	}
+	h.read[name] = true
 	if v, ok := c.Hyper[name]; ok {
 		return v
 	}
 	return def
 }
 
+// hyperGiven reports whether the hyper-parameter name is overridden.
+func (c Config) hyperGiven(name string) bool {
+	_, ok := c.Hyper[name]
+	return ok
+}
+
 // Info describes a registered loss for `dmlbench list losses`.
 type Info struct {
-	Name    string
-	Summary string             // one line: formula and seed reference
-	Hyper   map[string]float64 // defaults
+	Name string
+	// Summary is one line: the formula and its source. Register replaces
+	// each {{name}} by the default of hyper-parameter name, so a default is
+	// written once, in Hyper.
+	Summary string
+	// Hyper lists every hyper-parameter the constructor reads, with its
+	// default: the one place a default is written.
+	Hyper map[string]float64
 	// Miner is the default miner of a tuple loss ("" when the loss does not
 	// take a miner: it mines internally or uses proxies).
 	Miner string
@@ -80,14 +105,18 @@ type Info struct {
 	// Raw reports that the loss is defined on unnormalised embeddings
 	// (Roth et al. 2020 §A.1: N-pair, (generalised) lifted structure and
 	// prototypical losses regularise or exploit the embedding norm), so the
-	// trainer's default is no L2 projection of the model output. On
-	// Omniglot (8 epochs, seed 0) the projection costs N-pair 17 points of
-	// R@1 (0.207 vs 0.376) and lifted/genlifted 17 points too.
+	// trainer's default is no L2 projection of the model output
+	// (docs/losses.md shows what the projection costs these losses).
 	Raw bool
 	// Teacher reports that the loss trains from a teacher run (`dmlbench
 	// run --teacher DIR`, Distiller) and fails without one.
 	Teacher bool
-	New     func(Config) (Loss, error)
+	// New builds the loss; bad hyper-parameters are an error. Register
+	// wraps the constructor given here so that it reads its defaults from
+	// Hyper (Config.hyperParam).
+	New func(Config) (Loss, error)
+
+	build func(Config) (Loss, error) // the constructor as registered
 }
 
 // reg holds the losses by name (internal/registry: duplicate names
@@ -95,19 +124,82 @@ type Info struct {
 var reg = registry.New[Info]("loss")
 
 // Register adds a loss; called from each loss file's init. A duplicate
-// name panics.
-func Register(i Info) { reg.Register(i.Name, i) }
+// name, or a {{name}} in the summary that Hyper does not declare, panics.
+func Register(i Info) {
+	summary, err := expandDefaults(i.Summary, i.Hyper)
+	if err != nil {
+		panic(fmt.Sprintf("loss %s: summary: %v", i.Name, err))
+	}
+	i.Summary, i.build = summary, i.New
+	i.New = func(c Config) (Loss, error) {
+		l, _, err := construct(i, c)
+		return l, err
+	}
+	reg.Register(i.Name, i)
+}
+
+// construct runs the registered constructor of i with its declared
+// defaults and returns the loss and the hyper-parameter names it read.
+func construct(i Info, c Config) (Loss, map[string]bool, error) {
+	for k := range c.Hyper {
+		if _, ok := i.Hyper[k]; !ok {
+			return nil, nil, fmt.Errorf("loss %s has no hyper-parameter %q", i.Name, k)
+		}
+	}
+	h := &hyperReads{defaults: i.Hyper, read: map[string]bool{}}
+	c.declared = h
+	l, err := i.build(c)
+	if len(h.undeclared) > 0 {
+		return nil, h.read, fmt.Errorf("loss %s reads hyper-parameters %q that its Info.Hyper does not declare", i.Name, h.undeclared)
+	}
+	return l, h.read, err
+}
+
+// expandDefaults replaces each {{name}} in summary by the default h[name]
+// (formatDefault).
+func expandDefaults(summary string, h map[string]float64) (string, error) {
+	var out strings.Builder
+	for {
+		start := strings.Index(summary, "{{")
+		if start < 0 {
+			break
+		}
+		end := strings.Index(summary[start:], "}}")
+		if end < 0 {
+			return "", fmt.Errorf("unclosed {{ in %q", summary)
+		}
+		name := summary[start+2 : start+end]
+		v, ok := h[name]
+		if !ok {
+			return "", fmt.Errorf("{{%s}} is not a declared hyper-parameter", name)
+		}
+		out.WriteString(summary[:start])
+		out.WriteString(formatDefault(v))
+		summary = summary[start+end+2:]
+	}
+	out.WriteString(summary)
+	return out.String(), nil
+}
+
+// formatDefault writes a default as `dmlbench list losses` shows it: %g,
+// or π/k for a whole fraction of π (an angle in radians).
+func formatDefault(v float64) string {
+	for k := 1; k <= 12; k++ {
+		if v == math.Pi/float64(k) {
+			if k == 1 {
+				return "π"
+			}
+			return fmt.Sprintf("π/%d", k)
+		}
+	}
+	return fmt.Sprintf("%g", v)
+}
 
 // New builds the named loss.
 func New(name string, c Config) (Loss, error) {
 	i, err := reg.Get(name)
 	if err != nil {
 		return nil, err
-	}
-	for k := range c.Hyper {
-		if _, ok := i.Hyper[k]; !ok {
-			return nil, fmt.Errorf("loss %s has no hyper-parameter %q", name, k)
-		}
 	}
 	return i.New(c)
 }

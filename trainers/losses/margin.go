@@ -8,15 +8,16 @@ import (
 )
 
 // margin is the margin loss of Wu et al. (2017), Roth et al. 2020 §A.1 eq. 10, on
-// mined triplets 𝒯 (default miner: distance-weighted, as in Wu et al. and the
-// seed):
+// mined triplets 𝒯 (default miner: distance-weighted, as in Wu et al. and
+// Roth et al. 2020):
 //
 //	L = 1/N⁺ Σ_{(a,p,n)∈𝒯} ( [γ + d(φ_a, φ_p) − β]₊ + [γ − d(φ_a, φ_n) + β]₊ )
 //
-// with d the Euclidean distance of unit-normalised embeddings, γ = 0.2, N⁺
-// the number of non-zero terms (Wu et al.'s normalisation), and β a learnable
-// boundary: initial value 1.2 (Roth et al. 2020 also runs 0.6; 1.2 is its strongest
-// baseline, suppl. Tab. 6), learning rate 5e-4 through Param.LR. With
+// with d the Euclidean distance of unit-normalised embeddings, γ the margin,
+// N⁺ the number of non-zero terms (Wu et al.'s normalisation), and β a
+// learnable boundary: initial value beta (the default is Roth et al. 2020's
+// strongest baseline, suppl. Tab. 6; it also runs 0.6), learning rate
+// beta_lr through Param.LR. With
 // class_beta = 1 there is one β per class, β_{y_a} (Wu et al.'s β^(class));
 // it needs Config.NumClasses.
 type margin struct {
@@ -28,7 +29,7 @@ type margin struct {
 func init() {
 	Register(Info{
 		Name:    "margin",
-		Summary: "Σ[γ + d(a,p) − β]₊ + [γ − d(a,n) + β]₊ / #non-zero, β learnable (init 1.2, lr 5e-4), γ = 0.2 (Wu 2017; Roth et al. 2020 eq. 10)",
+		Summary: "Σ[γ + d(a,p) − β]₊ + [γ − d(a,n) + β]₊ / #non-zero, β learnable (init {{beta}}, lr {{beta_lr}}), γ = {{margin}} (Wu 2017; Roth et al. 2020 eq. 10)",
 		Hyper:   map[string]float64{"margin": 0.2, "beta": 1.2, "beta_lr": 5e-4, "class_beta": 0},
 		Miner:   "distance",
 		Sphere:  true,
@@ -37,13 +38,13 @@ func init() {
 }
 
 func newMargin(c Config) (Loss, error) {
-	l := &margin{gamma: c.HyperOr("margin", 0.2)}
-	beta, lr := c.HyperOr("beta", 1.2), c.HyperOr("beta_lr", 5e-4)
+	l := &margin{gamma: c.hyperParam("margin")}
+	beta, lr := c.hyperParam("beta"), c.hyperParam("beta_lr")
 	if err := positive(map[string]float64{"margin": l.gamma, "beta": beta, "beta_lr": lr}); err != nil {
 		return nil, err
 	}
 	var err error
-	if l.perClass, err = hyperFlag(c, "class_beta", 0); err != nil {
+	if l.perClass, err = hyperFlag(c, "class_beta"); err != nil {
 		return nil, err
 	}
 	if l.tuples, err = newTuples("margin", c, "distance", l.gamma); err != nil {

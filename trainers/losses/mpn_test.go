@@ -2,11 +2,19 @@ package losses
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"testing"
 	"time"
 )
+
+func init() {
+	// Built around a backbone (mpn-ce) or a teacher (mpn-distill): the
+	// gradient and training checks are this file's own tests.
+	addCases("mpn-ce", lossCases{sphere: true, ownTests: true})
+	addCases("mpn-distill", lossCases{sphere: true, ownTests: true})
+}
 
 // TestMPNGradients checks dL/dE and dL/dθ of every MPN and classifier
 // parameter of mpn-ce by central finite differences: one step / two heads
@@ -121,10 +129,10 @@ func TestMPNTrains(t *testing.T) {
 // it only through the message passing network.
 func TestMPNTrainsThroughMPNAlone(t *testing.T) {
 	const name = "mpn-ce-test-mpn-only"
-	Register(Info{Name: name, Hyper: map[string]float64{}, Sphere: true, New: func(c Config) (Loss, error) {
-		c.Hyper = map[string]float64{"backbone_weight": 0}
-		return newMPNCE(c)
-	}})
+	ce, _ := Lookup("mpn-ce")
+	h := maps.Clone(ce.Hyper)
+	h["backbone_weight"] = 0
+	Register(Info{Name: name, Hyper: h, Sphere: true, New: newMPNCE})
 	defer reg.Remove(name)
 	before, after := trainRecall(t, name, 0.05, 250)
 	t.Logf("mpn-ce, backbone_weight 0: held-out backbone R@1 %.3f → %.3f", before, after)

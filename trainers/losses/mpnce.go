@@ -20,8 +20,10 @@ import (
 //
 // where the second term is the cross-entropy on the backbone embeddings that
 // the reference code adds ("lsce" next to "lsgnn", both weighted 1), because
-// retrieval uses the backbone alone. T = 0.2 and the MPN shape are the
-// reference CUB configuration; ε = 0.1 is the usual label-smoothing value.
+// retrieval uses the backbone alone. The defaults of T (temperature) and of
+// the MPN shape (steps, heads, ffn, dropout) are the reference CUB
+// configuration; that of ε (smoothing) is the usual label-smoothing value,
+// and λ is backbone_weight.
 // dL/dE flows back through the MPN to the backbone, so the backbone is
 // trained "through" the MPN as in the paper. The classifiers have no bias and
 // start at N(0, 0.001²) (the reference's classifier init); they are trained
@@ -59,8 +61,8 @@ func newMPNCE(c Config) (Loss, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &mpnCE{C: c.NumClasses, D: c.Dim, temp: c.HyperOr("temperature", 0.2),
-		smooth: c.HyperOr("smoothing", 0.1), backWeight: c.HyperOr("backbone_weight", 1)}
+	l := &mpnCE{C: c.NumClasses, D: c.Dim, temp: c.hyperParam("temperature"),
+		smooth: c.hyperParam("smoothing"), backWeight: c.hyperParam("backbone_weight")}
 	if err := positive(map[string]float64{"temperature": l.temp}); err != nil {
 		return nil, err
 	}
@@ -92,19 +94,19 @@ func newMPNCE(c Config) (Loss, error) {
 // mpnSpecOf reads the MPN shape hyper-parameters (steps, heads, ffn,
 // dropout) of c.
 func mpnSpecOf(c Config) (mpnSpec, error) {
-	steps, err := intHyper(c, "steps", 1, 1)
+	steps, err := intHyper(c, "steps", 1)
 	if err != nil {
 		return mpnSpec{}, err
 	}
-	heads, err := intHyper(c, "heads", 2, 1)
+	heads, err := intHyper(c, "heads", 1)
 	if err != nil {
 		return mpnSpec{}, err
 	}
-	ffn, err := intHyper(c, "ffn", 4, 1)
+	ffn, err := intHyper(c, "ffn", 1)
 	if err != nil {
 		return mpnSpec{}, err
 	}
-	drop := c.HyperOr("dropout", 0.1)
+	drop := c.hyperParam("dropout")
 	if drop < 0 || drop >= 1 || math.IsNaN(drop) {
 		return mpnSpec{}, fmt.Errorf("hyper-parameter dropout must be in [0, 1), got %v", drop)
 	}

@@ -23,9 +23,11 @@ import (
 // teacher MPN as one batch), μ the mean off-diagonal distance of the batch,
 // and huber_δ(d) = ½d² for |d| ≤ δ, δ(|d| − ½δ) beyond. The KD term is the
 // KL divergence up to the teacher's entropy, a constant. The trainer hands
-// the teacher and the training rows of each batch over (Distiller). Seed 001
-// Tab. 4 reports that all three fall 4.6–5.4pp R@1 below the MPN-trained
-// backbone on CUB-200-2011.
+// the teacher and the training rows of each batch over (Distiller). The
+// weights w_kd, w_fi, w_rd are the hyper-parameters kd, imitation and
+// relational, τ is kd_temperature and δ huber_delta. Seidenschwarz et al.
+// 2021 Tab. 4 reports that all three variants fall 4.6–5.4pp R@1 below the
+// MPN-trained backbone on CUB-200-2011.
 type mpnDistill struct {
 	base
 	C, D                             int
@@ -63,9 +65,9 @@ func newMPNDistill(c Config) (Loss, error) {
 	if err := noMiner("mpn-distill", c); err != nil {
 		return nil, err
 	}
-	l := &mpnDistill{C: c.NumClasses, D: c.Dim, kd: c.HyperOr("kd", 1), fi: c.HyperOr("imitation", 0),
-		rd: c.HyperOr("relational", 0), tau: c.HyperOr("kd_temperature", 1), temp: c.HyperOr("temperature", 0.2),
-		delta: c.HyperOr("huber_delta", 1)}
+	l := &mpnDistill{C: c.NumClasses, D: c.Dim, kd: c.hyperParam("kd"), fi: c.hyperParam("imitation"),
+		rd: c.hyperParam("relational"), tau: c.hyperParam("kd_temperature"), temp: c.hyperParam("temperature"),
+		delta: c.hyperParam("huber_delta")}
 	if err := positive(map[string]float64{"kd_temperature": l.tau, "temperature": l.temp, "huber_delta": l.delta}); err != nil {
 		return nil, err
 	}

@@ -16,8 +16,9 @@ import (
 //	L = 1/|A| Σ_{i∈A} [ 1/α · log(1 + Σ_{j∈𝒫̃_i} e^{−α(S_ij − λ)})
 //	                   + 1/β · log(1 + Σ_{k∈𝒩̃_i} e^{β(S_ik − λ)}) ]   (eq. 12)
 //
-// over the anchors A with at least one kept positive and negative (the
-// seed's reference code; eq. 12 prints 1/b). α = 2, β = 40, λ = 0.5, ε = 0.1.
+// over the anchors A with at least one kept positive and negative (Roth et
+// al.'s reference code; eq. 12 prints 1/b). The hyper-parameters are α
+// (alpha), β (beta), λ (lambda) and ε (epsilon).
 type multiSimilarity struct {
 	base
 	alpha, beta, lambda, eps float64
@@ -26,12 +27,12 @@ type multiSimilarity struct {
 func init() {
 	Register(Info{
 		Name:    "multisimilarity",
-		Summary: "1/α log(1+Σ_P e^{−α(S−λ)}) + 1/β log(1+Σ_N e^{β(S−λ)}) on ε-mined pairs, α=2 β=40 λ=0.5 ε=0.1 (Wang 2019; Roth et al. 2020 eqs. 11–12)",
+		Summary: "1/α log(1+Σ_P e^{−α(S−λ)}) + 1/β log(1+Σ_N e^{β(S−λ)}) on ε-mined pairs, α={{alpha}} β={{beta}} λ={{lambda}} ε={{epsilon}} (Wang 2019; Roth et al. 2020 eqs. 11–12)",
 		Hyper:   map[string]float64{"alpha": 2, "beta": 40, "lambda": 0.5, "epsilon": 0.1},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &multiSimilarity{base: base{name: "multisimilarity"}, alpha: c.HyperOr("alpha", 2),
-				beta: c.HyperOr("beta", 40), lambda: c.HyperOr("lambda", 0.5), eps: c.HyperOr("epsilon", 0.1)}
+			l := &multiSimilarity{base: base{name: "multisimilarity"}, alpha: c.hyperParam("alpha"),
+				beta: c.hyperParam("beta"), lambda: c.hyperParam("lambda"), eps: c.hyperParam("epsilon")}
 			if err := positive(map[string]float64{"alpha": l.alpha, "beta": l.beta}); err != nil {
 				return nil, err
 			}

@@ -10,18 +10,19 @@ import (
 )
 
 // Extra node helpers and batch utilities used by the losses of Roth et al. 2020 §A.1
-// (angular, generalised lifted, histogram, quadruplet, SNR, SoftTriple), seed
-// 002 (lifted, proxy-triplet, prototypical, ranked list, structured
-// clustering) and Patel et al. 2024 (RS@k, Smooth-AP). Like nodes.go they panic with
-// a buildError that runner.compile recovers; every one is covered by the
-// finite-difference checks of gradcheck_more_test.go.
+// (angular, generalised lifted, histogram, quadruplet, SNR, SoftTriple),
+// Fehérvári et al. 2019 (lifted, proxy-triplet, prototypical, ranked list,
+// structured clustering) and Patel et al. 2024 (RS@k, Smooth-AP). Like
+// nodes.go they panic with a buildError that runner.compile recovers; every
+// one is covered by the finite-difference checks of TestGradients through
+// the losses that use it.
 
 func div(a, b *G.Node) *G.Node { return must(G.HadamardDiv(a, b)) }
 func abs(a *G.Node) *G.Node    { return must(G.Abs(a)) }
 
 // sigm is the logistic function σ(x) = ½ + ½·tanh(x/2). Gorgonia's Sigmoid
 // returns exactly 1 above x = 19 (an error of 5.6·10⁻⁹ that matters at the
-// 0.01 temperatures of Smooth-AP and RS@k); tanh is exact to rounding.
+// small default temperatures of Smooth-AP and RS@k); tanh is exact to rounding.
 func sigm(a *G.Node) *G.Node { return addS(mulS(must(G.Tanh(mulS(a, 0.5))), 0.5), 0.5) }
 
 // colDiv is x ⊘ v broadcast along rows: (N×M) ⊘ (N) → N×M.
@@ -144,8 +145,8 @@ func checkFinite(vals map[string]float64) error {
 }
 
 // intHyper reads an integer hyper-parameter ≥ lo.
-func intHyper(c Config, name string, def float64, lo int) (int, error) {
-	v := c.HyperOr(name, def)
+func intHyper(c Config, name string, lo int) (int, error) {
+	v := c.hyperParam(name)
 	if v != math.Trunc(v) || v < float64(lo) || v > 1e6 {
 		return 0, fmt.Errorf("hyper-parameter %s must be an integer ≥ %d, got %v", name, lo, v)
 	}

@@ -12,7 +12,7 @@ import (
 //
 //	L = 1/|A| Σ_{a∈A} log(1 + Σ_{n: y_n≠y_a} exp(φ*_aᵀφ*_n − φ*_aᵀφ*_p)) + ν/b Σ_{i∈𝓑} ‖φ*_i‖²
 //
-// with ν = 0.005 (Sohn's embedding regulariser; eq. 4's 1/b over the pairs
+// with ν (nu) the weight of Sohn's embedding regulariser (eq. 4's 1/b over the pairs
 // is the mean over the anchors A). The model must not normalise for this loss.
 type nPair struct {
 	base
@@ -23,10 +23,10 @@ func init() {
 	Register(Info{
 		Name:    "npair",
 		Raw:     true,
-		Summary: "mean log(1 + Σ_n exp(aᵀn − aᵀp)) + ν/b Σ‖φ‖², ν = 0.005, raw embeddings (Sohn 2016; Roth et al. 2020 eq. 4)",
+		Summary: "mean log(1 + Σ_n exp(aᵀn − aᵀp)) + ν/b Σ‖φ‖², ν = {{nu}}, raw embeddings (Sohn 2016; Roth et al. 2020 eq. 4)",
 		Hyper:   map[string]float64{"nu": 0.005},
 		New: func(c Config) (Loss, error) {
-			l := &nPair{base: base{name: "npair"}, nu: c.HyperOr("nu", 0.005)}
+			l := &nPair{base: base{name: "npair"}, nu: c.hyperParam("nu")}
 			if l.nu < 0 {
 				return nil, fmt.Errorf("hyper-parameter nu must be ≥ 0, got %v", l.nu)
 			}

@@ -6,11 +6,11 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// prototypical is the prototypical-network loss of Snell et al. (2017), seed
-// 002 §2.8 eq. 13, with the batch as one episode on raw embeddings (Fehérvári et al. 2019
+// prototypical is the prototypical-network loss of Snell et al. (2017),
+// Fehérvári et al. 2019 §2.8 eq. 13, with the batch as one episode on raw embeddings (Fehérvári et al. 2019
 // Tab. 1: no output normalisation). The samples of every class c with
 // n_c ≥ 2 samples in the batch are split in batch order into a support set
-// 𝒮_c (the first ⌊f·n_c⌋, clipped to [1, n_c − 1]; f = 0.5) and queries 𝒬_c
+// 𝒮_c (the first ⌊f·n_c⌋, clipped to [1, n_c − 1]; f the hyper-parameter support) and queries 𝒬_c
 // (the rest). With prototypes μ_c = mean of 𝒮_c and K the classes of the
 // episode,
 //
@@ -28,10 +28,10 @@ func init() {
 	Register(Info{
 		Name:    "prototypical",
 		Raw:     true,
-		Summary: "episode = batch: −log softmax_k(−‖φ_q − μ_k‖²), μ_k = mean of the first half of class k, queries the rest, raw embeddings (Snell 2017; Fehérvári et al. 2019 eq. 13)",
+		Summary: "episode = batch: −log softmax_k(−‖φ_q − μ_k‖²), μ_k = mean of the first ⌊{{support}}·n_k⌋ samples of class k, queries the rest, raw embeddings (Snell 2017; Fehérvári et al. 2019 eq. 13)",
 		Hyper:   map[string]float64{"support": 0.5},
 		New: func(c Config) (Loss, error) {
-			l := &prototypical{base: base{name: "prototypical"}, frac: c.HyperOr("support", 0.5)}
+			l := &prototypical{base: base{name: "prototypical"}, frac: c.hyperParam("support")}
 			if !(l.frac > 0 && l.frac < 1) {
 				return nil, fmt.Errorf("hyper-parameter support must be in (0, 1), got %v", l.frac)
 			}

@@ -12,10 +12,11 @@ import (
 //	  = 1/b Σ_i [ d_{i,y_i} + log Σ_{c≠y_i} exp(−d_{ic}) ]
 //
 // with d the squared Euclidean distance between s·φ̂_i and s·ψ̂_c (unit
-// embeddings and proxies scaled by s = 3, the temperature of Roth et al.'s
-// reference code), i.e. d_{ic} = 2s²(1 − φ̂_iᵀψ̂_c). Proxies start at
-// N(0, 1/64) and train with LRScale = 50 times the base rate (the reference
-// code's proxy lr multiplier; Roth et al. 2020 gives no proxy lr for ProxyNCA).
+// embeddings and proxies scaled by s, the hyper-parameter scale: by default
+// the temperature of Roth et al.'s reference code), i.e. d_{ic} = 2s²(1 −
+// φ̂_iᵀψ̂_c). Proxies start at N(0, 1/64) and train with LRScale =
+// proxy_lr_mult times the base rate (by default the reference code's proxy
+// lr multiplier; Roth et al. 2020 gives no proxy lr for ProxyNCA).
 type proxyNCA struct {
 	proxies
 	scale float64
@@ -24,12 +25,12 @@ type proxyNCA struct {
 func init() {
 	Register(Info{
 		Name:    "proxynca",
-		Summary: "mean d(φ,ψ_y) + log Σ_{c≠y} e^{−d(φ,ψ_c)}, d = ‖3φ̂ − 3ψ̂‖², proxy lr ×50 (Movshovitz-Attias 2017; Roth et al. 2020 eq. 13)",
+		Summary: "mean d(φ,ψ_y) + log Σ_{c≠y} e^{−d(φ,ψ_c)}, d = ‖sφ̂ − sψ̂‖², s = {{scale}}, proxy lr ×{{proxy_lr_mult}} (Movshovitz-Attias 2017; Roth et al. 2020 eq. 13)",
 		Hyper:   map[string]float64{"scale": 3, "proxy_lr_mult": 50},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &proxyNCA{scale: c.HyperOr("scale", 3)}
-			mult := c.HyperOr("proxy_lr_mult", 50)
+			l := &proxyNCA{scale: c.hyperParam("scale")}
+			mult := c.hyperParam("proxy_lr_mult")
 			if err := positive(map[string]float64{"scale": l.scale, "proxy_lr_mult": mult}); err != nil {
 				return nil, err
 			}

@@ -11,11 +11,11 @@ import G "gorgonia.org/gorgonia"
 //	L = 1/(b(C−1)) Σ_i Σ_{c≠y_i} [ ‖φ̂_i − ψ̂_{y_i}‖² − ‖φ̂_i − ψ̂_c‖² + M ]₊
 //	  = 1/(b(C−1)) Σ_i Σ_{c≠y_i} [ 2cos(φ_i, ψ_c) − 2cos(φ_i, ψ_{y_i}) + M ]₊,
 //
-// squared Euclidean distances and margin M = 1 as in Fehérvári et al. 2019's released code
+// squared Euclidean distances and margin M (default: Fehérvári et al. 2019's released code
 // (DMLPlayground ProxyTripletLoss defaults; that code sums over c and divides
 // by b, this loss averages over the b(C−1) triplets so the scale does not grow
 // with C). Proxies start at U(−1/√D, 1/√D) and train at proxy_lr_mult times
-// the base rate (1: the released code gives proxies the backbone's rate).
+// the base rate (by default the backbone's rate, as in the released code).
 type proxyTriplet struct {
 	proxies
 	margin float64
@@ -24,12 +24,12 @@ type proxyTriplet struct {
 func init() {
 	Register(Info{
 		Name:    "proxytriplet",
-		Summary: "mean over (i, c≠y_i) of [‖φ̂−ψ̂_y‖² − ‖φ̂−ψ̂_c‖² + M]₊, M = 1, learnable unit proxies (Movshovitz-Attias 2017; Fehérvári et al. 2019 §2.9)",
+		Summary: "mean over (i, c≠y_i) of [‖φ̂−ψ̂_y‖² − ‖φ̂−ψ̂_c‖² + M]₊, M = {{margin}}, proxy lr ×{{proxy_lr_mult}}, learnable unit proxies (Movshovitz-Attias 2017; Fehérvári et al. 2019 §2.9)",
 		Hyper:   map[string]float64{"margin": 1, "proxy_lr_mult": 1},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &proxyTriplet{margin: c.HyperOr("margin", 1)}
-			mult := c.HyperOr("proxy_lr_mult", 1)
+			l := &proxyTriplet{margin: c.hyperParam("margin")}
+			mult := c.hyperParam("proxy_lr_mult")
 			if err := positive(map[string]float64{"margin": l.margin, "proxy_lr_mult": mult}); err != nil {
 				return nil, err
 			}

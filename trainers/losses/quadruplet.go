@@ -14,7 +14,7 @@ import (
 //
 //	L = 1/|𝒯| Σ_𝒯 [d(a,p) − d(a,n) + γ₁]₊ + 1/|𝒬| Σ_𝒬 [d(a,p) − d(n,l) + γ₂]₊
 //
-// with γ₁ = 1, γ₂ = 0.5 and 𝒬 ⊆ 𝒯 the triplets for which such an l exists
+// with the margins γ₁ (margin1) and γ₂ (margin2) and 𝒬 ⊆ 𝒯 the triplets for which such an l exists
 // (none in a batch of two classes). The second term pushes the pair (n, l),
 // which shares no class with a, further apart than the positive pair, as in
 // Chen et al. and Roth et al.'s code; eq. 14 as printed reads d(φ_i, φ_k) −
@@ -27,12 +27,12 @@ type quadruplet struct {
 func init() {
 	Register(Info{
 		Name:    "quadruplet",
-		Summary: "mean [d(a,p) − d(a,n) + γ₁]₊ + mean [d(a,p) − d(n,l) + γ₂]₊, l ∉ {y_a, y_n}, γ₁ = 1, γ₂ = 0.5 (Chen 2017; Roth et al. 2020 eq. 14)",
+		Summary: "mean [d(a,p) − d(a,n) + γ₁]₊ + mean [d(a,p) − d(n,l) + γ₂]₊, l ∉ {y_a, y_n}, γ₁ = {{margin1}}, γ₂ = {{margin2}} (Chen 2017; Roth et al. 2020 eq. 14)",
 		Hyper:   map[string]float64{"margin1": 1, "margin2": 0.5},
 		Miner:   "distance",
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &quadruplet{m1: c.HyperOr("margin1", 1), m2: c.HyperOr("margin2", 0.5)}
+			l := &quadruplet{m1: c.hyperParam("margin1"), m2: c.hyperParam("margin2")}
 			if err := positive(map[string]float64{"margin1": l.m1, "margin2": l.m2}); err != nil {
 				return nil, err
 			}

@@ -17,8 +17,9 @@ import (
 //	L_N(i) = Σ_{j∈𝒩*_i} w_ij/Σ_{k∈𝒩*_i} w_ik · [α − d_ij]₊,  w_ij = e^{T(α − d_ij)}   (eq. 7)
 //	L      = 1/|A| Σ_{i∈A} ( L_P(i) + λ L_N(i) )                           (eq. 8)
 //
-// with A the queries with a non-zero loss (some non-trivial pair), α = 1.2,
-// m = 0.4, T = 10, λ = 1 (Wang et al.'s setting). The weights are part of the
+// with A the queries with a non-zero loss (some non-trivial pair) and the
+// hyper-parameters α (alpha), m (margin), T (temperature) and λ (lambda),
+// Wang et al.'s setting by default. The weights are part of the
 // graph (their gradient flows), as in Fehérvári et al. 2019's released MXNet code; the sets
 // 𝒫*, 𝒩* are mined on the float values.
 type rankedList struct {
@@ -29,12 +30,12 @@ type rankedList struct {
 func init() {
 	Register(Info{
 		Name:    "rankedlist",
-		Summary: "mean over queries of mean_{P*}[d−(α−m)]₊ + λ Σ_{N*} softmax(T(α−d))·[α−d]₊, α = 1.2, m = 0.4, T = 10, λ = 1 (Wang 2019; Fehérvári et al. 2019 eqs. 6–9)",
+		Summary: "mean over queries of mean_{P*}[d−(α−m)]₊ + λ Σ_{N*} softmax(T(α−d))·[α−d]₊, α = {{alpha}}, m = {{margin}}, T = {{temperature}}, λ = {{lambda}} (Wang 2019; Fehérvári et al. 2019 eqs. 6–9)",
 		Hyper:   map[string]float64{"alpha": 1.2, "margin": 0.4, "temperature": 10, "lambda": 1},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &rankedList{base: base{name: "rankedlist"}, alpha: c.HyperOr("alpha", 1.2), margin: c.HyperOr("margin", 0.4),
-				temp: c.HyperOr("temperature", 10), lambda: c.HyperOr("lambda", 1)}
+			l := &rankedList{base: base{name: "rankedlist"}, alpha: c.hyperParam("alpha"), margin: c.hyperParam("margin"),
+				temp: c.hyperParam("temperature"), lambda: c.hyperParam("lambda")}
 			if err := positive(map[string]float64{"alpha": l.alpha, "margin": l.margin}); err != nil {
 				return nil, err
 			}

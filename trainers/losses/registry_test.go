@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -8,18 +9,8 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/miners"
 )
 
-// sphereLosses are the losses that work on unit embeddings (Info.Sphere);
-// every other registered loss must not claim it. A loss whose tests live in
-// its own file adds itself from that file's init (docs/extending.md).
-var sphereLosses = map[string]bool{
-	"arcface": true, "contrastive": true, "margin": true, "multisimilarity": true, "normsoftmax": true,
-	"proxynca": true, "triplet": true,
-	"histogram": true, "quadruplet": true, "snr": true, "softtriple": true, "proxytriplet": true,
-	"rankedlist": true, "structclust": true, "recallk": true, "smoothap": true, "mpn-ce": true, "mpn-distill": true,
-}
-
 // TestRegistry: every registered loss has a one-line summary, a valid
-// default miner and the intended Sphere flag; for every loss that trains
+// default miner and the Sphere flag its test file expects; for every loss that trains
 // without a teacher, at least one documented hyper-parameter, and passing
 // every documented default explicitly gives the same loss as passing none
 // (so Hyper lists exactly what the constructors read).
@@ -32,16 +23,16 @@ func TestRegistry(t *testing.T) {
 		if info.Summary == "" || strings.Contains(info.Summary, "\n") {
 			t.Errorf("%s: summary %q", info.Name, info.Summary)
 		}
-		if info.Sphere != sphereLosses[info.Name] {
-			t.Errorf("%s: Sphere = %v, want %v", info.Name, info.Sphere, sphereLosses[info.Name])
+		if want := casesOf[info.Name].sphere; info.Sphere != want {
+			t.Errorf("%s: Sphere = %v, want %v", info.Name, info.Sphere, want)
 		}
 		if info.Miner != "" {
 			if _, err := miners.New(info.Miner); err != nil {
 				t.Errorf("%s: default miner: %v", info.Name, err)
 			}
 		}
-		if info.Teacher || strings.HasPrefix(info.Name, "mpn") {
-			continue // built around a backbone/teacher: see mpn_test.go
+		if casesOf[info.Name].ownTests {
+			continue // built around a backbone or a teacher: see mpn_test.go
 		}
 		if len(info.Hyper) == 0 {
 			t.Errorf("%s: no documented hyper-parameter", info.Name)
@@ -95,6 +86,55 @@ func TestParamLearningRates(t *testing.T) {
 	for _, name := range []string{"contrastive", "triplet", "multisimilarity", "npair"} {
 		if p := newLoss(t, name, Config{}).Params(); len(p) != 0 {
 			t.Errorf("%s has %d params, want none", name, len(p))
+		}
+	}
+}
+
+// TestHyperParamsDeclared: every loss's constructor reads exactly the
+// hyper-parameters its Info.Hyper declares (no undeclared read, no unused
+// default), and the summary names no hyper-parameter it does not declare.
+func TestHyperParamsDeclared(t *testing.T) {
+	for _, info := range All() {
+		_, read, err := construct(info, Config{NumClasses: 4, Dim: 6, Seed: 1})
+		if err != nil {
+			t.Errorf("%s: %v", info.Name, err)
+			continue
+		}
+		for k := range info.Hyper {
+			if !read[k] {
+				t.Errorf("%s: Info.Hyper declares %q, the constructor never reads it", info.Name, k)
+			}
+		}
+		for k := range read {
+			if _, ok := info.Hyper[k]; !ok {
+				t.Errorf("%s: the constructor reads %q, Info.Hyper does not declare it", info.Name, k)
+			}
+		}
+		if strings.Contains(info.Summary, "{{") {
+			t.Errorf("%s: unexpanded summary %q", info.Name, info.Summary)
+		}
+	}
+	// An undeclared read is an error, not a silent NaN.
+	bad := Info{Name: "undeclared", Hyper: map[string]float64{"a": 1}, build: func(c Config) (Loss, error) {
+		_ = c.hyperParam("b")
+		return nil, nil
+	}}
+	if _, _, err := construct(bad, Config{}); err == nil || !strings.Contains(err.Error(), `"b"`) {
+		t.Errorf("undeclared read: error %v", err)
+	}
+}
+
+// TestExpandDefaults: {{name}} becomes the declared default (π fractions
+// as such); an undeclared or unclosed placeholder is an error.
+func TestExpandDefaults(t *testing.T) {
+	h := map[string]float64{"margin": 0.2, "lr": 5e-4, "alpha": math.Pi / 4}
+	got, err := expandDefaults("γ = {{margin}}, lr {{lr}}, α = {{alpha}}, e^{x}", h)
+	if want := "γ = 0.2, lr 0.0005, α = π/4, e^{x}"; err != nil || got != want {
+		t.Errorf("expandDefaults = %q, %v; want %q", got, err, want)
+	}
+	for _, s := range []string{"γ = {{gamma}}", "γ = {{margin"} {
+		if _, err := expandDefaults(s, h); err == nil {
+			t.Errorf("expandDefaults(%q): no error", s)
 		}
 	}
 }

@@ -65,6 +65,10 @@ func newSimix(labels []int, rng *rand.Rand) (simix, error) {
 	return s, nil
 }
 
+// simixKMax is RS@k's k_max with SiMix when k_max is not given: the paper's
+// K = {1, 2, 4, 8, 12, …, 32} (Patel et al. 2024 §4, "RS@k hyper-parameters").
+const simixKMax = 32
+
 // simixKs is the set K of RS@k with SiMix: {1, 2, 4, 8} and then steps of 4
 // up to kMax, i.e. the paper's {1, 2, 4, 8, 12, …, 32} for kMax = 32
 // (Patel et al. 2024 §4, "RS@k hyper-parameters").

@@ -7,7 +7,7 @@ import (
 // smoothAP is Smooth-AP (Brown et al. 2020), the baseline of Patel et al. 2024 (§2,
 // §4: "SAP"), on unit embeddings with cosine similarities s. The rank of a
 // positive x of query q among the positives and among the whole batch is
-// smoothed by a sigmoid of temperature τ = 0.01 on similarity differences,
+// smoothed by a sigmoid of temperature τ (tau) on similarity differences,
 //
 //	AP̃(q) = 1/|P_q| Σ_{x∈P_q} (1 + Σ_{z∈P_q∖{x}} σ_τ(s_qz − s_qx)) / (1 + Σ_{z∈𝓑∖{q,x}} σ_τ(s_qz − s_qx))
 //	L     = 1 − 1/|Q| Σ_{q∈Q} AP̃(q)
@@ -25,16 +25,16 @@ type smoothAP struct {
 func init() {
 	Register(Info{
 		Name:    "smoothap",
-		Summary: "1 − mean_q 1/|P| Σ_P (1 + Σ_P σ_τ(s_qz−s_qx)) / (1 + Σ_𝓑 σ_τ(s_qz−s_qx)), τ = 0.01 (Brown 2020; Patel et al. 2024's baseline)",
+		Summary: "1 − mean_q 1/|P| Σ_P (1 + Σ_P σ_τ(s_qz−s_qx)) / (1 + Σ_𝓑 σ_τ(s_qz−s_qx)), τ = {{tau}} (Brown 2020; Patel et al. 2024's baseline)",
 		Hyper:   map[string]float64{"tau": 0.01, "simix": 0},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &smoothAP{base: base{name: "smoothap"}, tau: c.HyperOr("tau", 0.01)}
+			l := &smoothAP{base: base{name: "smoothap"}, tau: c.hyperParam("tau")}
 			if err := positive(map[string]float64{"tau": l.tau}); err != nil {
 				return nil, err
 			}
 			var err error
-			if l.simix, err = hyperFlag(c, "simix", 0); err != nil {
+			if l.simix, err = hyperFlag(c, "simix"); err != nil {
 				return nil, err
 			}
 			l.r.graph = l.graph

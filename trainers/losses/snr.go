@@ -6,8 +6,8 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// snr is the signal-to-noise-ratio triplet loss of Yuan et al. (2019), seed
-// 000 §A.1 eq. 15, on unit embeddings φ and mined triplets 𝒯 (default
+// snr is the signal-to-noise-ratio triplet loss of Yuan et al. (2019), Roth
+// et al. 2020 §A.1 eq. 15, on unit embeddings φ and mined triplets 𝒯 (default
 // distance-weighted, Roth et al.'s "SNR (D)"). The SNR distance of a pair is the
 // variance (over the D components) of the noise φ_j − φ_i relative to the
 // variance of the anchor signal φ_i,
@@ -18,12 +18,12 @@ import (
 //
 //	L = 1/N⁺ Σ_{(a,p,n)∈𝒯} [d_S(a,p) − d_S(a,n) + γ]₊ + λ/b Σ_{i∈𝓑} |Σ_m φ_{i,m}|
 //
-// with γ = 0.2, λ = 0.005 and N⁺ the number of non-zero hinge terms (the
-// seed's reference code; eq. 15 prints the sums without squares and without
+// with the margin γ, λ (lambda) and N⁺ the number of non-zero hinge terms
+// (Roth et al.'s reference code; eq. 15 prints the sums without squares and without
 // the mean, a typesetting slip against Yuan et al.). The regulariser pushes
 // every embedding towards zero mean. Note: Roth et al.'s code switches λ off
-// when the miner is distance-weighted; this loss keeps the text's λ = 0.005
-// (set lambda = 0 for the code's behaviour). N⁺ is counted on the float
+// when the miner is distance-weighted; this loss keeps the text's λ by
+// default (set lambda = 0 for the code's behaviour). N⁺ is counted on the float
 // values before the graph runs, like mining.
 type snr struct {
 	tuples
@@ -33,12 +33,12 @@ type snr struct {
 func init() {
 	Register(Info{
 		Name:    "snr",
-		Summary: "Σ[var(p−a)/var(a) − var(n−a)/var(a) + γ]₊ / #non-zero + λ/b Σ|Σ_m φ_m|, γ = 0.2, λ = 0.005 (Yuan 2019; Roth et al. 2020 eq. 15)",
+		Summary: "Σ[var(p−a)/var(a) − var(n−a)/var(a) + γ]₊ / #non-zero + λ/b Σ|Σ_m φ_m|, γ = {{margin}}, λ = {{lambda}} (Yuan 2019; Roth et al. 2020 eq. 15)",
 		Hyper:   map[string]float64{"margin": 0.2, "lambda": 0.005},
 		Miner:   "distance",
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &snr{margin: c.HyperOr("margin", 0.2), lambda: c.HyperOr("lambda", 0.005)}
+			l := &snr{margin: c.hyperParam("margin"), lambda: c.hyperParam("lambda")}
 			if err := positive(map[string]float64{"margin": l.margin}); err != nil {
 				return nil, err
 			}

@@ -14,8 +14,8 @@ import (
 //
 //	S_i^c = Σ_k softmax_k(φ_iᵀψ_c^k / γ) · φ_iᵀψ_c^k                  (eq. 16)
 //
-// (eq. 16 as printed drops the trailing φ_iᵀψ_c^k factor; Qian et al. and the
-// seed's code have it), the cross-entropy with a margin δ on the true class,
+// (eq. 16 as printed drops the trailing φ_iᵀψ_c^k factor; Qian et al. and
+// Roth et al.'s code have it), the cross-entropy with a margin δ on the true class,
 //
 //	L_base = −1/b Σ_i log( e^{λ(S_i^{y_i} − δ)} / (e^{λ(S_i^{y_i} − δ)} + Σ_{c≠y_i} e^{λ S_i^c}) )   (eq. 17)
 //
@@ -23,10 +23,11 @@ import (
 //
 //	L = L_base + τ · Σ_c Σ_{k<k'} √(2 + ε − 2ψ_c^kᵀψ_c^k') / (C·K·(K−1))   (eq. 18)
 //
-// with τ = 0.2, λ = 8, δ = 0.01, γ = 0.1 (entering as 1/γ = 10, as in eq. 16
-// and Qian et al.; Roth et al.'s code multiplies by its γ option, and its run
-// scripts pass 10), K = 2 centres per class and centre
-// learning rate 10⁻⁵ (Roth et al. 2020, from Qian et al.'s code). The regulariser
+// with the hyper-parameters τ (tau), λ (lambda), δ (delta), γ (gamma; it
+// enters as 1/γ, as in eq. 16 and Qian et al.; Roth et al.'s code multiplies
+// by its γ option, and its run scripts pass 1/γ), K (centers) centres per
+// class and the centre learning rate proxy_lr (defaults: Roth et al. 2020,
+// from Qian et al.'s code). The regulariser
 // counts each unordered pair once as Qian et al. and their code do (eq. 18 as
 // printed sums ordered pairs, twice as much, for the same τ); ε = 10⁻⁵ keeps
 // the gradient finite for coinciding centres (their code uses 2.0001). The
@@ -41,7 +42,7 @@ type softTriple struct {
 func init() {
 	Register(Info{
 		Name:    "softtriple",
-		Summary: "CE of λ(S_i^c − δ[c=y]), S = softmax_k(φᵀψ_c^k/γ)-weighted φᵀψ_c^k, + τ·centre-merging regulariser; τ=0.2 λ=8 δ=0.01 γ=0.1 K=2, centre lr 1e-5 (Qian 2019; Roth et al. 2020 eqs. 16–18)",
+		Summary: "CE of λ(S_i^c − δ[c=y]), S = softmax_k(φᵀψ_c^k/γ)-weighted φᵀψ_c^k, + τ·centre-merging regulariser; τ={{tau}} λ={{lambda}} δ={{delta}} γ={{gamma}} K={{centers}}, centre lr {{proxy_lr}} (Qian 2019; Roth et al. 2020 eqs. 16–18)",
 		Hyper:   map[string]float64{"tau": 0.2, "lambda": 8, "delta": 0.01, "gamma": 0.1, "centers": 2, "proxy_lr": 1e-5},
 		Sphere:  true,
 		New:     newSoftTriple,
@@ -50,8 +51,8 @@ func init() {
 
 func newSoftTriple(c Config) (Loss, error) {
 	l := &softTriple{base: base{name: "softtriple"}, C: c.NumClasses, D: c.Dim, rEps: 1e-5,
-		tau: c.HyperOr("tau", 0.2), lambda: c.HyperOr("lambda", 8), delta: c.HyperOr("delta", 0.01), gamma: c.HyperOr("gamma", 0.1)}
-	lr := c.HyperOr("proxy_lr", 1e-5)
+		tau: c.hyperParam("tau"), lambda: c.hyperParam("lambda"), delta: c.hyperParam("delta"), gamma: c.hyperParam("gamma")}
+	lr := c.hyperParam("proxy_lr")
 	if err := positive(map[string]float64{"lambda": l.lambda, "gamma": l.gamma, "proxy_lr": lr}); err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func newSoftTriple(c Config) (Loss, error) {
 		return nil, fmt.Errorf("hyper-parameter tau must be ≥ 0, got %v", l.tau)
 	}
 	var err error
-	if l.K, err = intHyper(c, "centers", 2, 1); err != nil {
+	if l.K, err = intHyper(c, "centers", 1); err != nil {
 		return nil, err
 	}
 	if err := noMiner(l.name, c); err != nil {

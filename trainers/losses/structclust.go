@@ -17,16 +17,17 @@ import (
 //	L = [ max_{|S|=|𝒴|} { F(X, S) + γ Δ(g(S), y) } − F̃(X, y) ]₊               (eq. 11)
 //
 // with g(S) the nearest-medoid assignment (eq. 12), the structured margin
-// Δ = 1 − NMI(g(S), y) (NMI normalised by √(H(g)H(y))) and γ = 1. The
+// Δ = 1 − NMI(g(S), y) (NMI normalised by √(H(g)H(y))) and γ the
+// hyper-parameter margin_mult. The
 // loss-augmented maximisation is NP-hard; as Song et al. (and Fehérvári et al. 2019's
 // released code) it is approximated by greedy medoid selection followed by
-// pam_iters = 5 rounds of PAM-style refinement that re-pick each cluster's
+// pam_iters rounds of PAM-style refinement that re-pick each cluster's
 // medoid among its members. This inference runs in Go on the float values
 // (O(|𝒴|·B²) NMI evaluations per step); the graph then differentiates
 // Σ_i d(i, g_S(i)) and Σ_i d(i, oracle medoid of y_i) with S and the medoids
 // held fixed (the loss is piecewise smooth in the embeddings).
 //
-// Seed 002 finds this method slow, very unstable and sensitive to the batch
+// Fehérvári et al. 2019 find this method slow, very unstable and sensitive to the batch
 // composition (too many classes per batch destabilise it); that holds here:
 // the gradient only moves points towards/away from a few medoids, it is zero
 // whenever the oracle clustering wins by the margin, and the greedy inference
@@ -40,11 +41,11 @@ type structClust struct {
 func init() {
 	Register(Info{
 		Name:    "structclust",
-		Summary: "[max_S F(X,S) + γ(1 − NMI(g(S),y)) − F̃(X,y)]₊, facility location, greedy + PAM inference, γ = 1 (Song 2017; Fehérvári et al. 2019 eqs. 10–12) — slow and unstable, as Fehérvári et al. 2019 reports",
+		Summary: "[max_S F(X,S) + γ(1 − NMI(g(S),y)) − F̃(X,y)]₊, facility location, greedy + PAM inference ({{pam_iters}} rounds), γ = {{margin_mult}} (Song 2017; Fehérvári et al. 2019 eqs. 10–12) — slow and unstable, as Fehérvári et al. 2019 reports",
 		Hyper:   map[string]float64{"margin_mult": 1, "pam_iters": 5},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &structClust{base: base{name: "structclust"}, gamma: c.HyperOr("margin_mult", 1)}
+			l := &structClust{base: base{name: "structclust"}, gamma: c.hyperParam("margin_mult")}
 			if err := checkFinite(map[string]float64{"margin_mult": l.gamma}); err != nil {
 				return nil, err
 			}
@@ -52,7 +53,7 @@ func init() {
 				return nil, fmt.Errorf("hyper-parameter margin_mult must be ≥ 0, got %v", l.gamma)
 			}
 			var err error
-			if l.pam, err = intHyper(c, "pam_iters", 5, 0); err != nil {
+			if l.pam, err = intHyper(c, "pam_iters", 0); err != nil {
 				return nil, err
 			}
 			l.r.graph = l.graph

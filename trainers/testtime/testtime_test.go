@@ -80,7 +80,7 @@ func TestReciprocalBatchByHand(t *testing.T) {
 			t.Errorf("k_r = %d: batch %v, want %v", c.kr, got, c.want)
 		}
 	}
-	// α = 1 needs R(g,3) ⊂ R(1,6): g = 4 no longer qualifies, so 6 only
+	// α = 1 needs R(g,3) ⊂ R(1,6): g = 4 does not qualify then, so 6 only
 	// enters as padding (after 0, 4, 5, it is still the closest outsider).
 	if got, want := ReciprocalBatch(plane, lists, 1, 6, 5, 1), []int{1, 0, 4, 5, 6}; !reflect.DeepEqual(got, want) {
 		t.Errorf("α = 1: batch %v, want %v", got, want)

@@ -17,7 +17,7 @@ var banned = []struct {
 	re  *regexp.Regexp
 	why string
 }{
-	{regexp.MustCompile(`(?i)\bseed 0\d\d\b`), "cite papers by authors and year (docs/references.md)"},
+	{regexp.MustCompile(`(?i)\bseeds? 0\d\d\b|\bthe seed's\b|\bseed papers?\b`), "cite papers by authors and year (docs/references.md)"},
 	{regexp.MustCompile(`(?i)(^|[^#\w])issues? \d+\b|\bthe issue\b`), "the project's issues belong in commit messages"},
 	{regexp.MustCompile(`(?i)\bpreviously\b|\bused to (be|drop|give|take|read|write|run)\b|\bno longer (needed|used)\b`), "history belongs in commit messages"},
 	{regexp.MustCompile(`(?i)\b(before|after) (this|the) (change|fix|rewrite|refactor)\b`), "history belongs in commit messages"},

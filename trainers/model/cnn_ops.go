@@ -270,14 +270,14 @@ type convBlock struct {
 	cout       int
 	chw        bool
 	col, z, dz []float32 // im2col matrix (then its gradient), GEMM output and its gradient
-	db         []float32
+	dw, db     []float32 // the gradients of one pass
 }
 
 func newConvBlock(w, b *losses.Param, in geom, chw bool) *convBlock {
 	cout := w.Shape[1]
 	n := in.B * in.H * in.W
 	return &convBlock{w: w, b: b, in: in, cout: cout, chw: chw,
-		col: make([]float32, n*in.C*9), z: make([]float32, n*cout), dz: make([]float32, n*cout), db: make([]float32, cout)}
+		col: make([]float32, n*in.C*9), z: make([]float32, n*cout), dz: make([]float32, n*cout), dw: make([]float32, len(w.Data)), db: make([]float32, cout)}
 }
 
 // outWidth is the width of one output row (one map).
@@ -309,10 +309,9 @@ func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
 		p.backward(z, y, dy, dz, b0, b1)
 	})
 	p.biasGrad(y, dy, l.db)
-	for c, v := range l.db {
-		l.b.Grad[c] += v
-	}
-	gemm32.Sgemm(blas.Trans, blas.NoTrans, k, l.cout, n, 1, col, k, dz, l.cout, 1, l.w.Grad, l.cout)
+	addTo(l.b.Grad, l.db)
+	gemm32.Sgemm(blas.Trans, blas.NoTrans, k, l.cout, n, 1, col, k, dz, l.cout, 0, l.dw, l.cout)
+	addTo(l.w.Grad, l.dw)
 	if dx != nil {
 		// the im2col matrix is not needed any more: it takes its gradient
 		gemm32.Sgemm(blas.NoTrans, blas.Trans, n, k, l.cout, 1, dz, l.cout, l.w.Data, l.cout, 0, col, k)

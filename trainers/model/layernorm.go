@@ -82,8 +82,6 @@ func (l *layerNorm) backward(z, y, dy []float32, rows int, dz []float32) {
 			dzi[j] = float32((g - mg - float64((v-mu)/s)*mgx) / float64(s))
 		}
 	}
-	for j, v := range l.dg {
-		l.gamma.Grad[j] += v
-	}
+	addTo(l.gamma.Grad, l.dg)
 	addColSums(l.db, l.beta.Grad, dy, rows, l.cols)
 }

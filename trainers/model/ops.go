@@ -11,19 +11,20 @@ import (
 // The MLP's layers and the output layer of both architectures, each a
 // tight loop (or one GEMM) over preallocated memory. Conventions: ReLU(x) =
 // max(x, 0) (NaN stays NaN), its gradient g·[x ≥ 0]; a bias gradient is
-// the column sums of g in ascending rows, computed apart and then added to
-// Param.Grad (so that chunks accumulate in chunk order).
+// the column sums of g in ascending rows. Every gradient of a pass is
+// computed apart and then added to Param.Grad, so that a multistage batch
+// sums whole chunks in chunk order.
 
 // dense is the linear map y = x W + b for x (rows×in), W (in×out) and a
 // bias row b (1×out) broadcast along rows.
 type dense struct {
 	w, b    *losses.Param
 	in, out int
-	db      []float32 // the bias gradient of one pass
+	dw, db  []float32 // the gradients of one pass
 }
 
 func newDense(w, b *losses.Param) *dense {
-	return &dense{w: w, b: b, in: w.Shape[0], out: w.Shape[1], db: make([]float32, w.Shape[1])}
+	return &dense{w: w, b: b, in: w.Shape[0], out: w.Shape[1], dw: make([]float32, len(w.Data)), db: make([]float32, w.Shape[1])}
 }
 
 func (l *dense) forward(x []float32, rows int, y []float32) {
@@ -39,10 +40,19 @@ func (l *dense) forward(x []float32, rows int, y []float32) {
 
 // backward: dW += xᵀ dy, db += Σ_rows dy, dx = dy Wᵀ.
 func (l *dense) backward(x, y, dy []float32, rows int, dx []float32) {
-	gemm32.Sgemm(blas.Trans, blas.NoTrans, l.in, l.out, rows, 1, x, l.in, dy, l.out, 1, l.w.Grad, l.out)
+	gemm32.Sgemm(blas.Trans, blas.NoTrans, l.in, l.out, rows, 1, x, l.in, dy, l.out, 0, l.dw, l.out)
+	addTo(l.w.Grad, l.dw)
 	addColSums(l.db, l.b.Grad, dy, rows, l.out)
 	if dx != nil {
 		gemm32.Sgemm(blas.NoTrans, blas.Trans, rows, l.in, l.out, 1, dy, l.out, l.w.Data, l.out, 0, dx, l.in)
+	}
+}
+
+// addTo adds v to acc elementwise.
+func addTo(acc, v []float32) {
+	acc = acc[:len(v)]
+	for i, x := range v {
+		acc[i] += x
 	}
 }
 
@@ -56,9 +66,7 @@ func addColSums(s, acc, g []float32, rows, cols int) {
 			s[j] += v
 		}
 	}
-	for j, v := range s {
-		acc[j] += v
-	}
+	addTo(acc, s)
 }
 
 // reluLayer is ReLU elementwise.

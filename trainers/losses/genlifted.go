@@ -13,8 +13,8 @@ import (
 //	ℓ_a = [ log Σ_{p: y_p=y_a, p≠a} e^{d(φ*_a, φ*_p)} + log Σ_{n: y_n≠y_a} e^{γ − d(φ*_a, φ*_n)} ]₊
 //
 // and L = 1/|A| Σ_{a∈A} ℓ_a + ν/b Σ_{i∈𝓑} ‖φ*_i‖², with d the Euclidean
-// distance, γ = 1 and ν = 0.005. Eq. 3 sums over anchors; the mean is the
-// seed's reference code. Its code regularises the mean norm ‖φ*‖; eq. 3 (and
+// distance, γ = 1 and ν = 0.005. Eq. 3 sums over anchors; the mean is Roth
+// et al.'s reference code. Its code regularises the mean norm ‖φ*‖; eq. 3 (and
 // this loss) the squared norm, as N-pair does. The model must not normalise.
 type genLifted struct {
 	base

@@ -69,7 +69,7 @@ func (c Config) HyperOr(name string, def float64) float64 {
 // Info describes a registered loss for `dmlbench list losses`.
 type Info struct {
 	Name    string
-	Summary string             // one line: formula and seed reference
+	Summary string             // one line: formula and paper reference
 	Hyper   map[string]float64 // defaults
 	// Miner is the default miner of a tuple loss ("" when the loss does not
 	// take a miner: it mines internally or uses proxies).
@@ -80,9 +80,7 @@ type Info struct {
 	// Raw reports that the loss is defined on unnormalised embeddings
 	// (Roth et al. 2020 §A.1: N-pair, (generalised) lifted structure and
 	// prototypical losses regularise or exploit the embedding norm), so the
-	// trainer's default is no L2 projection of the model output. On
-	// Omniglot (8 epochs, seed 0) the projection costs N-pair 17 points of
-	// R@1 (0.207 vs 0.376) and lifted/genlifted 17 points too.
+	// trainer's default is no L2 projection of the model output.
 	Raw bool
 	// Teacher reports that the loss trains from a teacher run (`dmlbench
 	// run --teacher DIR`, Distiller) and fails without one.

@@ -16,8 +16,8 @@ import (
 //	L = 1/|A| Σ_{i∈A} [ 1/α · log(1 + Σ_{j∈𝒫̃_i} e^{−α(S_ij − λ)})
 //	                   + 1/β · log(1 + Σ_{k∈𝒩̃_i} e^{β(S_ik − λ)}) ]   (eq. 12)
 //
-// over the anchors A with at least one kept positive and negative (the
-// seed's reference code; eq. 12 prints 1/b). α = 2, β = 40, λ = 0.5, ε = 0.1.
+// over the anchors A with at least one kept positive and negative (Roth
+// et al.'s reference code; eq. 12 prints 1/b). α = 2, β = 40, λ = 0.5, ε = 0.1.
 type multiSimilarity struct {
 	base
 	alpha, beta, lambda, eps float64

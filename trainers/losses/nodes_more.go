@@ -10,11 +10,12 @@ import (
 )
 
 // Extra node helpers and batch utilities used by the losses of Roth et al. 2020 §A.1
-// (angular, generalised lifted, histogram, quadruplet, SNR, SoftTriple), seed
-// 002 (lifted, proxy-triplet, prototypical, ranked list, structured
-// clustering) and Patel et al. 2024 (RS@k, Smooth-AP). Like nodes.go they panic with
-// a buildError that runner.compile recovers; every one is covered by the
-// finite-difference checks of gradcheck_more_test.go.
+// (angular, generalised lifted, histogram, quadruplet, SNR, SoftTriple),
+// Fehérvári et al. 2019 (lifted, proxy-triplet, prototypical, ranked list,
+// structured clustering) and Patel et al. 2024 (RS@k, Smooth-AP). Like
+// nodes.go they panic with a buildError that runner.compile recovers; the
+// losses built on them are covered by the finite-difference checks of
+// gradcheck_test.go.
 
 func div(a, b *G.Node) *G.Node { return must(G.HadamardDiv(a, b)) }
 func abs(a *G.Node) *G.Node    { return must(G.Abs(a)) }

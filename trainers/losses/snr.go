@@ -18,8 +18,8 @@ import (
 //
 //	L = 1/N⁺ Σ_{(a,p,n)∈𝒯} [d_S(a,p) − d_S(a,n) + γ]₊ + λ/b Σ_{i∈𝓑} |Σ_m φ_{i,m}|
 //
-// with γ = 0.2, λ = 0.005 and N⁺ the number of non-zero hinge terms (the
-// seed's reference code; eq. 15 prints the sums without squares and without
+// with γ = 0.2, λ = 0.005 and N⁺ the number of non-zero hinge terms (Roth
+// et al.'s reference code; eq. 15 prints the sums without squares and without
 // the mean, a typesetting slip against Yuan et al.). The regulariser pushes
 // every embedding towards zero mean. Note: Roth et al.'s code switches λ off
 // when the miner is distance-weighted; this loss keeps the text's λ = 0.005

@@ -14,8 +14,8 @@ import (
 //
 //	S_i^c = Σ_k softmax_k(φ_iᵀψ_c^k / γ) · φ_iᵀψ_c^k                  (eq. 16)
 //
-// (eq. 16 as printed drops the trailing φ_iᵀψ_c^k factor; Qian et al. and the
-// seed's code have it), the cross-entropy with a margin δ on the true class,
+// (eq. 16 as printed drops the trailing φ_iᵀψ_c^k factor; Qian et al. and
+// Roth et al.'s code have it), the cross-entropy with a margin δ on the true class,
 //
 //	L_base = −1/b Σ_i log( e^{λ(S_i^{y_i} − δ)} / (e^{λ(S_i^{y_i} − δ)} + Σ_{c≠y_i} e^{λ S_i^c}) )   (eq. 17)
 //

@@ -26,7 +26,7 @@ import (
 // Σ_i d(i, g_S(i)) and Σ_i d(i, oracle medoid of y_i) with S and the medoids
 // held fixed (the loss is piecewise smooth in the embeddings).
 //
-// Seed 002 finds this method slow, very unstable and sensitive to the batch
+// Fehérvári et al. (2019) find this method slow, very unstable and sensitive to the batch
 // composition (too many classes per batch destabilise it); that holds here:
 // the gradient only moves points towards/away from a few medoids, it is zero
 // whenever the oracle clustering wins by the margin, and the greedy inference

@@ -14,7 +14,7 @@ import (
 // and negatives are drawn with P(n|a) ∝ min(λ, q(d(a,n))^{−1}) (eq. 24), so
 // that every distance range is represented instead of the mass near √2.
 //
-// Seed 000 prints the bracket of eq. 23 as [1 − d/4]; that is a typesetting
+// Roth et al. (2020) print the bracket of eq. 23 as [1 − d/4]; that is a typesetting
 // slip: the density of ‖x − y‖ for x, y uniform on S^{D−1} follows from
 // t = x·y = 1 − d²/2 with density ∝ (1 − t²)^{(D−3)/2} = (d²(1 − d²/4))^{(D−3)/2}
 // and |dt| = d·dd, which gives d^{D−2}(1 − d²/4)^{(D−3)/2}, the form of Wu et

@@ -13,9 +13,9 @@
 //   - "reciprocal" (§3.3): the reciprocal k-NN batch Ñ_q of every query q
 //     (ReciprocalBatch), of constant size k_r, refines q.
 //
-// Seed 001 Tab. 4 reports that only the reciprocal construction beats the
-// backbone (+0.5pp R@1 on CUB-200-2011 and Cars196); cluster and k-NN chunks
-// lose 2–8pp.
+// Seidenschwarz et al. (2021, Tab. 4) report that only the reciprocal
+// construction beats the backbone (+0.5pp R@1 on CUB-200-2011 and
+// Cars196); cluster and k-NN chunks lose 2–8pp.
 package testtime
 
 import (
@@ -224,7 +224,7 @@ func head(l []int32, k int) []int32 { return l[:min(k, len(l))] }
 //     the samples closest to q not yet in it (lists[q] must then hold at
 //     least k_r rows).
 //
-// Seed 001 expands over g ∈ N_q^k (Zhong et al. over g ∈ R(q,k)); both give
+// Seidenschwarz et al. (2021) expand over g ∈ N_q^k (Zhong et al. over g ∈ R(q,k)); both give
 // the same set whenever R(g,⌈k/2⌉) ⊂ R(q,k).
 func ReciprocalBatch(emb knn.Matrix, lists [][]int32, q, k, kr int, alpha float64) []int {
 	rq := reciprocalSet(lists, q, k)

@@ -31,8 +31,8 @@ func init() {
 		Summary: "N-pair(φ*) + λ·mean log(1 + Σ_n e^{4tan²α(φ_a+φ_p)ᵀφ_n − 2(1+tan²α)φ_aᵀφ_p}) on unit φ, α = π/4, λ = 2, ν = 0.005 (Wang 2017; Roth et al. 2020 eq. 5)",
 		Hyper:   map[string]float64{"alpha": math.Pi / 4, "lambda": 2, "nu": 0.005},
 		New: func(c Config) (Loss, error) {
-			alpha := c.HyperOr("alpha", math.Pi/4)
-			l := &angular{base: base{name: "angular"}, lambda: c.HyperOr("lambda", 2), nu: c.HyperOr("nu", 0.005)}
+			alpha := c.Hyper["alpha"]
+			l := &angular{base: base{name: "angular"}, lambda: c.Hyper["lambda"], nu: c.Hyper["nu"]}
 			if !(alpha > 0 && alpha < math.Pi/2) {
 				return nil, fmt.Errorf("hyper-parameter alpha must be in (0, π/2) radians, got %v", alpha)
 			}

@@ -29,8 +29,8 @@ func init() {
 		Hyper:   map[string]float64{"scale": 16, "margin": 0.5, "centre_lr": 5e-4},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &arcFace{s: c.HyperOr("scale", 16), m: c.HyperOr("margin", 0.5)}
-			lr := c.HyperOr("centre_lr", 5e-4)
+			l := &arcFace{s: c.Hyper["scale"], m: c.Hyper["margin"]}
+			lr := c.Hyper["centre_lr"]
 			if err := positive(map[string]float64{"scale": l.s, "margin": l.m, "centre_lr": lr}); err != nil {
 				return nil, err
 			}

@@ -101,8 +101,8 @@ func pairDist(x []float64, B, D int) []float32 {
 }
 
 // hyperFlag reads a 0/1 hyper-parameter.
-func hyperFlag(c Config, name string, def float64) (bool, error) {
-	switch v := c.HyperOr(name, def); v {
+func hyperFlag(c Config, name string) (bool, error) {
+	switch v := c.Hyper[name]; v {
 	case 0:
 		return false, nil
 	case 1:

@@ -24,7 +24,7 @@ func init() {
 		Miner:   "distance",
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &contrastive{margin: c.HyperOr("margin", 1), posMargin: c.HyperOr("pos_margin", 0)}
+			l := &contrastive{margin: c.Hyper["margin"], posMargin: c.Hyper["pos_margin"]}
 			if err := positive(map[string]float64{"margin": l.margin}); err != nil {
 				return nil, err
 			}

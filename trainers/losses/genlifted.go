@@ -28,7 +28,7 @@ func init() {
 		Summary: "mean_a [log Σ_P e^{d(a,p)} + log Σ_N e^{γ−d(a,n)}]₊ + ν/b Σ‖φ‖², γ = 1, ν = 0.005, raw embeddings (Hermans 2017; Roth et al. 2020 eq. 3)",
 		Hyper:   map[string]float64{"margin": 1, "nu": 0.005},
 		New: func(c Config) (Loss, error) {
-			l := &genLifted{base: base{name: "genlifted"}, margin: c.HyperOr("margin", 1), nu: c.HyperOr("nu", 0.005)}
+			l := &genLifted{base: base{name: "genlifted"}, margin: c.Hyper["margin"], nu: c.Hyper["nu"]}
 			if err := checkFinite(map[string]float64{"margin": l.margin, "nu": l.nu}); err != nil {
 				return nil, err
 			}

@@ -40,7 +40,7 @@ func init() {
 		New: func(c Config) (Loss, error) {
 			l := &histogram{base: base{name: "histogram"}}
 			var err error
-			if l.bins, err = intHyper(c, "bins", 65, 2); err != nil {
+			if l.bins, err = intHyper(c, "bins", 2); err != nil {
 				return nil, err
 			}
 			l.r.graph = l.graph

@@ -30,7 +30,7 @@ func init() {
 		Summary: "1/(2|P|) Σ_P [log(Σ_{N_i} e^{α−D_ik} + Σ_{N_j} e^{α−D_jl}) + D_ij]₊², α = 1, raw embeddings (Oh Song 2016; Fehérvári et al. 2019 §2.3)",
 		Hyper:   map[string]float64{"margin": 1},
 		New: func(c Config) (Loss, error) {
-			l := &lifted{base: base{name: "lifted"}, margin: c.HyperOr("margin", 1)}
+			l := &lifted{base: base{name: "lifted"}, margin: c.Hyper["margin"]}
 			if err := checkFinite(map[string]float64{"margin": l.margin}); err != nil {
 				return nil, err
 			}

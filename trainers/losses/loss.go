@@ -58,14 +58,6 @@ type Config struct {
 	Seed       int64
 }
 
-// HyperOr returns c.Hyper[name] or def.
-func (c Config) HyperOr(name string, def float64) float64 {
-	if v, ok := c.Hyper[name]; ok {
-		return v
-	}
-	return def
-}
-
 // Info describes a registered loss for `dmlbench list losses`.
 type Info struct {
 	Name    string
@@ -102,11 +94,17 @@ func New(name string, c Config) (Loss, error) {
 	if err != nil {
 		return nil, err
 	}
-	for k := range c.Hyper {
+	hyper := make(map[string]float64, len(i.Hyper))
+	for k, v := range i.Hyper {
+		hyper[k] = v
+	}
+	for k, v := range c.Hyper {
 		if _, ok := i.Hyper[k]; !ok {
 			return nil, fmt.Errorf("loss %s has no hyper-parameter %q", name, k)
 		}
+		hyper[k] = v
 	}
+	c.Hyper = hyper // the defaults of Info.Hyper, overridden by the caller's
 	return i.New(c)
 }
 

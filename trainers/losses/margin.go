@@ -37,13 +37,13 @@ func init() {
 }
 
 func newMargin(c Config) (Loss, error) {
-	l := &margin{gamma: c.HyperOr("margin", 0.2)}
-	beta, lr := c.HyperOr("beta", 1.2), c.HyperOr("beta_lr", 5e-4)
+	l := &margin{gamma: c.Hyper["margin"]}
+	beta, lr := c.Hyper["beta"], c.Hyper["beta_lr"]
 	if err := positive(map[string]float64{"margin": l.gamma, "beta": beta, "beta_lr": lr}); err != nil {
 		return nil, err
 	}
 	var err error
-	if l.perClass, err = hyperFlag(c, "class_beta", 0); err != nil {
+	if l.perClass, err = hyperFlag(c, "class_beta"); err != nil {
 		return nil, err
 	}
 	if l.tuples, err = newTuples("margin", c, "distance", l.gamma); err != nil {

@@ -121,8 +121,9 @@ func TestMPNTrains(t *testing.T) {
 // it only through the message passing network.
 func TestMPNTrainsThroughMPNAlone(t *testing.T) {
 	const name = "mpn-ce-test-mpn-only"
-	Register(Info{Name: name, Hyper: map[string]float64{}, Sphere: true, New: func(c Config) (Loss, error) {
-		c.Hyper = map[string]float64{"backbone_weight": 0}
+	mpn, _ := Lookup("mpn-ce")
+	Register(Info{Name: name, Hyper: mpn.Hyper, Sphere: true, New: func(c Config) (Loss, error) {
+		c.Hyper["backbone_weight"] = 0 // New hands over a copy with the defaults filled
 		return newMPNCE(c)
 	}})
 	defer reg.Remove(name)

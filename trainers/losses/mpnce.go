@@ -59,8 +59,8 @@ func newMPNCE(c Config) (Loss, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &mpnCE{C: c.NumClasses, D: c.Dim, temp: c.HyperOr("temperature", 0.2),
-		smooth: c.HyperOr("smoothing", 0.1), backWeight: c.HyperOr("backbone_weight", 1)}
+	l := &mpnCE{C: c.NumClasses, D: c.Dim, temp: c.Hyper["temperature"],
+		smooth: c.Hyper["smoothing"], backWeight: c.Hyper["backbone_weight"]}
 	if err := positive(map[string]float64{"temperature": l.temp}); err != nil {
 		return nil, err
 	}
@@ -92,19 +92,19 @@ func newMPNCE(c Config) (Loss, error) {
 // mpnSpecOf reads the MPN shape hyper-parameters (steps, heads, ffn,
 // dropout) of c.
 func mpnSpecOf(c Config) (mpnSpec, error) {
-	steps, err := intHyper(c, "steps", 1, 1)
+	steps, err := intHyper(c, "steps", 1)
 	if err != nil {
 		return mpnSpec{}, err
 	}
-	heads, err := intHyper(c, "heads", 2, 1)
+	heads, err := intHyper(c, "heads", 1)
 	if err != nil {
 		return mpnSpec{}, err
 	}
-	ffn, err := intHyper(c, "ffn", 4, 1)
+	ffn, err := intHyper(c, "ffn", 1)
 	if err != nil {
 		return mpnSpec{}, err
 	}
-	drop := c.HyperOr("dropout", 0.1)
+	drop := c.Hyper["dropout"]
 	if drop < 0 || drop >= 1 || math.IsNaN(drop) {
 		return mpnSpec{}, fmt.Errorf("hyper-parameter dropout must be in [0, 1), got %v", drop)
 	}

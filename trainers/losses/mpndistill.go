@@ -63,9 +63,9 @@ func newMPNDistill(c Config) (Loss, error) {
 	if err := noMiner("mpn-distill", c); err != nil {
 		return nil, err
 	}
-	l := &mpnDistill{C: c.NumClasses, D: c.Dim, kd: c.HyperOr("kd", 1), fi: c.HyperOr("imitation", 0),
-		rd: c.HyperOr("relational", 0), tau: c.HyperOr("kd_temperature", 1), temp: c.HyperOr("temperature", 0.2),
-		delta: c.HyperOr("huber_delta", 1)}
+	l := &mpnDistill{C: c.NumClasses, D: c.Dim, kd: c.Hyper["kd"], fi: c.Hyper["imitation"],
+		rd: c.Hyper["relational"], tau: c.Hyper["kd_temperature"], temp: c.Hyper["temperature"],
+		delta: c.Hyper["huber_delta"]}
 	if err := positive(map[string]float64{"kd_temperature": l.tau, "temperature": l.temp, "huber_delta": l.delta}); err != nil {
 		return nil, err
 	}

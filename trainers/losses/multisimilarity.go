@@ -30,8 +30,8 @@ func init() {
 		Hyper:   map[string]float64{"alpha": 2, "beta": 40, "lambda": 0.5, "epsilon": 0.1},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &multiSimilarity{base: base{name: "multisimilarity"}, alpha: c.HyperOr("alpha", 2),
-				beta: c.HyperOr("beta", 40), lambda: c.HyperOr("lambda", 0.5), eps: c.HyperOr("epsilon", 0.1)}
+			l := &multiSimilarity{base: base{name: "multisimilarity"}, alpha: c.Hyper["alpha"],
+				beta: c.Hyper["beta"], lambda: c.Hyper["lambda"], eps: c.Hyper["epsilon"]}
 			if err := positive(map[string]float64{"alpha": l.alpha, "beta": l.beta}); err != nil {
 				return nil, err
 			}

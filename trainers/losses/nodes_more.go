@@ -145,8 +145,8 @@ func checkFinite(vals map[string]float64) error {
 }
 
 // intHyper reads an integer hyper-parameter ≥ lo.
-func intHyper(c Config, name string, def float64, lo int) (int, error) {
-	v := c.HyperOr(name, def)
+func intHyper(c Config, name string, lo int) (int, error) {
+	v := c.Hyper[name]
 	if v != math.Trunc(v) || v < float64(lo) || v > 1e6 {
 		return 0, fmt.Errorf("hyper-parameter %s must be an integer ≥ %d, got %v", name, lo, v)
 	}

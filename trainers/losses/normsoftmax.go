@@ -22,8 +22,8 @@ func init() {
 		Hyper:   map[string]float64{"temperature": 0.05, "proxy_lr": 1e-5},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &normSoftmax{temp: c.HyperOr("temperature", 0.05)}
-			lr := c.HyperOr("proxy_lr", 1e-5)
+			l := &normSoftmax{temp: c.Hyper["temperature"]}
+			lr := c.Hyper["proxy_lr"]
 			if err := positive(map[string]float64{"temperature": l.temp, "proxy_lr": lr}); err != nil {
 				return nil, err
 			}

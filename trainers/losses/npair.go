@@ -26,7 +26,7 @@ func init() {
 		Summary: "mean log(1 + Σ_n exp(aᵀn − aᵀp)) + ν/b Σ‖φ‖², ν = 0.005, raw embeddings (Sohn 2016; Roth et al. 2020 eq. 4)",
 		Hyper:   map[string]float64{"nu": 0.005},
 		New: func(c Config) (Loss, error) {
-			l := &nPair{base: base{name: "npair"}, nu: c.HyperOr("nu", 0.005)}
+			l := &nPair{base: base{name: "npair"}, nu: c.Hyper["nu"]}
 			if l.nu < 0 {
 				return nil, fmt.Errorf("hyper-parameter nu must be ≥ 0, got %v", l.nu)
 			}

@@ -31,7 +31,7 @@ func init() {
 		Summary: "episode = batch: −log softmax_k(−‖φ_q − μ_k‖²), μ_k = mean of the first half of class k, queries the rest, raw embeddings (Snell 2017; Fehérvári et al. 2019 eq. 13)",
 		Hyper:   map[string]float64{"support": 0.5},
 		New: func(c Config) (Loss, error) {
-			l := &prototypical{base: base{name: "prototypical"}, frac: c.HyperOr("support", 0.5)}
+			l := &prototypical{base: base{name: "prototypical"}, frac: c.Hyper["support"]}
 			if !(l.frac > 0 && l.frac < 1) {
 				return nil, fmt.Errorf("hyper-parameter support must be in (0, 1), got %v", l.frac)
 			}

@@ -28,8 +28,8 @@ func init() {
 		Hyper:   map[string]float64{"scale": 3, "proxy_lr_mult": 50},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &proxyNCA{scale: c.HyperOr("scale", 3)}
-			mult := c.HyperOr("proxy_lr_mult", 50)
+			l := &proxyNCA{scale: c.Hyper["scale"]}
+			mult := c.Hyper["proxy_lr_mult"]
 			if err := positive(map[string]float64{"scale": l.scale, "proxy_lr_mult": mult}); err != nil {
 				return nil, err
 			}

@@ -28,8 +28,8 @@ func init() {
 		Hyper:   map[string]float64{"margin": 1, "proxy_lr_mult": 1},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &proxyTriplet{margin: c.HyperOr("margin", 1)}
-			mult := c.HyperOr("proxy_lr_mult", 1)
+			l := &proxyTriplet{margin: c.Hyper["margin"]}
+			mult := c.Hyper["proxy_lr_mult"]
 			if err := positive(map[string]float64{"margin": l.margin, "proxy_lr_mult": mult}); err != nil {
 				return nil, err
 			}

@@ -32,7 +32,7 @@ func init() {
 		Miner:   "distance",
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &quadruplet{m1: c.HyperOr("margin1", 1), m2: c.HyperOr("margin2", 0.5)}
+			l := &quadruplet{m1: c.Hyper["margin1"], m2: c.Hyper["margin2"]}
 			if err := positive(map[string]float64{"margin1": l.m1, "margin2": l.m2}); err != nil {
 				return nil, err
 			}

@@ -33,8 +33,8 @@ func init() {
 		Hyper:   map[string]float64{"alpha": 1.2, "margin": 0.4, "temperature": 10, "lambda": 1},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &rankedList{base: base{name: "rankedlist"}, alpha: c.HyperOr("alpha", 1.2), margin: c.HyperOr("margin", 0.4),
-				temp: c.HyperOr("temperature", 10), lambda: c.HyperOr("lambda", 1)}
+			l := &rankedList{base: base{name: "rankedlist"}, alpha: c.Hyper["alpha"], margin: c.Hyper["margin"],
+				temp: c.Hyper["temperature"], lambda: c.Hyper["lambda"]}
 			if err := positive(map[string]float64{"alpha": l.alpha, "margin": l.margin}); err != nil {
 				return nil, err
 			}

@@ -19,10 +19,10 @@ import (
 // with the division by min(k, |P_q|) and the clip of the numerator at k as
 // the paper prescribes for training, Q the queries with at least one
 // positive, τ₂ = 0.01, τ₁ = 1 and K = {1, 2, 4, 8, 16} (the powers of two up
-// to k_max = 16; Patel et al. 2024 without SiMix). The clip min(v, k) = v − [v − k]₊
+// to k_max; k_max = 0 takes 16, Patel et al. 2024 without SiMix). The clip min(v, k) = v − [v − k]₊
 // has gradient 0 above k. The graph works on a (positive pairs × B) grid.
 // With simix = 1 the batch is extended by SiMix virtual examples (simix.go)
-// and K = {1, 2, 4, 8, 12, …, k_max}, k_max = 32 unless given (Patel et al. 2024 §4).
+// and K = {1, 2, 4, 8, 12, …, k_max}, k_max = 32 when k_max is 0 (Patel et al. 2024 §4).
 type recallK struct {
 	base
 	tau1, tau2 float64
@@ -34,24 +34,26 @@ func init() {
 	Register(Info{
 		Name:    "recallk",
 		Summary: "RS@k: 1 − mean_k min(Σ_P σ_{τ₁}(k−1−Σ_z σ_{τ₂}(s_qz−s_qx)), k)/min(k,|P|), τ₁ = 1, τ₂ = 0.01, K = {1,2,4,8,16} (Patel et al. 2024 eqs. 5–7)",
-		Hyper:   map[string]float64{"tau1": 1, "tau2": 0.01, "k_max": 16, "simix": 0},
+		Hyper:   map[string]float64{"tau1": 1, "tau2": 0.01, "k_max": 0, "simix": 0},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &recallK{base: base{name: "recallk"}, tau1: c.HyperOr("tau1", 1), tau2: c.HyperOr("tau2", 0.01)}
+			l := &recallK{base: base{name: "recallk"}, tau1: c.Hyper["tau1"], tau2: c.Hyper["tau2"]}
 			if err := positive(map[string]float64{"tau1": l.tau1, "tau2": l.tau2}); err != nil {
 				return nil, err
 			}
 			var err error
-			if l.simix, err = hyperFlag(c, "simix", 0); err != nil {
+			if l.simix, err = hyperFlag(c, "simix"); err != nil {
 				return nil, err
 			}
-			defK := 16.0
-			if l.simix {
-				defK = 32
-			}
-			kmax, err := intHyper(c, "k_max", defK, 1)
+			kmax, err := intHyper(c, "k_max", 0)
 			if err != nil {
 				return nil, err
+			}
+			if kmax == 0 { // the default: 16, or 32 with SiMix
+				kmax = 16
+				if l.simix {
+					kmax = 32
+				}
 			}
 			if l.simix {
 				l.ks = simixKs(kmax)

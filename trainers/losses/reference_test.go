@@ -570,7 +570,7 @@ func TestBadHyper(t *testing.T) {
 		{"rankedlist", Config{Hyper: map[string]float64{"margin": 2}}},
 		{"structclust", Config{Hyper: map[string]float64{"pam_iters": -1}}},
 		{"recallk", Config{Hyper: map[string]float64{"tau2": 0}}},
-		{"recallk", Config{Hyper: map[string]float64{"k_max": 0}}},
+		{"recallk", Config{Hyper: map[string]float64{"k_max": -1}}},
 		{"smoothap", Config{Hyper: map[string]float64{"tau": -1}}},
 	} {
 		if _, err := New(c.name, c.cfg); err == nil {

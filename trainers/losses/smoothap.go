@@ -29,12 +29,12 @@ func init() {
 		Hyper:   map[string]float64{"tau": 0.01, "simix": 0},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &smoothAP{base: base{name: "smoothap"}, tau: c.HyperOr("tau", 0.01)}
+			l := &smoothAP{base: base{name: "smoothap"}, tau: c.Hyper["tau"]}
 			if err := positive(map[string]float64{"tau": l.tau}); err != nil {
 				return nil, err
 			}
 			var err error
-			if l.simix, err = hyperFlag(c, "simix", 0); err != nil {
+			if l.simix, err = hyperFlag(c, "simix"); err != nil {
 				return nil, err
 			}
 			l.r.graph = l.graph

@@ -38,7 +38,7 @@ func init() {
 		Miner:   "distance",
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &snr{margin: c.HyperOr("margin", 0.2), lambda: c.HyperOr("lambda", 0.005)}
+			l := &snr{margin: c.Hyper["margin"], lambda: c.Hyper["lambda"]}
 			if err := positive(map[string]float64{"margin": l.margin}); err != nil {
 				return nil, err
 			}

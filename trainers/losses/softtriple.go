@@ -50,8 +50,8 @@ func init() {
 
 func newSoftTriple(c Config) (Loss, error) {
 	l := &softTriple{base: base{name: "softtriple"}, C: c.NumClasses, D: c.Dim, rEps: 1e-5,
-		tau: c.HyperOr("tau", 0.2), lambda: c.HyperOr("lambda", 8), delta: c.HyperOr("delta", 0.01), gamma: c.HyperOr("gamma", 0.1)}
-	lr := c.HyperOr("proxy_lr", 1e-5)
+		tau: c.Hyper["tau"], lambda: c.Hyper["lambda"], delta: c.Hyper["delta"], gamma: c.Hyper["gamma"]}
+	lr := c.Hyper["proxy_lr"]
 	if err := positive(map[string]float64{"lambda": l.lambda, "gamma": l.gamma, "proxy_lr": lr}); err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func newSoftTriple(c Config) (Loss, error) {
 		return nil, fmt.Errorf("hyper-parameter tau must be ≥ 0, got %v", l.tau)
 	}
 	var err error
-	if l.K, err = intHyper(c, "centers", 2, 1); err != nil {
+	if l.K, err = intHyper(c, "centers", 1); err != nil {
 		return nil, err
 	}
 	if err := noMiner(l.name, c); err != nil {

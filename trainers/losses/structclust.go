@@ -44,7 +44,7 @@ func init() {
 		Hyper:   map[string]float64{"margin_mult": 1, "pam_iters": 5},
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &structClust{base: base{name: "structclust"}, gamma: c.HyperOr("margin_mult", 1)}
+			l := &structClust{base: base{name: "structclust"}, gamma: c.Hyper["margin_mult"]}
 			if err := checkFinite(map[string]float64{"margin_mult": l.gamma}); err != nil {
 				return nil, err
 			}
@@ -52,7 +52,7 @@ func init() {
 				return nil, fmt.Errorf("hyper-parameter margin_mult must be ≥ 0, got %v", l.gamma)
 			}
 			var err error
-			if l.pam, err = intHyper(c, "pam_iters", 5, 0); err != nil {
+			if l.pam, err = intHyper(c, "pam_iters", 0); err != nil {
 				return nil, err
 			}
 			l.r.graph = l.graph

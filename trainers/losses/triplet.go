@@ -25,12 +25,12 @@ func init() {
 		Miner:   "distance",
 		Sphere:  true,
 		New: func(c Config) (Loss, error) {
-			l := &triplet{margin: c.HyperOr("margin", 0.2)}
+			l := &triplet{margin: c.Hyper["margin"]}
 			if err := positive(map[string]float64{"margin": l.margin}); err != nil {
 				return nil, err
 			}
 			var err error
-			if l.nonzero, err = hyperFlag(c, "avg_nonzero", 0); err != nil {
+			if l.nonzero, err = hyperFlag(c, "avg_nonzero"); err != nil {
 				return nil, err
 			}
 			l.tuples, err = newTuples("triplet", c, "distance", l.margin)

@@ -52,7 +52,7 @@ func checkForwardReference(t *testing.T, ci int, m Model, ref refFunc, rng *rand
 }
 
 // backwardSurrogate prepares a finite-difference check: it perturbs m's
-// parameters, draws Chunk−1 input rows x (so the pass is padded) and G,
+// parameters, draws Chunk−1 input rows x (a pass shorter than the chunk) and G,
 // sets every Param.Grad to Backward's ∂(Σ E⊙G)/∂θ and returns the
 // reference surrogate S(θ) = Σ ref(x)⊙G at the current parameters.
 func backwardSurrogate(t *testing.T, m Model, ref refFunc, rng *rand.Rand) func() float64 {

@@ -316,8 +316,8 @@ func TestCNNConfigErrors(t *testing.T) {
 	}
 }
 
-// BenchmarkCNNStep times one forward-only pass plus one backward pass (the
-// model's share of a training step) of the default CNN (1×28×28, conv
+// BenchmarkCNNStep times one Forward plus one Backward (which forwards
+// again: the model's share of a multistage training step) of the default CNN (1×28×28, conv
 // 32, 64, embedding 128, L2) on a chunk of 112 rows.
 func BenchmarkCNNStep(b *testing.B) {
 	c := Config{Arch: "cnn", InDim: 784, InChannels: 1, InHeight: 28, InWidth: 28, EmbedDim: 128, L2Normalize: true, Chunk: 112, Seed: 1}

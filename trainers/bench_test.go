@@ -31,7 +31,8 @@ func forBLAS(b *testing.B, f func(b *testing.B)) {
 	}
 }
 
-// benchStep times tr.step over the sampler's batches.
+// benchStep times tr.step over the sampler's batches and checks that every
+// loss is finite and non-negative and that the steps moved the weights.
 func benchStep(b *testing.B, cfg Config, train Split) {
 	rng := rand.New(rand.NewSource(1))
 	tr, err := newTrainer(cfg, Options{Train: train, Test: train})
@@ -46,16 +47,30 @@ func benchStep(b *testing.B, cfg Config, train Split) {
 	if _, err := tr.step(batches[0], rng, 1); err != nil { // warm-up: buffers, pools
 		b.Fatal(err)
 	}
+	w := tr.modelPar[0]
+	before := append([]float32(nil), w.Data...)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := tr.step(batches[i%len(batches)], rng, 1); err != nil {
+		l, err := tr.step(batches[i%len(batches)], rng, 1)
+		if err != nil {
 			b.Fatal(err)
 		}
+		if !(l >= 0) || math.IsInf(l, 0) {
+			b.Fatalf("step %d: loss %v, want finite and ≥ 0", i, l)
+		}
+	}
+	b.StopTimer()
+	moved := false
+	for i, v := range w.Data {
+		moved = moved || v != before[i]
+	}
+	if !moved {
+		b.Fatalf("%d steps left %s unchanged", b.N, w.Name)
 	}
 }
 
-// BenchmarkTrainStep times one full training step (forward-only pass, MS
-// loss with dL/dE, surrogate back-propagation, Adam) of the MLP
+// BenchmarkTrainStep times one full training step (forward pass keeping the
+// activations, MS loss with dL/dE, back-propagation, Adam) of the MLP
 // 512→512→128 (LayerNorm, L2-normalised output) on a batch of 112 (SPC-2);
 // trainers/testdata/torch_step.py times the same step in PyTorch.
 func BenchmarkTrainStep(b *testing.B) {

@@ -6,19 +6,22 @@
 //
 // One training step (multistage back-propagation, Patel et al. 2024 Alg. 1):
 //
-//	E  = f(X_B)                    forward-only program, chunk by chunk
-//	L, G = loss(E, y_B)            G = dL/dE, computed outside the graph
+//	E  = f(X_B)                    forward, chunk by chunk
+//	L, G = loss(E, y_B)            G = dL/dE, computed outside the network
 //	∇θ = Σ_chunks ∂(Σ f(X_c)⊙G_c)/∂θ    surrogate back-propagation
 //	θ ← Adam(θ, ∇θ + λθ)           coupled L2 weight decay, as torch.optim.Adam
 //
-// This is Patel et al. 2024's Alg. 1 line for line: the no-grad forward (l. 8–9), the
-// loss and its gradient w.r.t. the detached embeddings (l. 10–12), and the
-// re-forward with back-propagation of the stored gradient (l. 14–16). Alg. 1
-// re-forwards one image at a time; Backward re-forwards --chunk rows at a
-// time, which gives the same ∇θ because the model has no cross-sample
-// operation (layer norm, not batch norm): ∂(Σ_i f(x_i)·g_i)/∂θ is a sum over
-// rows, so --chunk 1 is Alg. 1 exactly and larger chunks only trade memory
-// for speed.
+// With --chunk smaller than the batch this is Patel et al. 2024's Alg. 1 line
+// for line: the no-grad forward (l. 8–9), the loss and its gradient w.r.t.
+// the detached embeddings (l. 10–12), and the re-forward with
+// back-propagation of the stored gradient (l. 14–16). Alg. 1 re-forwards one
+// image at a time; Backward re-forwards --chunk rows at a time, which gives
+// the same ∇θ because the model has no cross-sample operation (layer norm,
+// not batch norm): ∂(Σ_i f(x_i)·g_i)/∂θ is a sum over rows, so --chunk 1 is
+// Alg. 1 exactly and larger chunks only trade memory for speed. When the
+// batch fits one chunk (the default) the activations of the forward are
+// kept and back-propagated directly (BackwardKept): one forward per step,
+// the same numbers.
 //
 // Regularisers (trainers/regularizers): --rho-reg wraps the miner of a
 // tuple loss (ρ-regularisation); --das or --mixup put an embedding

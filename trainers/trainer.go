@@ -561,7 +561,8 @@ func (t *trainer) step(idx []int, rng *rand.Rand, factor float64) (float64, erro
 		copy(t.xb[j*in:(j+1)*in], X.Row(i))
 		t.yb[j] = t.labels[i]
 	}
-	// 1. forward-only embeddings, chunk by chunk
+	// 1. embeddings, chunk by chunk (a batch of one chunk keeps its
+	// activations for step 3)
 	for s := 0; s < B; s += c {
 		n := min(c, B-s)
 		if err := t.m.Forward(t.xb[s*in:(s+n)*in], n, t.emb[s*D:(s+n)*D]); err != nil {
@@ -585,9 +586,16 @@ func (t *trainer) step(idx []int, rng *rand.Rand, factor float64) (float64, erro
 	if math.IsNaN(l) || math.IsInf(l, 0) {
 		return 0, fmt.Errorf("loss %s is %v (diverged; try a smaller --lr)", t.loss.Name(), l)
 	}
-	// 3. surrogate back-propagation Σ E⊙G, accumulated over chunks
+	// 3. surrogate back-propagation Σ E⊙G: through the kept activations,
+	// or re-forwarding chunk by chunk and accumulating (multistage)
 	for _, p := range t.modelPar {
 		clear(p.Grad)
+	}
+	if B <= c {
+		if err := t.m.BackwardKept(t.gradE, B); err != nil {
+			return 0, err
+		}
+		return l, t.adam.Step(t.cfg.LR, factor)
 	}
 	for s := 0; s < B; s += c {
 		n := min(c, B-s)

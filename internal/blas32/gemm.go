@@ -185,10 +185,8 @@ func packA[T elem](dst []T, a operand[T], ic, pc, mb, kb, mr int) {
 			clear(panel)
 		}
 		if a.trans { // op(A)[i][p] = data[p·ld+i]: rows of data are contiguous in i
-			for p := 0; p < kb; p++ {
-				src := a.data[(pc+p)*a.ld+ic+ir:]
-				copy(panel[p*mr:p*mr+mv], src[:mv])
-			}
+			src := a.data[(pc)*a.ld+ic+ir:]
+			copySteps(panel, src, kb, mr, mv, a.ld)
 			continue
 		}
 		for r := 0; r < mv; r++ { // op(A)[i][p] = data[i·ld+p]
@@ -211,10 +209,8 @@ func packB[T elem](dst []T, b operand[T], pc, jc, kb, nb, nr int) {
 			clear(panel)
 		}
 		if !b.trans { // op(B)[p][j] = data[p·ld+j]
-			for p := 0; p < kb; p++ {
-				src := b.data[(pc+p)*b.ld+jc+jr:]
-				copy(panel[p*nr:p*nr+nv], src[:nv])
-			}
+			src := b.data[pc*b.ld+jc+jr:]
+			copySteps(panel, src, kb, nr, nv, b.ld)
 			continue
 		}
 		for j := 0; j < nv; j++ { // op(B)[p][j] = data[j·ld+p]
@@ -225,4 +221,49 @@ func packB[T elem](dst []T, b operand[T], pc, jc, kb, nb, nr int) {
 			}
 		}
 	}
+}
+
+// copySteps copies kb steps of w contiguous values, step p from src[p·ld:]
+// to dst[p·width:], for the packing of an operand whose panel rows are
+// contiguous.
+func copySteps[T elem](dst, src []T, kb, width, w, ld int) {
+	if kb == 0 {
+		return
+	}
+	if d, ok := any(dst).([]float32); ok && w == width && copySteps32(d, any(src).([]float32), kb, w, ld) {
+		return
+	}
+	for p := range kb {
+		copy(dst[p*width:p*width+w], src[p*ld:p*ld+w])
+	}
+}
+
+// copySteps32 is copySteps for float32 and a full width w of 6, 16 or 32
+// values (the AVX2 and AVX-512 kernels' mr and nr), copied as arrays
+// through a local (a few vector moves; copy, or an array assignment
+// between slices that may overlap, calls memmove once per step); false for
+// another width.
+func copySteps32(dst, src []float32, kb, w, ld int) bool {
+	_ = src[(kb-1)*ld+w-1]
+	_ = dst[kb*w-1]
+	switch w {
+	case 6:
+		for p := range kb {
+			v := *(*[6]float32)(src[p*ld:])
+			*(*[6]float32)(dst[p*6:]) = v
+		}
+	case 16:
+		for p := range kb {
+			v := *(*[16]float32)(src[p*ld:])
+			*(*[16]float32)(dst[p*16:]) = v
+		}
+	case 32:
+		for p := range kb {
+			v := *(*[32]float32)(src[p*ld:])
+			*(*[32]float32)(dst[p*32:]) = v
+		}
+	default:
+		return false
+	}
+	return true
 }

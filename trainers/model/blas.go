@@ -3,17 +3,23 @@ package model
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/blas"
+
 	G "gorgonia.org/gorgonia"
 
 	"github.com/dmlbench/dmlbench/internal/blas32"
 )
 
-// BLASName names the BLAS that Gorgonia's matrix products use in this build:
+// BLASName names the BLAS of the matrix products in this build:
 // "dmlbench/avx512", "dmlbench/avx2" or "dmlbench/portable" (the project's
 // Sgemm, internal/blas32, kernel chosen at run time, by DMLBENCH_KERNEL or DMLBENCH_GEMM;
 // the default in every build, no cgo), or "openblas" (build tag openblas,
 // cgo, optional).
 var BLASName = "dmlbench/" + blas32.Kernel()
+
+// gemm32 computes the models' matrix products (and, through G.Use, those
+// of the losses' Gorgonia graphs).
+var gemm32 blas.Float32 = blas32.Implementation{}
 
 func init() { G.Use(blas32.Implementation{}) }
 

@@ -51,5 +51,6 @@ func (o openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []f
 
 func init() {
 	G.Use(openBLAS{})
+	gemm32 = openBLAS{}
 	BLASName = "openblas"
 }

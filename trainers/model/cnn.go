@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-
-	G "gorgonia.org/gorgonia"
 )
 
 func init() {
@@ -21,7 +19,7 @@ func init() {
 // empty: two blocks, 1×28×28 → 32×14×14 → 64×7×7 (3 136 features).
 var DefaultCNNChannels = []int{32, 64}
 
-// CNN is a small convolutional embedding network for images (issue 4), the
+// CNN is a small convolutional embedding network for images, the
 // classic few-shot/Omniglot backbone shape (Koch et al. 2015; Snell et al.
 // 2017 use four such blocks at 64 channels):
 //
@@ -35,26 +33,26 @@ var DefaultCNNChannels = []int{32, 64}
 // while two or three conv blocks share weights across positions and pool
 // away small shifts with a few tens of thousands of parameters; no
 // BatchNorm, for the reason given in the package comment (rows must stay
-// independent across chunks and padding).
+// independent across chunks).
 //
 // Each convolution is im2col followed by one GEMM with the weight (the
-// project's Sgemm under Gorgonia, internal/blas32), and the per-channel
-// bias, the 2×2 max-pool and ReLU are one fused op on the channels-last
+// project's Sgemm, internal/blas32), and the per-channel bias, the 2×2
+// max-pool and ReLU are one fused step on the channels-last
 // product (cnn_ops.go: adding a per-channel constant commutes with a window
 // maximum, and ReLU, being monotone, with both; the pooled map is 4×
 // smaller). Maps stay channels-last between blocks, so there is no
 // transpose; the last block writes channels-first for the flatten. The
 // weight of block l is stored as a (C_in·9)×C_out matrix with row index
 // c·9 + ky·3 + kx (the im2col column order). The pool routes each
-// window's gradient to its first maximum (row-major window order), unlike
-// Gorgonia's Max, which splits it over ties.
+// window's gradient to its first maximum (row-major window order), as
+// PyTorch 1.13's max_pool2d does on CPU, rather than splitting it over ties.
 //
 // Initialisation: conv weights He-uniform U(±√(6/fan_in)) with
 // fan_in = C_in·9, conv biases 0; the output layer U(±1/√fan_in) for
 // weight and bias (as the MLP). All draws come from
 // rand.New(rand.NewSource(Seed)), in parameter order, so the same seed gives
 // the same weights and the same numbers.
-type CNN struct{ pass }
+type CNN struct{ net }
 
 // cnnDefaults fills the CNN-specific defaults of a defaulted config.
 func cnnDefaults(c Config) Config {
@@ -84,7 +82,7 @@ func checkCNN(c Config) error {
 	return nil
 }
 
-// NewCNN builds and compiles the CNN for c (defaults filled).
+// NewCNN builds the CNN for c (defaults filled).
 func NewCNN(c Config) (*CNN, error) {
 	c = cnnDefaults(c.WithDefaults())
 	if err := c.Validate(); err != nil {
@@ -93,55 +91,20 @@ func NewCNN(c Config) (*CNN, error) {
 	if err := checkCNN(c); err != nil {
 		return nil, err
 	}
-	m := &CNN{pass: newPass(c)}
+	m := &CNN{net: newNet(c)}
 	rng := rand.New(rand.NewSource(c.Seed))
-	if err := m.build(rng); err != nil {
-		m.Close()
-		return nil, fmt.Errorf("model: build CNN: %w", err)
-	}
-	return m, nil
-}
-
-// convBlock is ReLU(MaxPool2×2(Conv3×3(h; w) + b)) on h, a batch of B maps
-// of cin channels, H×W pixels, channels-first (the network input) or
-// channels-last (nhwc, the output of a previous block): im2col, one GEMM
-// with the (cin·9)×cout weight, then the fused pool+bias+ReLU of
-// cnn_ops.go, whose output is channels-last, or channels-first for the
-// last block (chw). grad is false for the network input.
-func convBlock(h, w, b *G.Node, B, cin, H, W int, nhwc, grad, chw bool) (*G.Node, error) {
-	col, err := G.ApplyOp(im2colOp{g: geom{B: B, C: cin, H: H, W: W, nhwc: nhwc}, grad: grad}, h)
-	if err != nil {
-		return nil, err
-	}
-	z, err := G.Mul(col, w) // (B·H·W)×cout, channels-last
-	if err != nil {
-		return nil, err
-	}
-	return G.ApplyOp(poolOp{g: geom{B: B, C: w.Shape()[1], H: H, W: W, nhwc: true}, chw: chw}, z, b)
-}
-
-func (m *CNN) build(rng *rand.Rand) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("gorgonia: %v", r)
-		}
-	}()
-	c := m.cfg
-	B := c.Chunk
-	h := m.input() // B×(C·H·W), channels-first
-
 	cin, H, W := c.InChannels, c.InHeight, c.InWidth
 	last := len(c.Channels) - 1
 	for l, cout := range c.Channels {
-		wp, w := m.newParam(fmt.Sprintf("cnn.%d.weight", l), []int{cin * 9, cout}, false)
-		uniformFill(rng, wp.Data, math.Sqrt(6/float64(cin*9)))
-		_, b := m.newParam(fmt.Sprintf("cnn.%d.bias", l), []int{1, cout}, true)
-		if h, err = convBlock(h, w, b, B, cin, H, W, l > 0, l > 0, l == last); err != nil {
-			return fmt.Errorf("block %d: %w", l+1, err)
-		}
+		w := m.newParam(fmt.Sprintf("cnn.%d.weight", l), []int{cin * 9, cout}, false)
+		uniformFill(rng, w.Data, math.Sqrt(6/float64(cin*9)))
+		b := m.newParam(fmt.Sprintf("cnn.%d.bias", l), []int{1, cout}, true)
+		blk := newConvBlock(w, b, geom{B: c.Chunk, C: cin, H: H, W: W, nhwc: l > 0}, l == last)
+		m.add(blk, blk.outWidth())
 		cin, H, W = cout, H/2, W/2
 	}
-	return m.output(h, cin*H*W, rng)
+	m.output(cin*H*W, rng)
+	return m, nil
 }
 
 // Name implements Model.

@@ -2,25 +2,19 @@ package model
 
 import (
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"math"
 	"runtime"
-	"sync"
 
-	"github.com/chewxy/hm"
-	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
+	"gonum.org/v1/gonum/blas"
+
+	"github.com/dmlbench/dmlbench/internal/parallel"
+	"github.com/dmlbench/dmlbench/trainers/losses"
 )
 
-// The CNN's own Gorgonia ops. Gorgonia's Conv2d path (Im2Col on a 4-D
-// tensor, a reshape, the bias as a broadcast add, a 4-D transpose back to
-// channels-first, MaxPool2D, Rectify) walks most of its data through
-// tensor's generic iterators and spends far more time there than in the
-// GEMM. These ops keep the maps channels-last between blocks, so a block is
-// im2col → one GEMM (Gorgonia's Mul, i.e. the project's Sgemm) → one fused
-// pool+bias+ReLU pass, and each op and its gradient is one tight loop over
-// preallocated memory (no per-element allocation, no iterator).
+// The CNN's convolution block: im2col → one GEMM (internal/blas32) → one
+// fused pool+bias+ReLU pass, with maps kept channels-last between blocks so
+// that there is no transpose; each step and its gradient is one tight loop
+// over preallocated memory.
 //
 // Layouts, for a batch of B maps of C channels, H×W pixels:
 //
@@ -33,7 +27,7 @@ import (
 //	  zero outside the map (stride 1, zero padding 1), a (B·H·W)×(C·9)
 //	  matrix, the row order of the conv weight.
 
-// geom is the geometry shared by the ops of one block.
+// geom is the geometry of a block input.
 type geom struct {
 	B, C, H, W int
 	nhwc       bool // the input layout: channels-last, or channels-first
@@ -47,103 +41,12 @@ func (g geom) at(b, c, y, x int) int {
 	return ((b*g.C+c)*g.H+y)*g.W + x
 }
 
-// inShape is the 2-D shape of the block's input.
-func (g geom) inShape() tensor.Shape {
-	if g.nhwc {
-		return tensor.Shape{g.B * g.H * g.W, g.C}
-	}
-	return tensor.Shape{g.B, g.C * g.H * g.W}
-}
-
 func (g geom) String() string {
 	l := "NCHW"
 	if g.nhwc {
 		l = "NHWC"
 	}
 	return fmt.Sprintf("%d×%d×%d×%d %s", g.B, g.C, g.H, g.W, l)
-}
-
-func matType() hm.Type { return &G.TensorType{Dims: 2, Of: hm.TypeVariable('a')} }
-
-func hashOf(s fmt.Stringer) uint32 {
-	h := fnv.New32a()
-	fmt.Fprint(h, s.String())
-	return h.Sum32()
-}
-
-// f32 returns the []float32 backing of v with at least n values.
-func f32(v G.Value, n int, what string) ([]float32, error) {
-	t, ok := v.(tensor.Tensor)
-	if !ok {
-		return nil, fmt.Errorf("%s: got %T, want a tensor", what, v)
-	}
-	d, ok := t.Data().([]float32)
-	if !ok {
-		return nil, fmt.Errorf("%s: got %T data, want []float32", what, t.Data())
-	}
-	if len(d) < n {
-		return nil, fmt.Errorf("%s: %d values, want %d", what, len(d), n)
-	}
-	return d[:n], nil
-}
-
-// newOut returns prealloc if it is a float32 tensor of shape s, else a
-// new one (Gorgonia may offer a register of another shape).
-func newOut(prealloc G.Value, s tensor.Shape) G.Value {
-	if t, ok := prealloc.(tensor.Tensor); ok && t.Dtype() == tensor.Float32 && t.Shape().Eq(s) {
-		return prealloc
-	}
-	return tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(s...))
-}
-
-// opBase holds the boilerplate of Gorgonia's Op interface.
-type opBase struct{}
-
-func (opBase) ReturnsPtr() bool     { return false }
-func (opBase) CallsExtern() bool    { return false }
-func (opBase) OverwritesInput() int { return -1 }
-
-// ---- im2col ----
-
-// im2colOp maps a block input (layout of geom) to its im2col matrix.
-type im2colOp struct {
-	opBase
-	g geom
-	// grad is false for the network input, whose gradient nobody reads.
-	grad bool
-}
-
-func (op im2colOp) Arity() int                                     { return 1 }
-func (op im2colOp) Type() hm.Type                                  { return hm.NewFnType(matType(), matType()) }
-func (op im2colOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.outShape(), nil }
-func (op im2colOp) outShape() tensor.Shape                         { return tensor.Shape{op.g.B * op.g.H * op.g.W, op.g.C * 9} }
-func (op im2colOp) String() string                                 { return "Im2Col3×3{" + op.g.String() + "}" }
-func (op im2colOp) WriteHash(h hash.Hash)                          { fmt.Fprint(h, op.String()) }
-func (op im2colOp) Hashcode() uint32                               { return hashOf(op) }
-func (op im2colOp) Do(in ...G.Value) (G.Value, error)              { return op.UsePreallocDo(nil, in...) }
-func (op im2colOp) DiffWRT(int) []bool                             { return []bool{op.grad} }
-
-func (op im2colOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	g := op.g
-	x, err := f32(in[0], g.B*g.C*g.H*g.W, "im2col input")
-	if err != nil {
-		return nil, err
-	}
-	out := newOut(prealloc, op.outShape())
-	col, err := f32(out, g.B*g.H*g.W*g.C*9, "im2col output")
-	if err != nil {
-		return nil, err
-	}
-	im2col(g, x, col)
-	return out, nil
-}
-
-func (op im2colOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(col2imOp{g: op.g}, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{d}, nil
 }
 
 // chanStride is the distance between channels of one pixel.
@@ -208,103 +111,35 @@ func col2im(g geom, col, dx []float32) {
 	})
 }
 
-// col2imOp is im2col's adjoint: the gradient of the block input, each
-// pixel the sum of the im2col entries that copied it (col2im).
-type col2imOp struct {
-	opBase
-	g geom
-}
-
-func (op col2imOp) Arity() int                                     { return 1 }
-func (op col2imOp) Type() hm.Type                                  { return hm.NewFnType(matType(), matType()) }
-func (op col2imOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.g.inShape(), nil }
-func (op col2imOp) String() string                                 { return "Col2Im3×3{" + op.g.String() + "}" }
-func (op col2imOp) WriteHash(h hash.Hash)                          { fmt.Fprint(h, op.String()) }
-func (op col2imOp) Hashcode() uint32                               { return hashOf(op) }
-func (op col2imOp) Do(in ...G.Value) (G.Value, error)              { return op.UsePreallocDo(nil, in...) }
-
-func (op col2imOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	g := op.g
-	K := g.C * 9
-	col, err := f32(in[0], g.B*g.H*g.W*K, "col2im input")
-	if err != nil {
-		return nil, err
-	}
-	out := newOut(prealloc, g.inShape())
-	dx, err := f32(out, g.B*g.C*g.H*g.W, "col2im output")
-	if err != nil {
-		return nil, err
-	}
-	col2im(g, col, dx)
-	return out, nil
-}
-
-// ---- 2×2 max-pool + bias + ReLU ----
-
-// poolOp is out = max(0, max_window z + bias[c]) over non-overlapping 2×2
+// pool is out = max(0, max_window z + bias[c]) over non-overlapping 2×2
 // windows (stride 2, no padding, trailing odd row/column dropped) of the
 // channels-last GEMM output z ((B·H·W)×C) and the bias (1×C). Adding a
 // per-channel constant commutes with the window maximum, and ReLU (monotone)
 // with both, so this is ReLU(MaxPool(conv + bias)) in one pass. The output
 // is channels-last ((B·H/2·W/2)×C), or channels-first (B×(C·H/2·W/2)) when
-// chw is set (the last block, for the flatten order).
-type poolOp struct {
-	opBase
+// chw is set (the last block, for the flatten order). Its gradient routes
+// each pooled pixel's gradient to its window's first maximum when the output
+// is positive (ReLU), else nowhere; the bias gradient is, per channel, the
+// sum of the gradients of the positive outputs (ascending output offset).
+type pool struct {
 	g   geom // of z: B, C (= cout), H, W; nhwc is ignored (always NHWC)
 	chw bool
 }
 
-func (op poolOp) ho() int { return op.g.H / 2 }
-func (op poolOp) wo() int { return op.g.W / 2 }
-func (op poolOp) outShape() tensor.Shape {
-	g := op.g
-	if op.chw {
-		return tensor.Shape{g.B, g.C * op.ho() * op.wo()}
-	}
-	return tensor.Shape{g.B * op.ho() * op.wo(), g.C}
-}
+func (op pool) ho() int { return op.g.H / 2 }
+func (op pool) wo() int { return op.g.W / 2 }
 
 // outAt is the output offset of pooled pixel (b, c, oy, ox).
-func (op poolOp) outAt(b, c, oy, ox int) int {
+func (op pool) outAt(b, c, oy, ox int) int {
 	if op.chw {
 		return ((b*op.g.C+c)*op.ho()+oy)*op.wo() + ox
 	}
 	return ((b*op.ho()+oy)*op.wo()+ox)*op.g.C + c
 }
 
-func (op poolOp) Arity() int                                     { return 2 }
-func (op poolOp) Type() hm.Type                                  { return hm.NewFnType(matType(), matType(), matType()) }
-func (op poolOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.outShape(), nil }
-func (op poolOp) String() string {
-	return fmt.Sprintf("MaxPool2×2+Bias+ReLU{%s chw=%v}", op.g, op.chw)
-}
-func (op poolOp) WriteHash(h hash.Hash)             { fmt.Fprint(h, op.String()) }
-func (op poolOp) Hashcode() uint32                  { return hashOf(op) }
-func (op poolOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-func (op poolOp) DiffWRT(int) []bool                { return []bool{true, true} }
-
-func (op poolOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	g := op.g
-	z, err := f32(in[0], g.B*g.H*g.W*g.C, "pool input")
-	if err != nil {
-		return nil, err
-	}
-	bias, err := f32(in[1], g.C, "pool bias")
-	if err != nil {
-		return nil, err
-	}
-	out := newOut(prealloc, op.outShape())
-	o, err := f32(out, g.B*op.ho()*op.wo()*g.C, "pool output")
-	if err != nil {
-		return nil, err
-	}
-	parallelBatch(g.B, func(b0, b1 int) { op.forward(z, bias, o, b0, b1) })
-	return out, nil
-}
-
 // window returns the offsets in z of the 2×2 window of pooled pixel
 // (b, oy, ox), channel 0, in row-major window order.
-func (op poolOp) window(b, oy, ox int) (p0, p1, p2, p3 int) {
+func (op pool) window(b, oy, ox int) (p0, p1, p2, p3 int) {
 	C, W := op.g.C, op.g.W
 	p0 = ((b*op.g.H+2*oy)*W + 2*ox) * C
 	return p0, p0 + C, p0 + W*C, p0 + W*C + C
@@ -312,7 +147,7 @@ func (op poolOp) window(b, oy, ox int) (p0, p1, p2, p3 int) {
 
 // forward writes the pooled pixels of maps b0..b1−1: per channel the
 // window maximum, plus the bias, through ReLU.
-func (op poolOp) forward(z, bias, o []float32, b0, b1 int) {
+func (op pool) forward(z, bias, o []float32, b0, b1 int) {
 	C, ho, wo := op.g.C, op.ho(), op.wo()
 	bias = bias[:C]
 	for b := b0; b < b1; b++ {
@@ -350,7 +185,7 @@ func poolValue(v0, v1, v2, v3, b float32) float32 {
 // pooled pixel's gradient goes to the first window position holding the
 // window maximum when the output is positive (ReLU), else nowhere. Written
 // without data-dependent branches (random data mispredicts them).
-func (op poolOp) backward(z, o, gr, dz []float32, b0, b1 int) {
+func (op pool) backward(z, o, gr, dz []float32, b0, b1 int) {
 	C, ho, wo := op.g.C, op.ho(), op.wo()
 	for b := b0; b < b1; b++ {
 		for oy := 0; oy < ho; oy++ {
@@ -386,108 +221,20 @@ func b2i(b bool) int {
 	return i
 }
 
-func (op poolOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dz, err := G.ApplyOp(poolGradOp{p: op}, inputs[0], output, grad)
-	if err != nil {
-		return nil, err
-	}
-	db, err := G.ApplyOp(poolBiasGradOp{p: op}, output, grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dz, db}, nil
-}
-
-// poolGradOp is ∂/∂z of poolOp: each pooled pixel's gradient goes to its
-// window's first maximum when the output is positive (ReLU), else nowhere.
-type poolGradOp struct {
-	opBase
-	p poolOp
-}
-
-func (op poolGradOp) Arity() int    { return 3 }
-func (op poolGradOp) Type() hm.Type { return hm.NewFnType(matType(), matType(), matType(), matType()) }
-func (op poolGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	g := op.p.g
-	return tensor.Shape{g.B * g.H * g.W, g.C}, nil
-}
-func (op poolGradOp) String() string                    { return "∂z " + op.p.String() }
-func (op poolGradOp) WriteHash(h hash.Hash)             { fmt.Fprint(h, op.String()) }
-func (op poolGradOp) Hashcode() uint32                  { return hashOf(op) }
-func (op poolGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-
-func (op poolGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	g := op.p.g
-	nz, no := g.B*g.H*g.W*g.C, g.B*op.p.ho()*op.p.wo()*g.C
-	z, err := f32(in[0], nz, "pool-grad input")
-	if err != nil {
-		return nil, err
-	}
-	o, err := f32(in[1], no, "pool-grad output")
-	if err != nil {
-		return nil, err
-	}
-	gr, err := f32(in[2], no, "pool-grad gradient")
-	if err != nil {
-		return nil, err
-	}
-	s, _ := op.InferShape()
-	out := newOut(prealloc, s)
-	dz, err := f32(out, nz, "pool-grad result")
-	if err != nil {
-		return nil, err
-	}
-	parallelBatch(g.B, func(b0, b1 int) {
-		per := g.H * g.W * g.C // one map of z
-		clear(dz[b0*per : b1*per])
-		op.p.backward(z, o, gr, dz, b0, b1)
-	})
-	return out, nil
-}
-
-// poolBiasGradOp is ∂/∂bias of poolOp: per channel, the sum of the
-// gradients of the positive outputs (ascending output offset).
-type poolBiasGradOp struct {
-	opBase
-	p poolOp
-}
-
-func (op poolBiasGradOp) Arity() int    { return 2 }
-func (op poolBiasGradOp) Type() hm.Type { return hm.NewFnType(matType(), matType(), matType()) }
-func (op poolBiasGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{1, op.p.g.C}, nil
-}
-func (op poolBiasGradOp) String() string                    { return "∂bias " + op.p.String() }
-func (op poolBiasGradOp) WriteHash(h hash.Hash)             { fmt.Fprint(h, op.String()) }
-func (op poolBiasGradOp) Hashcode() uint32                  { return hashOf(op) }
-func (op poolBiasGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-
-func (op poolBiasGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	p := op.p
-	C := p.g.C
-	no := p.g.B * p.ho() * p.wo() * C
-	o, err := f32(in[0], no, "pool-bias-grad output")
-	if err != nil {
-		return nil, err
-	}
-	gr, err := f32(in[1], no, "pool-bias-grad gradient")
-	if err != nil {
-		return nil, err
-	}
-	out := newOut(prealloc, tensor.Shape{1, C})
-	db, err := f32(out, C, "pool-bias-grad result")
-	if err != nil {
-		return nil, err
-	}
+// biasGrad writes the bias gradient of output o and its gradient gr
+// into db (zeroed here).
+func (op pool) biasGrad(o, gr, db []float32) {
+	C := op.g.C
+	no := op.g.B * op.ho() * op.wo() * C
 	clear(db)
-	if p.chw {
-		hw := p.ho() * p.wo()
+	if op.chw {
+		hw := op.ho() * op.wo()
 		for i := 0; i < no; i++ {
 			if o[i] > 0 {
 				db[(i/hw)%C] += gr[i]
 			}
 		}
-		return out, nil
+		return
 	}
 	for i := 0; i < no; i += C {
 		oi, gi := o[i:i+C], gr[i:i+C]
@@ -497,11 +244,10 @@ func (op poolBiasGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value
 			}
 		}
 	}
-	return out, nil
 }
 
 // parallelBatch runs f over [0, B) split into one contiguous range of maps
-// per goroutine (GOMAXPROCS of them at most). The ops write disjoint
+// per worker (GOMAXPROCS of them at most). The steps write disjoint
 // outputs per map, so the numbers do not depend on the split.
 func parallelBatch(B int, f func(b0, b1 int)) {
 	t := min(runtime.GOMAXPROCS(0), B)
@@ -509,15 +255,66 @@ func parallelBatch(B int, f func(b0, b1 int)) {
 		f(0, B)
 		return
 	}
-	var wg sync.WaitGroup
 	per := (B + t - 1) / t
-	for lo := per; lo < B; lo += per {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			f(lo, hi)
-		}(lo, min(lo+per, B))
+	parallel.For(t, (B+per-1)/per, func(i int) { f(i*per, min((i+1)*per, B)) })
+}
+
+// convBlock is ReLU(MaxPool2×2(Conv3×3(x; W) + b)) on a batch of maps of
+// cin channels, H×W pixels, channels-first (the network input) or
+// channels-last (nhwc): im2col, z = col·W with the (cin·9)×cout weight,
+// then the fused pool. Its gradient: dz from the pool, dW += colᵀ·dz, the
+// bias from the pool, and dx = col2im(dz·Wᵀ).
+type convBlock struct {
+	w, b       *losses.Param
+	in         geom // B is the chunk; forward and backward use their rows
+	cout       int
+	chw        bool
+	col, z, dz []float32 // im2col matrix (then its gradient), GEMM output and its gradient
+	dw, db     []float32 // the gradients of one pass
+}
+
+func newConvBlock(w, b *losses.Param, in geom, chw bool) *convBlock {
+	cout := w.Shape[1]
+	n := in.B * in.H * in.W
+	return &convBlock{w: w, b: b, in: in, cout: cout, chw: chw,
+		col: make([]float32, n*in.C*9), z: make([]float32, n*cout), dz: make([]float32, n*cout), dw: make([]float32, len(w.Data)), db: make([]float32, cout)}
+}
+
+// outWidth is the width of one output row (one map).
+func (l *convBlock) outWidth() int { return l.cout * (l.in.H / 2) * (l.in.W / 2) }
+
+func (l *convBlock) geom(rows int) (geom, pool) {
+	g := l.in
+	g.B = rows
+	return g, pool{g: geom{B: rows, C: l.cout, H: g.H, W: g.W, nhwc: true}, chw: l.chw}
+}
+
+func (l *convBlock) forward(x []float32, rows int, y []float32) {
+	g, p := l.geom(rows)
+	n, k := rows*g.H*g.W, g.C*9
+	col, z := l.col[:n*k], l.z[:n*l.cout]
+	im2col(g, x, col)
+	gemm32.Sgemm(blas.NoTrans, blas.NoTrans, n, l.cout, k, 1, col, k, l.w.Data, l.cout, 0, z, l.cout)
+	bias := l.b.Data
+	parallelBatch(rows, func(b0, b1 int) { p.forward(z, bias, y, b0, b1) })
+}
+
+func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
+	g, p := l.geom(rows)
+	n, k := rows*g.H*g.W, g.C*9
+	col, z, dz := l.col[:n*k], l.z[:n*l.cout], l.dz[:n*l.cout]
+	parallelBatch(rows, func(b0, b1 int) {
+		per := g.H * g.W * l.cout // one map of z
+		clear(dz[b0*per : b1*per])
+		p.backward(z, y, dy, dz, b0, b1)
+	})
+	p.biasGrad(y, dy, l.db)
+	addTo(l.b.Grad, l.db)
+	gemm32.Sgemm(blas.Trans, blas.NoTrans, k, l.cout, n, 1, col, k, dz, l.cout, 0, l.dw, l.cout)
+	addTo(l.w.Grad, l.dw)
+	if dx != nil {
+		// the im2col matrix is not needed any more: it takes its gradient
+		gemm32.Sgemm(blas.NoTrans, blas.Trans, n, k, l.cout, 1, dz, l.cout, l.w.Data, l.cout, 0, col, k)
+		col2im(g, col, dx)
 	}
-	f(0, min(per, B))
-	wg.Wait()
 }

@@ -174,14 +174,14 @@ func TestCNNForwardMatchesReference(t *testing.T) {
 	for ci, c := range cnnTestConfigs {
 		m := newTestCNN(t, c)
 		ref := func(x []float32, rows int) []float64 { return refCNNForward(m, x, rows) }
-		checkForwardReference(t, ci, m, ref, rng, c.Chunk, 1) // full chunk and a padded one
+		checkForwardReference(t, ci, m, ref, rng, c.Chunk, 1) // a full chunk and a shorter pass
 	}
 }
 
 // TestCNNGradientFiniteDifference checks ∂(Σ E⊙G)/∂θ from Backward against
 // central differences of the independent float64 reference forward pass,
 // for every entry of every parameter tensor (conv weights and biases of
-// each block, output layer), with padding (rows < chunk). The model is
+// each block, output layer), on a pass shorter than the chunk. The model is
 // float32 and max-pool/ReLU are piecewise linear: h = 1e-3 is small enough
 // that a perturbation rarely changes which input wins a pool window, and the
 // few entries where it does (a kink inside [θ−h, θ+h]) are re-checked with
@@ -316,8 +316,8 @@ func TestCNNConfigErrors(t *testing.T) {
 	}
 }
 
-// BenchmarkCNNStep times one forward-only pass plus one backward pass (the
-// model's share of a training step) of the default CNN (1×28×28, conv
+// BenchmarkCNNStep times one Forward plus one Backward (which forwards
+// again: the model's share of a multistage training step) of the default CNN (1×28×28, conv
 // 32, 64, embedding 128, L2) on a chunk of 112 rows.
 func BenchmarkCNNStep(b *testing.B) {
 	c := Config{Arch: "cnn", InDim: 784, InChannels: 1, InHeight: 28, InWidth: 28, EmbedDim: 128, L2Normalize: true, Chunk: 112, Seed: 1}

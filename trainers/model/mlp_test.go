@@ -99,13 +99,13 @@ func TestForwardMatchesReference(t *testing.T) {
 	for ci, c := range testConfigs {
 		m := newTestMLP(t, c)
 		ref := func(x []float32, rows int) []float64 { return refForward(m, x, rows) }
-		checkForwardReference(t, ci, m, ref, rng, c.Chunk, 3) // full chunk and a padded one
+		checkForwardReference(t, ci, m, ref, rng, c.Chunk, 3) // a full chunk and a shorter pass
 	}
 }
 
 // TestGradientFiniteDifference checks ∂(Σ E⊙G)/∂θ from Backward against
 // central differences of the independent float64 reference forward pass, for
-// every parameter entry, with padding (rows < chunk).
+// every parameter entry, on a pass shorter than the chunk.
 func TestGradientFiniteDifference(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	for ci, c := range testConfigs {

@@ -17,7 +17,7 @@ type Model interface {
 	// InDim and OutDim are the input and embedding widths.
 	InDim() int
 	OutDim() int
-	// Chunk is the number of rows one compiled pass handles.
+	// Chunk is the most rows one pass handles.
 	Chunk() int
 	// Params are the learnable tensors; Data backs the graph's values.
 	Params() []*losses.Param
@@ -27,7 +27,12 @@ type Model interface {
 	// Backward re-forwards rows ≤ Chunk() input rows and ADDS
 	// ∂(Σ f(x)⊙g)/∂θ to every Param.Grad (g: rows×OutDim, typically dL/dE).
 	Backward(x, g []float32, rows int) error
-	// Close releases the compiled programs.
+	// BackwardKept is Backward for the input of the latest Forward call,
+	// whose activations the model kept (rows must be that call's), so
+	// that a batch of one chunk is forwarded once per step. The
+	// parameters must not have changed since that Forward.
+	BackwardKept(g []float32, rows int) error
+	// Close releases the model's resources.
 	Close() error
 }
 
@@ -39,7 +44,7 @@ type Config struct {
 	EmbedDim    int    `json:"embed_dim" yaml:"embed_dim"`       // output width (default 128)
 	Norm        string `json:"norm" yaml:"norm"`                 // "none" or "layer" (LayerNorm after each hidden linear map)
 	L2Normalize bool   `json:"l2_normalize" yaml:"l2_normalize"` // project embeddings onto the unit sphere
-	Chunk       int    `json:"chunk" yaml:"chunk"`               // rows per compiled pass (default 128)
+	Chunk       int    `json:"chunk" yaml:"chunk"`               // most rows per pass (default 128)
 	Seed        int64  `json:"seed" yaml:"seed"`                 // weight-initialisation seed
 
 	// Image geometry of the input rows, channels-first (C×H×W = InDim; set

@@ -1,185 +1,92 @@
 package model
 
 import (
-	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
-	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
+	"gonum.org/v1/gonum/blas"
+
+	"github.com/dmlbench/dmlbench/trainers/losses"
 )
 
-// Two elementwise ops of the MLP written as single branch-free loops over
-// preallocated memory. Gorgonia builds the bias add of a linear map as a
-// Repeat of the bias to B rows plus an add, and its ReLU as x ⊙ (x ≥ 0)
-// with a separate mask tensor; each allocates and walks B×n values more
-// than once per pass. The numbers are the same up to the sign of zeros:
-// out = z + b row by row, ReLU(x) = max(x, 0) (+0 where Gorgonia's x·0
-// gives −0; NaN stays NaN), its gradient g·[x ≥ 0] (+0 where g·0 may give
-// −0), and the bias gradient the column sums of g in ascending rows.
+// The MLP's layers and the output layer of both architectures, each a
+// tight loop (or one GEMM) over preallocated memory. Conventions: ReLU(x) =
+// max(x, 0) (NaN stays NaN), its gradient g·[x ≥ 0]; a bias gradient is
+// the column sums of g in ascending rows. Every gradient of a pass is
+// computed apart and then added to Param.Grad, so that a multistage batch
+// sums whole chunks in chunk order.
 
-// biasAddOp is z + b for z (B×n) and a bias row b (1×n).
-type biasAddOp struct {
-	opBase
-	rows, cols int
+// dense is the linear map y = x W + b for x (rows×in), W (in×out) and a
+// bias row b (1×out) broadcast along rows.
+type dense struct {
+	w, b    *losses.Param
+	in, out int
+	dw, db  []float32 // the gradients of one pass
 }
 
-func (op biasAddOp) Arity() int    { return 2 }
-func (op biasAddOp) Type() hm.Type { return hm.NewFnType(matType(), matType(), matType()) }
-func (op biasAddOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.rows, op.cols}, nil
+func newDense(w, b *losses.Param) *dense {
+	return &dense{w: w, b: b, in: w.Shape[0], out: w.Shape[1], dw: make([]float32, len(w.Data)), db: make([]float32, w.Shape[1])}
 }
-func (op biasAddOp) String() string                    { return fmt.Sprintf("AddBias{%d×%d}", op.rows, op.cols) }
-func (op biasAddOp) WriteHash(h hash.Hash)             { fmt.Fprint(h, op.String()) }
-func (op biasAddOp) Hashcode() uint32                  { return hashOf(op) }
-func (op biasAddOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-func (op biasAddOp) DiffWRT(int) []bool                { return []bool{true, true} }
 
-func (op biasAddOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	n := op.rows * op.cols
-	z, err := f32(in[0], n, "bias-add input")
-	if err != nil {
-		return nil, err
-	}
-	b, err := f32(in[1], op.cols, "bias-add bias")
-	if err != nil {
-		return nil, err
-	}
-	out := newOut(prealloc, tensor.Shape{op.rows, op.cols})
-	o, err := f32(out, n, "bias-add output")
-	if err != nil {
-		return nil, err
-	}
-	for i := 0; i < n; i += op.cols {
-		zi, oi := z[i:i+op.cols], o[i:i+op.cols]
-		for j, v := range zi {
-			oi[j] = v + b[j]
+func (l *dense) forward(x []float32, rows int, y []float32) {
+	gemm32.Sgemm(blas.NoTrans, blas.NoTrans, rows, l.out, l.in, 1, x, l.in, l.w.Data, l.out, 0, y, l.out)
+	b := l.b.Data[:l.out]
+	for i := 0; i < rows*l.out; i += l.out {
+		yi := y[i : i+l.out]
+		for j := range yi {
+			yi[j] += b[j]
 		}
 	}
-	return out, nil
 }
 
-func (op biasAddOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	db, err := G.ApplyOp(colSumOp{rows: op.rows, cols: op.cols}, grad)
-	if err != nil {
-		return nil, err
+// backward: dW += xᵀ dy, db += Σ_rows dy, dx = dy Wᵀ.
+func (l *dense) backward(x, y, dy []float32, rows int, dx []float32) {
+	gemm32.Sgemm(blas.Trans, blas.NoTrans, l.in, l.out, rows, 1, x, l.in, dy, l.out, 0, l.dw, l.out)
+	addTo(l.w.Grad, l.dw)
+	addColSums(l.db, l.b.Grad, dy, rows, l.out)
+	if dx != nil {
+		gemm32.Sgemm(blas.NoTrans, blas.Trans, rows, l.in, l.out, 1, dy, l.out, l.w.Data, l.out, 0, dx, l.in)
 	}
-	return G.Nodes{grad, db}, nil
 }
 
-// colSumOp sums the rows of g (B×n) into a 1×n row, ascending rows.
-type colSumOp struct {
-	opBase
-	rows, cols int
-}
-
-func (op colSumOp) Arity() int    { return 1 }
-func (op colSumOp) Type() hm.Type { return hm.NewFnType(matType(), matType()) }
-func (op colSumOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{1, op.cols}, nil
-}
-func (op colSumOp) String() string                    { return fmt.Sprintf("SumRows{%d×%d}", op.rows, op.cols) }
-func (op colSumOp) WriteHash(h hash.Hash)             { fmt.Fprint(h, op.String()) }
-func (op colSumOp) Hashcode() uint32                  { return hashOf(op) }
-func (op colSumOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-
-func (op colSumOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	n := op.rows * op.cols
-	g, err := f32(in[0], n, "row-sum input")
-	if err != nil {
-		return nil, err
+// addTo adds v to acc elementwise.
+func addTo(acc, v []float32) {
+	acc = acc[:len(v)]
+	for i, x := range v {
+		acc[i] += x
 	}
-	out := newOut(prealloc, tensor.Shape{1, op.cols})
-	s, err := f32(out, op.cols, "row-sum output")
-	if err != nil {
-		return nil, err
-	}
+}
+
+// addColSums adds the column sums of g (rows×cols, ascending rows, summed
+// in s from zero) to acc.
+func addColSums(s, acc, g []float32, rows, cols int) {
 	clear(s)
-	for i := 0; i < n; i += op.cols {
-		gi := g[i : i+op.cols]
+	for i := 0; i < rows*cols; i += cols {
+		gi := g[i : i+cols]
 		for j, v := range gi {
 			s[j] += v
 		}
 	}
-	return out, nil
+	addTo(acc, s)
 }
 
-// reluOp is x·[x ≥ 0] elementwise on a B×n matrix.
-type reluOp struct {
-	opBase
-	rows, cols int
-}
+// reluLayer is ReLU elementwise.
+type reluLayer struct{}
 
-func (op reluOp) Arity() int    { return 1 }
-func (op reluOp) Type() hm.Type { return hm.NewFnType(matType(), matType()) }
-func (op reluOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.rows, op.cols}, nil
-}
-func (op reluOp) String() string                    { return fmt.Sprintf("ReLU{%d×%d}", op.rows, op.cols) }
-func (op reluOp) WriteHash(h hash.Hash)             { fmt.Fprint(h, op.String()) }
-func (op reluOp) Hashcode() uint32                  { return hashOf(op) }
-func (op reluOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-func (op reluOp) DiffWRT(int) []bool                { return []bool{true} }
-
-func (op reluOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	n := op.rows * op.cols
-	x, err := f32(in[0], n, "relu input")
-	if err != nil {
-		return nil, err
-	}
-	out := newOut(prealloc, tensor.Shape{op.rows, op.cols})
-	o, err := f32(out, n, "relu output")
-	if err != nil {
-		return nil, err
-	}
+func (reluLayer) forward(x []float32, rows int, y []float32) {
+	y = y[:len(x)]
 	for i, v := range x {
-		o[i] = max(v, 0)
+		y[i] = max(v, 0)
 	}
-	return out, nil
 }
 
-func (op reluOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := G.ApplyOp(reluGradOp(op), inputs[0], grad)
-	if err != nil {
-		return nil, err
+func (reluLayer) backward(x, y, dy []float32, rows int, dx []float32) {
+	if dx == nil {
+		return
 	}
-	return G.Nodes{d}, nil
-}
-
-// reluGradOp is g·[x ≥ 0] for the ReLU input x and its output gradient g.
-type reluGradOp reluOp
-
-func (op reluGradOp) Arity() int    { return 2 }
-func (op reluGradOp) Type() hm.Type { return hm.NewFnType(matType(), matType(), matType()) }
-func (op reluGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.rows, op.cols}, nil
-}
-func (op reluGradOp) String() string                    { return fmt.Sprintf("∂ReLU{%d×%d}", op.rows, op.cols) }
-func (op reluGradOp) WriteHash(h hash.Hash)             { fmt.Fprint(h, op.String()) }
-func (op reluGradOp) Hashcode() uint32                  { return hashOf(op) }
-func (op reluGradOp) Do(in ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, in...) }
-
-func (op reluGradOp) UsePreallocDo(prealloc G.Value, in ...G.Value) (G.Value, error) {
-	n := op.rows * op.cols
-	x, err := f32(in[0], n, "relu-grad input")
-	if err != nil {
-		return nil, err
-	}
-	g, err := f32(in[1], n, "relu-grad gradient")
-	if err != nil {
-		return nil, err
-	}
-	out := newOut(prealloc, tensor.Shape{op.rows, op.cols})
-	o, err := f32(out, n, "relu-grad output")
-	if err != nil {
-		return nil, err
-	}
-	g = g[:len(x)]
+	dy, dx = dy[:len(x)], dx[:len(x)]
 	for i, v := range x {
-		o[i] = math.Float32frombits(math.Float32bits(g[i]) & geZero(v))
+		dx[i] = math.Float32frombits(math.Float32bits(dy[i]) & geZero(v))
 	}
-	return out, nil
 }
 
 // geZero is all ones if v ≥ 0 (−0 included), else zero (NaN included),
@@ -192,8 +99,43 @@ func geZero(v float32) uint32 {
 	return -((1 - neg | zero) &^ nan)
 }
 
-// relu applies reluOp to the matrix h.
-func relu(h *G.Node) (*G.Node, error) {
-	s := h.Shape()
-	return G.ApplyOp(reluOp{rows: s[0], cols: s[1]}, h)
+// l2Norm is e = z/n per row with n = √(Σ z² + ε) (ε = l2Eps); its
+// gradient is dz = dy/n − z·(Σ dy⊙z)/n³, evaluated as the chain rule
+// through the division, the square root and the sum of squares.
+type l2Norm struct {
+	cols int
+	norm []float32 // n of each row of the latest forward
+}
+
+func newL2Norm(cols, chunk int) *l2Norm { return &l2Norm{cols: cols, norm: make([]float32, chunk)} }
+
+func (l *l2Norm) forward(x []float32, rows int, y []float32) {
+	for r := 0; r < rows; r++ {
+		xi, yi := x[r*l.cols:(r+1)*l.cols], y[r*l.cols:(r+1)*l.cols]
+		var ss float32
+		for _, v := range xi {
+			ss += v * v
+		}
+		n := float32(math.Sqrt(float64(ss + l2Eps)))
+		l.norm[r] = n
+		for j, v := range xi {
+			yi[j] = v / n
+		}
+	}
+}
+
+func (l *l2Norm) backward(x, y, dy []float32, rows int, dx []float32) {
+	for r := 0; r < rows; r++ {
+		xi, yi := x[r*l.cols:(r+1)*l.cols], y[r*l.cols:(r+1)*l.cols]
+		gi, di := dy[r*l.cols:(r+1)*l.cols], dx[r*l.cols:(r+1)*l.cols]
+		n := l.norm[r]
+		var dn float32 // ∂/∂n of Σ dy⊙(z/n): Σ −(e/n)·dy
+		for j, e := range yi {
+			dn += -(e / n) * gi[j]
+		}
+		dss := dn / (2 * n) // through n = √(ss + ε)
+		for j, v := range xi {
+			di[j] = gi[j]/n + (v*2)*dss
+		}
+	}
 }

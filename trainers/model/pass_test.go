@@ -52,7 +52,7 @@ func checkForwardReference(t *testing.T, ci int, m Model, ref refFunc, rng *rand
 }
 
 // backwardSurrogate prepares a finite-difference check: it perturbs m's
-// parameters, draws Chunk−1 input rows x (so the pass is padded) and G,
+// parameters, draws Chunk−1 input rows x (a pass shorter than the chunk) and G,
 // sets every Param.Grad to Backward's ∂(Σ E⊙G)/∂θ and returns the
 // reference surrogate S(θ) = Σ ref(x)⊙G at the current parameters.
 func backwardSurrogate(t *testing.T, m Model, ref refFunc, rng *rand.Rand) func() float64 {
@@ -100,6 +100,50 @@ func checkChunkedBackward(t *testing.T, rng *rand.Rand, whole, chunked Model, ro
 		for i := range p.Grad {
 			if math.Abs(float64(p.Grad[i]-q.Grad[i])) > 1e-4*(1+math.Abs(float64(p.Grad[i]))) {
 				t.Fatalf("%s[%d]: whole %v, chunked %v", p.Name, i, p.Grad[i], q.Grad[i])
+			}
+		}
+	}
+}
+
+// TestBackwardKeptMatchesBackward checks the one-forward path: Forward
+// then BackwardKept gives the same gradients, bit for bit, as Backward
+// (which forwards again), for both architectures; and BackwardKept refuses
+// a row count other than the latest Forward's.
+func TestBackwardKeptMatchesBackward(t *testing.T) {
+	for _, c := range []Config{
+		{InDim: 20, Hidden: []int{16}, Norm: "layer", EmbedDim: 8, L2Normalize: true, Chunk: 6, Seed: 1},
+		{Arch: "cnn", InDim: 64, InChannels: 1, InHeight: 8, InWidth: 8, Channels: []int{3, 4}, EmbedDim: 5, L2Normalize: true, Chunk: 4, Seed: 2},
+	} {
+		a, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := New(c)
+		rng := rand.New(rand.NewSource(3))
+		rows := c.Chunk - 1
+		x := randVec(rng, rows*a.InDim())
+		g := randVec(rng, rows*a.OutDim())
+		if err := a.BackwardKept(g, rows); err == nil {
+			t.Errorf("%s: BackwardKept before any Forward: no error", c.Arch)
+		}
+		out := make([]float32, rows*a.OutDim())
+		if err := a.Forward(x, rows, out); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.BackwardKept(g, rows-1); err == nil {
+			t.Errorf("%s: BackwardKept of %d rows after a Forward of %d: no error", c.Arch, rows-1, rows)
+		}
+		if err := a.BackwardKept(g, rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Backward(x, g, rows); err != nil {
+			t.Fatal(err)
+		}
+		for k, p := range a.Params() {
+			for i, v := range p.Grad {
+				if w := b.Params()[k].Grad[i]; math.Float32bits(v) != math.Float32bits(w) {
+					t.Fatalf("%s %s[%d]: BackwardKept %v, Backward %v", c.Arch, p.Name, i, v, w)
+				}
 			}
 		}
 	}

@@ -8,8 +8,8 @@ input 1x28x28 -> [Conv3x3(pad 1) + bias -> MaxPool2 -> ReLU] x 2 -> flatten
 (64*7*7 = 3136) -> Linear 128 -> L2 norm; He-uniform conv init. Batch 112
 (SPC-2: 56 classes x 2), multi-similarity loss (Wang et al. 2019) with its
 pair mining, Adam lr 1e-3, coupled weight decay 4e-4. One step = forward,
-loss, backward, optimiser step (PyTorch forwards once; dmlbench forwards
-twice, see trainers/model).
+loss, backward, optimiser step (both forward once per step, see
+trainers/model).
 
 --epoch also times an Omniglot-sized epoch: `dmlbench run --dataset omniglot`
 trains on 121 classes x 20 = 2420 images (22 steps of 112) and evaluates

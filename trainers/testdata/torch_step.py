@@ -6,8 +6,7 @@ Same step: MLP 512 -> Linear 512 -> LayerNorm -> ReLU -> Linear 128 -> L2 norm,
 batch 112 (SPC-2: 56 classes x 2), multi-similarity loss (Wang et al. 2019;
 alpha=2, beta=40, lambda=0.5, epsilon=0.1 pair mining), Adam lr 1e-3 with
 coupled weight decay 4e-4. One step = forward, loss, backward, optimiser step
-(PyTorch keeps the graph, so it forwards once; dmlbench forwards twice, see
-trainers/model).
+(both forward once per step when the batch fits one chunk, see trainers/model).
 
 Usage: python3 torch_step.py [--threads 2] [--steps 200]
 Debian: apt-get install -y python3-torch (1.13.1 in bookworm).

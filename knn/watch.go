@@ -4,9 +4,9 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sync/atomic"
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
+	"github.com/dmlbench/dmlbench/internal/parallel"
 )
 
 // watchState ranks one query's watched rows during the scan (Options.Watch).
@@ -144,7 +144,7 @@ func (r *exactRun) initWatch(w *Watch) {
 	}
 	const blocksPerChunk = 42 // 252 queries per parallel work item
 	nblk := (n + mr - 1) / mr
-	parallelFor(r.threads, (nblk+blocksPerChunk-1)/blocksPerChunk, func(c int) {
+	parallel.For(r.threads, (nblk+blocksPerChunk-1)/blocksPerChunk, func(c int) {
 		apack := alignedFloats(mr * d)
 		bpack := alignedFloats(nr * d)
 		gather := Matrix{Rows: nr, Cols: d, Data: make([]float32, nr*d)}
@@ -205,15 +205,19 @@ func (r *exactRun) initWatch(w *Watch) {
 	r.initSpec()
 }
 
-// Speculative cap parameters (see watchState and initSpec); variables so
-// that tests can force unproven caps.
-var (
-	watchSpecSample = 1024 // database rows sampled
-	watchSpecStage1 = 256  // of which the first stage scores these
-	watchSpecFactor = 1.0  // the cap aims at rank factor·maxRank (+ margin)
-	watchSpecSigmas = 4.0  // plus this many standard deviations of the count
-	watchRecounts   atomic.Int64
-)
+// specParams are the speculative cap's parameters (see watchState and
+// initSpec); Exact.spec overrides the defaults so that tests can force
+// unproven caps.
+type specParams struct {
+	sample int     // database rows sampled
+	stage1 int     // of which the first stage scores these
+	factor float64 // the cap aims at rank factor·maxRank (+ margin)
+	sigmas float64 // plus this many standard deviations of the count
+}
+
+func defaultSpecParams() specParams {
+	return specParams{sample: 1024, stage1: 256, factor: 1.0, sigmas: 4.0}
+}
 
 // initSpec sets each query's speculative cap: among the keys of S evenly
 // spaced database rows, the s-th smallest with s = λ + 4√λ + 4 where
@@ -227,12 +231,12 @@ var (
 // 2–3 % faster (7 interleaved whole-process runs, twice).
 func (r *exactRun) initSpec() {
 	n, d, nr, nd := r.q.Rows, r.d, r.nr, r.db.Rows
-	S := min(watchSpecSample, nd)
+	S := min(r.spec.sample, nd)
 	if S == 0 || nd < 4*r.maxRank {
 		return
 	}
-	lambda := watchSpecFactor * float64(S) * float64(r.maxRank) / float64(nd)
-	sel := max(1, int(lambda+watchSpecSigmas*math.Sqrt(lambda)+watchSpecSigmas))
+	lambda := r.spec.factor * float64(S) * float64(r.maxRank) / float64(nd)
+	sel := max(1, int(lambda+r.spec.sigmas*math.Sqrt(lambda)+r.spec.sigmas))
 	if sel >= S {
 		return
 	}
@@ -251,7 +255,7 @@ func (r *exactRun) initSpec() {
 	// scores only those and skips queries whose farthest live watched row
 	// is estimated within 2·maxRank (little to gain; well-clustered data).
 	np := (S + nr - 1) / nr
-	S1 := min(S, max(nr, watchSpecStage1/nr*nr))
+	S1 := min(S, max(nr, r.spec.stage1/nr*nr))
 	np1 := (S1 + nr - 1) / nr
 	gather := Matrix{Rows: np * nr, Cols: d, Data: make([]float32, np*nr*d)}
 	sid := make([]int, S)
@@ -275,7 +279,7 @@ func (r *exactRun) initSpec() {
 		noCol[i] = negInf
 	}
 	nblk := (n + mr - 1) / mr
-	parallelFor(r.threads, (nblk+63)/64, func(c int) {
+	parallel.For(r.threads, (nblk+63)/64, func(c int) {
 		apack := alignedFloats(mr * d)
 		keys := make([][]uint64, mr)
 		for i := range keys {
@@ -372,7 +376,9 @@ func specKth(a []uint64, s1, sel int, scratch []uint64) uint64 {
 // with the scan's kernel (the same keys as the scan): the fallback for a
 // speculative cap that was never proven.
 func (r *exactRun) exactRanks(qi int, w *watchState) []int32 {
-	watchRecounts.Add(1)
+	if r.recounts != nil {
+		r.recounts.Add(1)
+	}
 	d, nr, nd := r.d, r.nr, r.db.Rows
 	apack := alignedFloats(mr * d)
 	packPanel(apack, r.q, qi, mr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -38,15 +39,20 @@ func ranksFromFull(t *testing.T, e Exact, q, db Matrix, w *Watch, opt Options) [
 // TestWatchRanks: the ranks of watched rows equal their positions in the
 // full ranking, on random, duplicate-heavy (ties) and clustered data, on
 // the general and the symmetric path, for L2 and IP, with MaxRank below,
-// at and above the number of candidates.
+// at and above the number of candidates, for classes of about 6 rows and
+// for 3 large classes (whose watch states search through a table).
 func TestWatchRanks(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	for _, kind := range []string{"gauss", "grid", "dups"} {
-		for _, n := range []int{1, 2, 7, 130, 517} {
+		for _, n := range []int{1, 2, 7, 130, 517, -517} {
+			classes := max(1, n/6)
+			if n < 0 {
+				n, classes = -n, 3
+			}
 			x := randMatrix(rng, n, 9, kind)
 			labels := make([]int32, n)
 			for i := range labels {
-				labels[i] = int32(rng.Intn(max(1, n/6)))
+				labels[i] = int32(rng.Intn(classes))
 			}
 			for _, metric := range []Metric{L2, IP} {
 				for _, maxRank := range []int{1, 5, 40, n + 3} {
@@ -136,7 +142,7 @@ func TestWatchBadInput(t *testing.T) {
 // aimed below MaxRank, so that queries are ranked again by exactRanks), on
 // both paths, for L2 and IP, with 1 and 2 threads.
 func TestWatchSpeculativeCap(t *testing.T) {
-	defer func(s int, f, g float64) { watchSpecSample, watchSpecFactor, watchSpecSigmas = s, f, g }(watchSpecSample, watchSpecFactor, watchSpecSigmas)
+	t.Parallel()
 	rng := rand.New(rand.NewSource(12))
 	n, maxRank := 1500, 40
 	x := randMatrix(rng, n, 12, "gauss")
@@ -154,19 +160,22 @@ func TestWatchSpeculativeCap(t *testing.T) {
 		factor, sigmas float64
 		recount        bool
 	}{{"proven", 2048, 1.0, 4, false}, {"recounted", 256, 0.3, 0, true}} {
-		watchSpecSample, watchSpecFactor, watchSpecSigmas = tc.sample, tc.factor, tc.sigmas
+		spec := defaultSpecParams()
+		spec.sample, spec.factor, spec.sigmas = tc.sample, tc.factor, tc.sigmas
+		var recounted atomic.Int64
 		for _, metric := range []Metric{L2, IP} {
 			opt := Options{Metric: metric, Exclude: ExcludeSelf, Watch: w}
 			for _, e := range []Exact{{NoSymmetry: true, TileQ: 96}, {TileQ: 96}} {
+				e.spec, e.recounts = &spec, &recounted
 				var want [][]int32
 				for _, threads := range []int{1, 2} {
 					opt.Threads = threads
-					before := watchRecounts.Load()
+					before := recounted.Load()
 					nb, err := e.Search(context.Background(), x, x, 5, opt)
 					if err != nil {
 						t.Fatal(err)
 					}
-					recounts := watchRecounts.Load() - before
+					recounts := recounted.Load() - before
 					if tc.recount != (recounts > 0) {
 						t.Fatalf("%s %v sym=%v: %d queries ranked again", tc.name, metric, !e.NoSymmetry, recounts)
 					}

@@ -60,6 +60,9 @@ type Exact struct {
 	// top-k work dominates, so halving the arithmetic is not worth a
 	// buffer per query (SOP, k = 1000: ~1 GB).
 	MaxStateBytes int64
+	// NoKSpec turns off the speculative top-k bound (see initKSpec), for
+	// benchmarks and tests; the neighbours are the same either way.
+	NoKSpec bool
 
 	kernel *kernelImpl // nil = activeKernel(); tests pin other kernels
 	// spec (nil = defaultSpecParams()) sets the watch's speculative cap and
@@ -96,6 +99,7 @@ type exactRun struct {
 	out      *Neighbors
 	threads  int
 	watch    []watchState // per query, with Options.Watch
+	kspec    []uint64     // per query: speculative top-k bound (see initKSpec), or nil
 	maxRank  int
 	spec     specParams
 	recounts *atomic.Int64
@@ -189,6 +193,9 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 		if opt.Watch != nil {
 			r.maxRank = opt.Watch.MaxRank
 			r.initWatch(opt.Watch)
+		}
+		if !e.NoKSpec {
+			r.initKSpec()
 		}
 	}
 	if symOK {
@@ -284,6 +291,11 @@ func (r *exactRun) report(rows int) {
 }
 
 func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
+	if r.kspec != nil && len(st.buf) < r.keff {
+		// The speculative bound was too tight: fewer than keff candidates
+		// lay below it. Select from every candidate instead.
+		r.exactList(qi, st)
+	}
 	k := r.k
 	st.flush(r.keff, r.out.IDs[qi*k:(qi+1)*k], r.out.Dist[qi*k:(qi+1)*k], r.ip, r.pad, scratch)
 	if st.w != nil {
@@ -296,12 +308,17 @@ func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
 	}
 }
 
-// attachWatch gives query qi's state its watch counters (fresh).
-func (r *exactRun) attachWatch(st *topk, qi int) {
+// attach gives query qi's (reset) state its watch counters (fresh) and
+// its speculative bound, and returns its pre-filter threshold.
+func (r *exactRun) attach(st *topk, qi int) float32 {
 	if r.watch != nil {
 		st.w = &r.watch[qi]
 		st.w.reset(r.maxRank)
 	}
+	if r.kspec != nil {
+		st.bound = r.kspec[qi]
+	}
+	return st.thrF()
 }
 
 // runTiles is the general path: workers take tiles of query rows and stream
@@ -321,11 +338,9 @@ func (r *exactRun) runTiles(ctx context.Context, tile int) error {
 			}
 			for i := range states {
 				states[i].reset(ts.backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
-				thr[i] = posInf
-				if i >= rows {
-					thr[i] = negInf
-				} else {
-					r.attachWatch(&states[i], r0+i)
+				thr[i] = negInf
+				if i < rows {
+					thr[i] = r.attach(&states[i], r0+i)
 				}
 			}
 			for jp := 0; jp < r.npan; jp++ {
@@ -435,12 +450,11 @@ func newSymRun(r *exactRun, tile int) *symRun {
 	backing := make([]uint64, n*r.capacity)
 	for i := range s.states {
 		s.states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
-		r.attachWatch(&s.states[i], i)
 	}
 	for i := range s.thr {
-		s.thr[i] = posInf
-		if i >= n {
-			s.thr[i] = negInf
+		s.thr[i] = negInf
+		if i < n {
+			s.thr[i] = r.attach(&s.states[i], i)
 		}
 	}
 	for i := range s.rem {

@@ -427,3 +427,107 @@ func (t *topk) watchBound(b uint64) uint64 {
 	}
 	return b
 }
+
+// initKSpec sets r.kspec, a speculative bound per query for the buffered
+// select (k > smallK): keys at or above it are not taken, and the
+// pre-filter starts at it instead of +Inf. A buffer filled in database
+// order otherwise admits every candidate until its first compaction, and
+// about k·ln(N/k) in all; with the bound only candidates below it enter
+// from the start. The bound is the sel-th smallest key among S evenly
+// spaced database rows, sel = λ + 4√λ + 4 with λ = S·k/N the expected
+// number of sample keys within rank k (the factor and the 4 standard
+// deviations are those of the watch's cap, r.spec), so that it lies beyond rank k unless
+// the sample is about four standard deviations off. When it does not
+// (fewer than k candidates below it after the scan), flush selects from
+// every candidate again (exactList): the neighbours are exact either way.
+// Used when the bound is expected to lie well inside the database
+// (sel ≤ S/4, N ≥ 2S).
+func (r *exactRun) initKSpec() {
+	n, d, nr, nd := r.q.Rows, r.d, r.nr, r.db.Rows
+	S := min(r.spec.sample, nd)
+	if r.keff <= smallK || nd < 2*S || S < 4 {
+		return
+	}
+	lambda := r.spec.factor * float64(S) * float64(r.keff) / float64(nd)
+	sel := max(1, int(lambda+r.spec.sigmas*math.Sqrt(lambda)+r.spec.sigmas))
+	if sel > S/4 {
+		return
+	}
+	np := (S + nr - 1) / nr
+	gather := Matrix{Rows: np * nr, Cols: d, Data: make([]float32, np*nr*d)}
+	sid := make([]int, S)
+	snx := make([]float32, np*nr)
+	for t := range sid {
+		sid[t] = int(int64(t) * int64(nd) / int64(S))
+		copy(gather.Row(t), r.db.Row(sid[t]))
+		snx[t] = r.nx[sid[t]]
+	}
+	spack := alignedFloats(np * nr * d)
+	for p := 0; p < np; p++ {
+		packPanel(spack[p*nr*d:], gather, p*nr, nr)
+	}
+	r.kspec = make([]uint64, n)
+	nblk := (n + mr - 1) / mr
+	parallel.For(r.threads, (nblk+63)/64, func(c int) {
+		apack := alignedFloats(mr * d)
+		keys := make([][]uint64, mr)
+		for i := range keys {
+			keys[i] = make([]uint64, 0, S)
+		}
+		scratch := make([]uint64, S)
+		ep := new(kernEpi)
+		ep.scale, ep.lo = r.scale, r.lo
+		ep.thr = fill8(negInf)
+		ep.cthr = &r.noCol[0]
+		for b := c * 64; b < min(nblk, (c+1)*64); b++ {
+			i0 := b * mr
+			packPanel(apack, r.q, i0, mr)
+			clear(ep.nq[:])
+			copy(ep.nq[:mr], r.nq[i0:min(i0+mr, len(r.nq))])
+			for i := range keys {
+				keys[i] = keys[i][:0]
+			}
+			for p := 0; p < np; p++ {
+				ep.nx = &snx[p*nr]
+				r.kern(ptrAt(apack, 0), ptrAt(spack, p*nr*d), d, ep)
+				for rr := 0; rr < mr; rr++ {
+					for j := 0; j < nr && p*nr+j < S; j++ {
+						keys[rr] = append(keys[rr], knnkey.Of(ep.c[rr*nr+j], sid[p*nr+j]))
+					}
+				}
+			}
+			for rr := 0; rr < mr && i0+rr < n; rr++ {
+				r.kspec[i0+rr] = radixKth(keys[rr], sel, scratch)
+			}
+		}
+	})
+}
+
+// exactList fills query qi's buffer with its keff nearest candidates by
+// scoring every database row with the scan's kernel (the same keys as the
+// scan): the fallback for a speculative top-k bound that proved too tight.
+func (r *exactRun) exactList(qi int, st *topk) {
+	d, nr, nd := r.d, r.nr, r.db.Rows
+	if r.recounts != nil {
+		r.recounts.Add(1)
+	}
+	apack := alignedFloats(mr * d)
+	packPanel(apack, r.q, qi, mr)
+	ep := new(kernEpi)
+	ep.scale, ep.lo = r.scale, r.lo
+	ep.thr = fill8(negInf)
+	ep.cthr = &r.noCol[0]
+	ep.nq[0] = r.nq[qi]
+	all := make([]uint64, 0, nd)
+	for p := 0; p < r.npan; p++ {
+		ep.nx = &r.nx[p*nr]
+		r.kern(ptrAt(apack, 0), ptrAt(r.bpack, p*nr*d), d, ep)
+		for j := 0; j < nr && p*nr+j < nd; j++ {
+			if id := p*nr + j; !(r.excl && id == qi) {
+				all = append(all, knnkey.Of(ep.c[j], id))
+			}
+		}
+	}
+	radixSelect(all, r.keff, make([]uint64, len(all)))
+	st.buf = append(st.buf[:0], all[:r.keff]...)
+}

@@ -214,3 +214,63 @@ func TestSpecKth(t *testing.T) {
 		}
 	}
 }
+
+// TestKSpecNeighbours: the speculative top-k bound changes no neighbour
+// list, whether it holds (default parameters) or is too tight (a bound
+// aimed below rank k, so that queries select again in exactList), on both
+// paths, for L2 and IP, with and without self-exclusion and a watch.
+func TestKSpecNeighbours(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewSource(21))
+	n := 2600
+	for _, kind := range []string{"gauss", "dups"} {
+		x := randMatrix(rng, n, 10, kind)
+		w := &Watch{MaxRank: 300, IDs: make([][]int32, n)}
+		for i := range w.IDs {
+			for j := i % 7; j < n; j += 7 {
+				if j != i {
+					w.IDs[i] = append(w.IDs[i], int32(j))
+				}
+			}
+		}
+		for _, tc := range []struct {
+			name    string
+			spec    specParams
+			recount bool
+		}{{"holds", defaultSpecParams(), false}, {"too tight", specParams{sample: 1024, stage1: 256, factor: 0.3, sigmas: 0}, true}} {
+			for _, metric := range []Metric{L2, IP} {
+				for _, excl := range []Exclusion{ExcludeNone, ExcludeSelf} {
+					for _, watch := range []*Watch{nil, w} {
+						opt := Options{Metric: metric, Exclude: excl, Watch: watch}
+						if watch != nil && excl == ExcludeNone {
+							continue // watch lists hold no self only under exclusion
+						}
+						for _, sym := range []bool{false, true} {
+							var recounted atomic.Int64
+							spec := tc.spec
+							e := Exact{NoSymmetry: !sym, TileQ: 96, spec: &spec, recounts: &recounted}
+							ref := Exact{NoSymmetry: !sym, TileQ: 96, NoKSpec: true, spec: &spec}
+							const k = 40
+							got, err := e.Search(context.Background(), x, x, k, opt)
+							if err != nil {
+								t.Fatal(err)
+							}
+							want, _ := ref.Search(context.Background(), x, x, k, opt)
+							if !slices.Equal(got.IDs, want.IDs) || !slices.Equal(got.Dist, want.Dist) {
+								t.Fatalf("%s %s %v excl=%v watch=%v sym=%v: neighbours differ", kind, tc.name, metric, excl, watch != nil, sym)
+							}
+							for i := range want.Ranks {
+								if !slices.Equal(got.Ranks[i], want.Ranks[i]) {
+									t.Fatalf("%s %s: ranks of query %d differ", kind, tc.name, i)
+								}
+							}
+							if tc.recount && watch == nil && recounted.Load() == 0 {
+								t.Fatalf("%s %s %v sym=%v: no query selected again", kind, tc.name, metric, sym)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -230,7 +230,7 @@ func defaultSpecParams() specParams {
 // on the noisy 20 000 × 128 input (maxRank 1 000) the whole eval is about
 // 2–3 % faster (7 interleaved whole-process runs, twice).
 func (r *exactRun) initSpec() {
-	n, d, nr, nd := r.q.Rows, r.d, r.nr, r.db.Rows
+	n, nr, nd := r.q.Rows, r.nr, r.db.Rows
 	S := min(r.spec.sample, nd)
 	if S == 0 || nd < 4*r.maxRank {
 		return
@@ -254,62 +254,18 @@ func (r *exactRun) initSpec() {
 	// whose first S1 rows are themselves evenly spaced: the first stage
 	// scores only those and skips queries whose farthest live watched row
 	// is estimated within 2·maxRank (little to gain; well-clustered data).
-	np := (S + nr - 1) / nr
 	S1 := min(S, max(nr, r.spec.stage1/nr*nr))
 	np1 := (S1 + nr - 1) / nr
-	gather := Matrix{Rows: np * nr, Cols: d, Data: make([]float32, np*nr*d)}
-	sid := make([]int, S)
-	snx := make([]float32, np*nr)
-	stride := (S + S1 - 1) / S1
-	t := 0
-	for phase := 0; phase < stride; phase++ {
-		for u := phase; u < S; u += stride {
-			sid[t] = int(int64(u) * int64(nd) / int64(S))
-			copy(gather.Row(t), r.db.Row(sid[t]))
-			snx[t] = r.nx[sid[t]]
-			t++
-		}
-	}
-	spack := alignedFloats(np * nr * d)
-	for p := 0; p < np; p++ {
-		packPanel(spack[p*nr*d:], gather, p*nr, nr)
-	}
-	noCol := make([]float32, nrMax)
-	for i := range noCol {
-		noCol[i] = negInf
-	}
+	spack, sid, snx, np := r.sampleRows(S, S1)
 	nblk := (n + mr - 1) / mr
 	parallel.For(r.threads, (nblk+63)/64, func(c int) {
-		apack := alignedFloats(mr * d)
-		keys := make([][]uint64, mr)
-		for i := range keys {
-			keys[i] = make([]uint64, 0, S)
-		}
+		sc := r.newSampleScorer(spack, sid, snx)
+		keys := sc.keys
 		scratch := make([]uint64, S)
-		ep := new(kernEpi)
-		ep.scale, ep.lo = r.scale, r.lo
-		ep.thr = fill8(negInf)
-		ep.cthr = &noCol[0]
 		for b := c * 64; b < min(nblk, (c+1)*64); b++ {
 			i0 := b * mr
-			packPanel(apack, r.q, i0, mr)
-			clear(ep.nq[:])
-			copy(ep.nq[:mr], r.nq[i0:min(i0+mr, len(r.nq))])
-			for i := range keys {
-				keys[i] = keys[i][:0]
-			}
-			score := func(p0, p1 int) {
-				for p := p0; p < p1; p++ {
-					ep.nx = &snx[p*nr]
-					r.kern(ptrAt(apack, 0), ptrAt(spack, p*nr*d), d, ep)
-					for rr := 0; rr < mr; rr++ {
-						for j := 0; j < nr && p*nr+j < S; j++ {
-							keys[rr] = append(keys[rr], knnkey.Of(ep.c[rr*nr+j], sid[p*nr+j]))
-						}
-					}
-				}
-			}
-			score(0, np1)
+			sc.start(i0)
+			sc.score(0, np1)
 			var need [mr]bool
 			any := false
 			for rr := 0; rr < mr && i0+rr < n; rr++ {
@@ -333,7 +289,7 @@ func (r *exactRun) initSpec() {
 			if !any {
 				continue
 			}
-			score(np1, np)
+			sc.score(np1, np)
 			for rr := 0; rr < mr && i0+rr < n; rr++ {
 				if need[rr] {
 					w := &r.watch[i0+rr]
@@ -379,28 +335,7 @@ func (r *exactRun) exactRanks(qi int, w *watchState) []int32 {
 	if r.recounts != nil {
 		r.recounts.Add(1)
 	}
-	d, nr, nd := r.d, r.nr, r.db.Rows
-	apack := alignedFloats(mr * d)
-	packPanel(apack, r.q, qi, mr)
-	noCol := make([]float32, nrMax)
-	for i := range noCol {
-		noCol[i] = negInf
-	}
-	ep := new(kernEpi)
-	ep.scale, ep.lo = r.scale, r.lo
-	ep.thr = fill8(negInf)
-	ep.cthr = &noCol[0]
-	ep.nq[0] = r.nq[qi]
-	all := make([]uint64, 0, nd)
-	for p := 0; p < r.npan; p++ {
-		ep.nx = &r.nx[p*nr]
-		r.kern(ptrAt(apack, 0), ptrAt(r.bpack, p*nr*d), d, ep)
-		for j := 0; j < nr && p*nr+j < nd; j++ {
-			if id := p*nr + j; !(r.excl && id == qi) {
-				all = append(all, knnkey.Of(ep.c[j], id))
-			}
-		}
-	}
+	all := r.allKeys(qi)
 	slices.Sort(all)
 	var out []int32
 	for _, key := range w.keys {
@@ -443,7 +378,7 @@ func (t *topk) watchBound(b uint64) uint64 {
 // Used when the bound is expected to lie well inside the database
 // (sel ≤ S/4, N ≥ 2S).
 func (r *exactRun) initKSpec() {
-	n, d, nr, nd := r.q.Rows, r.d, r.nr, r.db.Rows
+	n, nd := r.q.Rows, r.db.Rows
 	S := min(r.spec.sample, nd)
 	if r.keff <= smallK || nd < 2*S || S < 4 {
 		return
@@ -453,49 +388,17 @@ func (r *exactRun) initKSpec() {
 	if sel > S/4 {
 		return
 	}
-	np := (S + nr - 1) / nr
-	gather := Matrix{Rows: np * nr, Cols: d, Data: make([]float32, np*nr*d)}
-	sid := make([]int, S)
-	snx := make([]float32, np*nr)
-	for t := range sid {
-		sid[t] = int(int64(t) * int64(nd) / int64(S))
-		copy(gather.Row(t), r.db.Row(sid[t]))
-		snx[t] = r.nx[sid[t]]
-	}
-	spack := alignedFloats(np * nr * d)
-	for p := 0; p < np; p++ {
-		packPanel(spack[p*nr*d:], gather, p*nr, nr)
-	}
+	spack, sid, snx, np := r.sampleRows(S, S)
 	r.kspec = make([]uint64, n)
 	nblk := (n + mr - 1) / mr
 	parallel.For(r.threads, (nblk+63)/64, func(c int) {
-		apack := alignedFloats(mr * d)
-		keys := make([][]uint64, mr)
-		for i := range keys {
-			keys[i] = make([]uint64, 0, S)
-		}
+		sc := r.newSampleScorer(spack, sid, snx)
+		keys := sc.keys
 		scratch := make([]uint64, S)
-		ep := new(kernEpi)
-		ep.scale, ep.lo = r.scale, r.lo
-		ep.thr = fill8(negInf)
-		ep.cthr = &r.noCol[0]
 		for b := c * 64; b < min(nblk, (c+1)*64); b++ {
 			i0 := b * mr
-			packPanel(apack, r.q, i0, mr)
-			clear(ep.nq[:])
-			copy(ep.nq[:mr], r.nq[i0:min(i0+mr, len(r.nq))])
-			for i := range keys {
-				keys[i] = keys[i][:0]
-			}
-			for p := 0; p < np; p++ {
-				ep.nx = &snx[p*nr]
-				r.kern(ptrAt(apack, 0), ptrAt(spack, p*nr*d), d, ep)
-				for rr := 0; rr < mr; rr++ {
-					for j := 0; j < nr && p*nr+j < S; j++ {
-						keys[rr] = append(keys[rr], knnkey.Of(ep.c[rr*nr+j], sid[p*nr+j]))
-					}
-				}
-			}
+			sc.start(i0)
+			sc.score(0, np)
 			for rr := 0; rr < mr && i0+rr < n; rr++ {
 				r.kspec[i0+rr] = radixKth(keys[rr], sel, scratch)
 			}
@@ -507,10 +410,19 @@ func (r *exactRun) initKSpec() {
 // scoring every database row with the scan's kernel (the same keys as the
 // scan): the fallback for a speculative top-k bound that proved too tight.
 func (r *exactRun) exactList(qi int, st *topk) {
-	d, nr, nd := r.d, r.nr, r.db.Rows
 	if r.recounts != nil {
 		r.recounts.Add(1)
 	}
+	all := r.allKeys(qi)
+	radixSelect(all, r.keff, make([]uint64, len(all)))
+	st.buf = append(st.buf[:0], all[:r.keff]...)
+}
+
+// allKeys scores every database row for query qi with the scan's kernel
+// (the same keys as the scan), the query itself left out under
+// self-exclusion: the exact fallbacks' input.
+func (r *exactRun) allKeys(qi int) []uint64 {
+	d, nr, nd := r.d, r.nr, r.db.Rows
 	apack := alignedFloats(mr * d)
 	packPanel(apack, r.q, qi, mr)
 	ep := new(kernEpi)
@@ -528,6 +440,80 @@ func (r *exactRun) exactList(qi int, st *topk) {
 			}
 		}
 	}
-	radixSelect(all, r.keff, make([]uint64, len(all)))
-	st.buf = append(st.buf[:0], all[:r.keff]...)
+	return all
+}
+
+// sampleRows packs S evenly spaced database rows as kernel panels, in an
+// order whose first s1 rows are themselves evenly spaced (s1 = S: plain
+// order), for the speculative bounds: sid are the rows' indices, snx their
+// squared norms, np the panels.
+func (r *exactRun) sampleRows(S, s1 int) (spack []float32, sid []int, snx []float32, np int) {
+	d, nr, nd := r.d, r.nr, r.db.Rows
+	np = (S + nr - 1) / nr
+	gather := Matrix{Rows: np * nr, Cols: d, Data: make([]float32, np*nr*d)}
+	sid = make([]int, S)
+	snx = make([]float32, np*nr)
+	stride := (S + s1 - 1) / s1
+	t := 0
+	for phase := 0; phase < stride; phase++ {
+		for u := phase; u < S; u += stride {
+			sid[t] = int(int64(u) * int64(nd) / int64(S))
+			copy(gather.Row(t), r.db.Row(sid[t]))
+			snx[t] = r.nx[sid[t]]
+			t++
+		}
+	}
+	spack = alignedFloats(np * nr * d)
+	for p := 0; p < np; p++ {
+		packPanel(spack[p*nr*d:], gather, p*nr, nr)
+	}
+	return spack, sid, snx, np
+}
+
+// sampleScorer appends, for the mr queries packed in apack, the keys of
+// sample panels [p0, p1) (see sampleRows) to keys[row].
+type sampleScorer struct {
+	r     *exactRun
+	apack []float32
+	ep    *kernEpi
+	keys  [][]uint64
+	spack []float32
+	sid   []int
+	snx   []float32
+}
+
+func (r *exactRun) newSampleScorer(spack []float32, sid []int, snx []float32) *sampleScorer {
+	sc := &sampleScorer{r: r, apack: alignedFloats(mr * r.d), ep: new(kernEpi), keys: make([][]uint64, mr),
+		spack: spack, sid: sid, snx: snx}
+	for i := range sc.keys {
+		sc.keys[i] = make([]uint64, 0, len(sid))
+	}
+	sc.ep.scale, sc.ep.lo = r.scale, r.lo
+	sc.ep.thr = fill8(negInf)
+	sc.ep.cthr = &r.noCol[0]
+	return sc
+}
+
+// start packs the queries of block i0 and empties the key lists.
+func (sc *sampleScorer) start(i0 int) {
+	r := sc.r
+	packPanel(sc.apack, r.q, i0, mr)
+	clear(sc.ep.nq[:])
+	copy(sc.ep.nq[:mr], r.nq[i0:min(i0+mr, len(r.nq))])
+	for i := range sc.keys {
+		sc.keys[i] = sc.keys[i][:0]
+	}
+}
+
+func (sc *sampleScorer) score(p0, p1 int) {
+	r, nr, d, S := sc.r, sc.r.nr, sc.r.d, len(sc.sid)
+	for p := p0; p < p1; p++ {
+		sc.ep.nx = &sc.snx[p*nr]
+		r.kern(ptrAt(sc.apack, 0), ptrAt(sc.spack, p*nr*d), d, sc.ep)
+		for rr := 0; rr < mr; rr++ {
+			for j := 0; j < nr && p*nr+j < S; j++ {
+				sc.keys[rr] = append(sc.keys[rr], knnkey.Of(sc.ep.c[rr*nr+j], sc.sid[p*nr+j]))
+			}
+		}
+	}
 }

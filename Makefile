@@ -58,9 +58,14 @@ test-short:
 	$(GO) test -short -count=1 ./...
 
 # BenchmarkKernel (knn) and BenchmarkNearestCentroids (clustering) time
-# every kernel level this CPU has; the rest use the chosen one.
+# every kernel level this CPU has; the rest use the chosen one. The
+# Realistic benchmarks (knn/realistic_bench_test.go, docs/performance.md)
+# run the full default suite and its k-NN search on the two realistic
+# inputs once each and check the metric values.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./knn/ ./clustering/ ./metrics/ ./spectra/ ./trainers/... ./internal/blas32/
+	$(GO) test -run '^$$' -bench 'Realistic' -benchtime 1x -timeout 30m ./knn/
+	$(GO) test -run '^$$' -bench 'Benchmark[^R]' -benchtime 3x ./knn/
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./clustering/ ./metrics/ ./spectra/ ./trainers/... ./internal/blas32/
 
 # check-generate fails when a generated file (the assembly kernels written
 # by internal/asmgen and internal/blas32/gen_kernels.go) differs from what

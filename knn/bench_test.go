@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/dmlbench/dmlbench/internal/parallel"
 )
 
 // spotCheck compares query i's returned list with a float64 scan of db
@@ -157,7 +159,7 @@ func BenchmarkKernel(b *testing.B) {
 			}
 			const rowsPerTask = 240
 			for b.Loop() {
-				parallelFor(threads, (m+rowsPerTask-1)/rowsPerTask, func(t int) {
+				parallel.For(threads, (m+rowsPerTask-1)/rowsPerTask, func(t int) {
 					ep := &kernEpi{scale: fill8(1), lo: fill8(negInf), thr: fill8(negInf), cthr: &noCol[0], nx: &zero[0]}
 					r0, r1 := t*rowsPerTask, min(m, (t+1)*rowsPerTask)
 					for jp := 0; jp < n/nr; jp++ {

@@ -3,8 +3,18 @@
 // in dmlbench: metrics.Evaluate runs one Search at the largest depth any
 // requested metric needs and all metrics read the same Neighbors.
 //
-// Contract shared by every Searcher (Exact, and Faiss/FaissGPU behind build
-// tags):
+// Backends (Backends, by name; `dmlbench list backends`):
+//
+//   - "exact" (Exact): the default, pure Go, described below.
+//   - "gpu" and "auto" (package knn/gpu, registered when a binary imports
+//     it): the same search on an NVIDIA GPU through CUDA, with neighbours
+//     bit-identical to Exact's; auto picks the GPU when one is usable and
+//     Exact otherwise (docs/gpu.md).
+//   - "faiss" (Faiss, build tag faiss) and "faiss-gpu" (FaissGPU, build
+//     tags faiss,cuda): faiss's IndexFlat through its C API (knn/faissc),
+//     for comparison with faiss itself.
+//
+// Contract shared by every Searcher:
 //
 //   - Rows are float32, row-major (Matrix).
 //   - Metric L2 returns squared Euclidean distances, ascending.
@@ -17,8 +27,8 @@
 //   - When fewer than k candidates exist the remaining slots hold ID -1 and
 //     distance +Inf (L2) or -Inf (IP).
 //
-// BruteForce is the float64 O(N·M·D) reference used by the tests. Exact is
-// the default backend (see its doc for the algorithm and numerics): a packed,
+// BruteForce is the float64 O(N·M·D) reference used by the tests. Exact
+// (see its doc for the algorithm and numerics) is a packed,
 // register-blocked 6×16 float32 micro-kernel whose epilogue converts inner
 // products to distances and compares them with each query's current k-th
 // distance, so the per-query top-k (a sorted list for k <= 32, a buffered
@@ -35,4 +45,10 @@
 //
 // The assembly is written by internal/asmgen (go generate); it needs no
 // GOEXPERIMENT, so `go build` and `go install` get it.
+//
+// Watch (Options.Watch) asks any backend that Watches for the exact ranks
+// of chosen rows (a query's positives) up to a maximum rank, counted during
+// the same scan: the retrieval metrics with long windows read these ranks
+// instead of a search that deep. MeanPairwiseL2 runs the same kernel for a
+// mean over all pairs. Work is spread over cores by internal/parallel.
 package knn

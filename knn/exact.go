@@ -3,11 +3,11 @@ package knn
 import (
 	"context"
 	"math/bits"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
+	"github.com/dmlbench/dmlbench/internal/parallel"
 )
 
 // Exact is the default pure-Go exact searcher: a blocked float32 distance
@@ -60,8 +60,16 @@ type Exact struct {
 	// top-k work dominates, so halving the arithmetic is not worth a
 	// buffer per query (SOP, k = 1000: ~1 GB).
 	MaxStateBytes int64
+	// NoKSpec turns off the speculative top-k bound (see initKSpec), for
+	// benchmarks and tests; the neighbours are the same either way.
+	NoKSpec bool
 
 	kernel *kernelImpl // nil = activeKernel(); tests pin other kernels
+	// spec (nil = defaultSpecParams()) sets the watch's speculative cap and
+	// recounts, when non-nil, counts the queries ranked again because
+	// their cap was never proven; tests use both.
+	spec     *specParams
+	recounts *atomic.Int64
 }
 
 // Name implements Searcher.
@@ -91,7 +99,10 @@ type exactRun struct {
 	out      *Neighbors
 	threads  int
 	watch    []watchState // per query, with Options.Watch
+	kspec    []uint64     // per query: speculative top-k bound (see initKSpec), or nil
 	maxRank  int
+	spec     specParams
+	recounts *atomic.Int64
 
 	pmu      sync.Mutex
 	done     int
@@ -111,7 +122,10 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 		return out, nil
 	}
 	r := &exactRun{q: q, db: db, k: k, excl: opt.Exclude == ExcludeSelf, ip: opt.Metric == IP,
-		d: q.Cols, out: out, progress: opt.Progress}
+		d: q.Cols, out: out, progress: opt.Progress, spec: defaultSpecParams(), recounts: e.recounts}
+	if e.spec != nil {
+		r.spec = *e.spec
+	}
 	cand := db.Rows
 	if r.excl {
 		cand--
@@ -130,10 +144,7 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 	}
 	r.kern, r.nr = impl.fn, impl.nr
 	nr := r.nr
-	r.threads = opt.Threads
-	if r.threads <= 0 {
-		r.threads = runtime.GOMAXPROCS(0)
-	}
+	r.threads = parallel.Threads(opt.Threads)
 	r.noCol = make([]float32, nrMax)
 	for i := range r.noCol {
 		r.noCol[i] = negInf
@@ -168,7 +179,7 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 	// Pack the database once: panels of nr items, item j of a panel in lane j.
 	r.npan = (db.Rows + nr - 1) / nr
 	r.bpack = alignedFloats(r.npan * nr * r.d)
-	parallelFor(r.threads, r.npan, func(p int) {
+	parallel.For(r.threads, r.npan, func(p int) {
 		packPanel(r.bpack[p*nr*r.d:], db, p*nr, nr)
 	})
 	if r.ip {
@@ -182,6 +193,9 @@ func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 		if opt.Watch != nil {
 			r.maxRank = opt.Watch.MaxRank
 			r.initWatch(opt.Watch)
+		}
+		if !e.NoKSpec {
+			r.initKSpec()
 		}
 	}
 	if symOK {
@@ -265,33 +279,6 @@ func sameMatrix(a, b Matrix) bool {
 	return len(b.Data) > 0 && &a.Data[0] == &b.Data[0]
 }
 
-// parallelFor runs f(0..n-1) on up to threads goroutines.
-func parallelFor(threads, n int, f func(i int)) {
-	threads = min(threads, n)
-	if threads <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < threads; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 // report adds rows finished queries and calls Progress (serialised).
 func (r *exactRun) report(rows int) {
 	if r.progress == nil {
@@ -304,6 +291,11 @@ func (r *exactRun) report(rows int) {
 }
 
 func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
+	if r.kspec != nil && len(st.buf) < r.keff {
+		// The speculative bound was too tight: fewer than keff candidates
+		// lay below it. Select from every candidate instead.
+		r.exactList(qi, st)
+	}
 	k := r.k
 	st.flush(r.keff, r.out.IDs[qi*k:(qi+1)*k], r.out.Dist[qi*k:(qi+1)*k], r.ip, r.pad, scratch)
 	if st.w != nil {
@@ -316,12 +308,17 @@ func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
 	}
 }
 
-// attachWatch gives query qi's state its watch counters (fresh).
-func (r *exactRun) attachWatch(st *topk, qi int) {
+// attach gives query qi's (reset) state its watch counters (fresh) and
+// its speculative bound, and returns its pre-filter threshold.
+func (r *exactRun) attach(st *topk, qi int) float32 {
 	if r.watch != nil {
 		st.w = &r.watch[qi]
 		st.w.reset(r.maxRank)
 	}
+	if r.kspec != nil {
+		st.bound = r.kspec[qi]
+	}
+	return st.thrF()
 }
 
 // runTiles is the general path: workers take tiles of query rows and stream
@@ -330,94 +327,83 @@ func (r *exactRun) attachWatch(st *topk, qi int) {
 func (r *exactRun) runTiles(ctx context.Context, tile int) error {
 	n, d, nr := r.q.Rows, r.d, r.nr
 	nt := (n + tile - 1) / tile
-	var next atomic.Int64
-	var firstErr error
-	var emu sync.Mutex
-	var wg sync.WaitGroup
-	workers := min(r.threads, nt)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			apack := alignedFloats(tile * d)
-			backing := make([]uint64, tile*r.capacity)
-			scratch := make([]uint64, r.capacity)
-			states := make([]topk, tile)
-			thr := make([]float32, tile)
-			ep := new(kernEpi)
-			ep.scale, ep.lo = r.scale, r.lo
-			ep.cthr = &r.noCol[0]
-			for {
-				t := int(next.Add(1) - 1)
-				if t >= nt {
-					return
+	return parallel.Blocks(ctx, r.threads, nt, func() *tileScratch { return r.newTileScratch(tile) },
+		func(ts *tileScratch, t int) error {
+			apack, states, thr, scratch, ep := ts.apack, ts.states, ts.thr, ts.scratch, ts.ep
+			r0 := t * tile
+			rows := min(tile, n-r0)
+			nblk := (rows + mr - 1) / mr
+			for b := 0; b < nblk; b++ {
+				packPanel(apack[b*mr*d:], r.q, r0+b*mr, mr)
+			}
+			for i := range states {
+				states[i].reset(ts.backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
+				thr[i] = negInf
+				if i < rows {
+					thr[i] = r.attach(&states[i], r0+i)
 				}
-				if err := ctx.Err(); err != nil {
-					emu.Lock()
-					firstErr = err
-					emu.Unlock()
-					return
-				}
-				r0 := t * tile
-				rows := min(tile, n-r0)
-				nblk := (rows + mr - 1) / mr
+			}
+			for jp := 0; jp < r.npan; jp++ {
+				bp := ptrAt(r.bpack, jp*nr*d)
+				ep.nx = &r.nx[jp*nr]
+				base := jp * nr
 				for b := 0; b < nblk; b++ {
-					packPanel(apack[b*mr*d:], r.q, r0+b*mr, mr)
-				}
-				for i := range states {
-					states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
-					thr[i] = posInf
-					if i >= rows {
-						thr[i] = negInf
-					} else {
-						r.attachWatch(&states[i], r0+i)
-					}
-				}
-				for jp := 0; jp < r.npan; jp++ {
-					bp := ptrAt(r.bpack, jp*nr*d)
-					ep.nx = &r.nx[jp*nr]
-					base := jp * nr
-					for b := 0; b < nblk; b++ {
-						i0 := b * mr
-						copy(ep.nq[:mr], r.nq[r0+i0:r0+i0+mr])
-						copy(ep.thr[:mr], thr[i0:i0+mr])
-						r.kern(ptrAt(apack, i0*d), bp, d, ep)
-						for rr := 0; rr < mr; rr++ {
-							m := ep.rmask[rr]
-							if m == 0 {
-								continue
-							}
-							li := i0 + rr
-							qi := r0 + li
-							if qi >= n {
+					i0 := b * mr
+					copy(ep.nq[:mr], r.nq[r0+i0:r0+i0+mr])
+					copy(ep.thr[:mr], thr[i0:i0+mr])
+					r.kern(ptrAt(apack, i0*d), bp, d, ep)
+					for rr := 0; rr < mr; rr++ {
+						m := ep.rmask[rr]
+						if m == 0 {
+							continue
+						}
+						li := i0 + rr
+						qi := r0 + li
+						if qi >= n {
+							break
+						}
+						st := &states[li]
+						for ; m != 0; m &= m - 1 {
+							j := bits.TrailingZeros32(m)
+							id := base + j
+							if id >= r.db.Rows {
 								break
 							}
-							st := &states[li]
-							for ; m != 0; m &= m - 1 {
-								j := bits.TrailingZeros32(m)
-								id := base + j
-								if id >= r.db.Rows {
-									break
-								}
-								if r.excl && id == qi {
-									continue
-								}
-								if st.offer(knnkey.Of(ep.c[rr*nr+j], id), r.keff, scratch) {
-									thr[li] = st.thrF()
-								}
+							if r.excl && id == qi {
+								continue
+							}
+							if st.offer(knnkey.Of(ep.c[rr*nr+j], id), r.keff, scratch) {
+								thr[li] = st.thrF()
 							}
 						}
 					}
 				}
-				for li := 0; li < rows; li++ {
-					r.flush(&states[li], r0+li, scratch)
-				}
-				r.report(rows)
 			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
+			for li := 0; li < rows; li++ {
+				r.flush(&states[li], r0+li, scratch)
+			}
+			r.report(rows)
+			return nil
+		})
+}
+
+// tileScratch is one runTiles worker's space: the packed query tile, the
+// tile's candidate buffers and thresholds, and the kernel epilogue.
+type tileScratch struct {
+	apack   []float32
+	backing []uint64
+	scratch []uint64
+	states  []topk
+	thr     []float32
+	ep      *kernEpi
+}
+
+func (r *exactRun) newTileScratch(tile int) *tileScratch {
+	ts := &tileScratch{apack: alignedFloats(tile * r.d), backing: make([]uint64, tile*r.capacity),
+		scratch: make([]uint64, r.capacity), states: make([]topk, tile), thr: make([]float32, tile), ep: new(kernEpi)}
+	ts.ep.scale, ts.ep.lo = r.scale, r.lo
+	ts.ep.cthr = &r.noCol[0]
+	return ts
 }
 
 // ptrAt returns &s[i], or nil for an empty slice (D = 0: kernels read
@@ -439,22 +425,8 @@ func ptrAt(s []float32, i int) *float32 {
 // skip busy blocks instead of queueing behind each other).
 func (r *exactRun) runSymmetric(ctx context.Context, tile int) error {
 	s := newSymRun(r, tile)
-	var firstErr error
-	var emu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < min(r.threads, s.nb); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := s.work(ctx); err != nil {
-				emu.Lock()
-				firstErr = err
-				emu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
+	return parallel.Blocks(ctx, r.threads, s.nb, s.newScratch,
+		func(sc *symScratch, I int) error { return s.rowBlock(ctx, sc, I) })
 }
 
 // symRun is the state the workers of runSymmetric share.
@@ -467,7 +439,6 @@ type symRun struct {
 	mus    []sync.Mutex // per block
 	rem    []int        // per block: tiles still to touch it
 	remMu  sync.Mutex
-	next   atomic.Int64 // next row block to take
 }
 
 func newSymRun(r *exactRun, tile int) *symRun {
@@ -479,12 +450,11 @@ func newSymRun(r *exactRun, tile int) *symRun {
 	backing := make([]uint64, n*r.capacity)
 	for i := range s.states {
 		s.states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
-		r.attachWatch(&s.states[i], i)
 	}
 	for i := range s.thr {
-		s.thr[i] = posInf
-		if i >= n {
-			s.thr[i] = negInf
+		s.thr[i] = negInf
+		if i < n {
+			s.thr[i] = r.attach(&s.states[i], i)
 		}
 	}
 	for i := range s.rem {
@@ -493,43 +463,50 @@ func newSymRun(r *exactRun, tile int) *symRun {
 	return s
 }
 
-// work is one worker: it takes row blocks I in order and computes their
-// tiles (I, J ≥ I), whichever pair of blocks it can lock first.
-func (s *symRun) work(ctx context.Context) error {
+// symScratch is one runSymmetric worker's space.
+type symScratch struct {
+	apack   []float32
+	ep      *kernEpi
+	pending []int
+	scratch []uint64
+}
+
+func (s *symRun) newScratch() *symScratch {
+	r := s.r
+	sc := &symScratch{apack: alignedFloats(s.tile * r.d), ep: new(kernEpi),
+		pending: make([]int, 0, s.nb), scratch: make([]uint64, r.capacity)}
+	sc.ep.scale, sc.ep.lo = r.scale, r.lo
+	return sc
+}
+
+// rowBlock computes the tiles (I, J ≥ I) of row block I (row blocks are
+// taken in increasing order), whichever pair of blocks it can lock first.
+func (s *symRun) rowBlock(ctx context.Context, sc *symScratch, I int) error {
 	r, d, tile, n := s.r, s.r.d, s.tile, s.n
-	apack := alignedFloats(tile * d)
-	ep := new(kernEpi)
-	ep.scale, ep.lo = r.scale, r.lo
-	pending := make([]int, 0, s.nb)
-	scratch := make([]uint64, r.capacity)
-	for {
-		I := int(s.next.Add(1) - 1)
-		if I >= s.nb {
-			return nil
-		}
-		rowLo := I * tile
-		for b := 0; b < (min(n, rowLo+tile)-rowLo+mr-1)/mr; b++ {
-			packPanel(apack[b*mr*d:], r.q, rowLo+b*mr, mr)
-		}
-		pending = pending[:0]
-		for J := I; J < s.nb; J++ {
-			pending = append(pending, J)
-		}
-		for len(pending) > 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			pick := s.lockPair(I, pending)
-			J := pending[pick]
-			s.doTile(I, J, apack, ep, scratch)
-			if J != I {
-				s.mus[J].Unlock()
-			}
-			s.mus[I].Unlock()
-			pending = append(pending[:pick], pending[pick+1:]...)
-			s.finishTile(I, J, scratch)
-		}
+	rowLo := I * tile
+	for b := 0; b < (min(n, rowLo+tile)-rowLo+mr-1)/mr; b++ {
+		packPanel(sc.apack[b*mr*d:], r.q, rowLo+b*mr, mr)
 	}
+	pending := sc.pending[:0]
+	for J := I; J < s.nb; J++ {
+		pending = append(pending, J)
+	}
+	for len(pending) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		pick := s.lockPair(I, pending)
+		J := pending[pick]
+		s.doTile(I, J, sc.apack, sc.ep, sc.scratch)
+		if J != I {
+			s.mus[J].Unlock()
+		}
+		s.mus[I].Unlock()
+		pending = append(pending[:pick], pending[pick+1:]...)
+		s.finishTile(I, J, sc.scratch)
+	}
+	sc.pending = pending
+	return nil
 }
 
 // lockPair locks block I and one pending block J (I itself for the

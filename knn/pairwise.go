@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
-	"sync/atomic"
+
+	"github.com/dmlbench/dmlbench/internal/parallel"
 )
 
 // MeanPairwiseL2 returns the mean Euclidean distance over the n(n−1)/2
@@ -27,14 +27,11 @@ func MeanPairwiseL2(ctx context.Context, x Matrix, threads int) (float64, error)
 	if n < 2 {
 		return math.NaN(), nil
 	}
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
 	ki := activeKernel()
 	kern, nr := ki.fn, ki.nr
 	npan := (n + nr - 1) / nr
 	bpack := alignedFloats(npan * nr * d)
-	parallelFor(threads, npan, func(p int) { packPanel(bpack[p*nr*d:], x, p*nr, nr) })
+	parallel.For(threads, npan, func(p int) { packPanel(bpack[p*nr*d:], x, p*nr, nr) })
 	nx := sqNorms(x, npan*nr)
 	noCol := make([]float32, nrMax)
 	for i := range noCol {
@@ -42,47 +39,42 @@ func MeanPairwiseL2(ctx context.Context, x Matrix, threads int) (float64, error)
 	}
 	nblk := (n + mr - 1) / mr
 	partial := make([]float64, nblk)
-	var next atomic.Int64
-	var cancelled atomic.Bool
-	parallelFor(threads, threads, func(int) {
-		apack := alignedFloats(mr * d)
-		ep := new(kernEpi)
-		ep.scale, ep.lo = fill8(-2), fill8(0)
-		ep.thr = fill8(negInf) // no lane needs a mask
-		ep.cthr = &noCol[0]
-		for {
-			b := int(next.Add(1) - 1)
-			if b >= nblk || cancelled.Load() {
-				return
+	type scratch struct {
+		apack []float32
+		ep    *kernEpi
+	}
+	err := parallel.Blocks(ctx, threads, nblk, func() scratch {
+		sc := scratch{apack: alignedFloats(mr * d), ep: new(kernEpi)}
+		sc.ep.scale, sc.ep.lo = fill8(-2), fill8(0)
+		sc.ep.thr = fill8(negInf) // no lane needs a mask
+		sc.ep.cthr = &noCol[0]
+		return sc
+	}, func(sc scratch, b int) error {
+		apack, ep := sc.apack, sc.ep
+		i0 := b * mr
+		packPanel(apack, x, i0, mr)
+		clear(ep.nq[:])
+		copy(ep.nq[:mr], nx[i0:min(i0+mr, len(nx))])
+		s := 0.0
+		for jp := i0 / nr; jp < npan; jp++ {
+			ep.nx = &nx[jp*nr]
+			kern(ptrAt(apack, 0), ptrAt(bpack, jp*nr*d), d, ep)
+			j0 := jp * nr
+			if j0 >= i0+mr && j0+nr <= n && i0+mr <= n {
+				s += sqrtSumBlock(ep.c[:mr*nr]) // interior block: every pair counts
+				continue
 			}
-			if b%64 == 0 && ctx.Err() != nil {
-				cancelled.Store(true)
-				return
-			}
-			i0 := b * mr
-			packPanel(apack, x, i0, mr)
-			clear(ep.nq[:])
-			copy(ep.nq[:mr], nx[i0:min(i0+mr, len(nx))])
-			s := 0.0
-			for jp := i0 / nr; jp < npan; jp++ {
-				ep.nx = &nx[jp*nr]
-				kern(ptrAt(apack, 0), ptrAt(bpack, jp*nr*d), d, ep)
-				j0 := jp * nr
-				if j0 >= i0+mr && j0+nr <= n && i0+mr <= n {
-					s += sqrtSumBlock(ep.c[:mr*nr]) // interior block: every pair counts
-					continue
-				}
-				for r := 0; r < mr && i0+r < n; r++ {
-					// pairs (i, j) with i < j < n only
-					for j := max(i0+r+1, j0) - j0; j < nr && j0+j < n; j++ {
-						s += math.Sqrt(float64(ep.c[r*nr+j]))
-					}
+			for r := 0; r < mr && i0+r < n; r++ {
+				// pairs (i, j) with i < j < n only
+				for j := max(i0+r+1, j0) - j0; j < nr && j0+j < n; j++ {
+					s += math.Sqrt(float64(ep.c[r*nr+j]))
 				}
 			}
-			partial[b] = s
 		}
+		partial[b] = s
+		return nil
 	})
-	if err := ctx.Err(); err != nil && cancelled.Load() {
+	if err != nil {
 		return 0, err
 	}
 	total := 0.0

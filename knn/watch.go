@@ -4,9 +4,9 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sync/atomic"
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
+	"github.com/dmlbench/dmlbench/internal/parallel"
 )
 
 // watchState ranks one query's watched rows during the scan (Options.Watch).
@@ -144,7 +144,7 @@ func (r *exactRun) initWatch(w *Watch) {
 	}
 	const blocksPerChunk = 42 // 252 queries per parallel work item
 	nblk := (n + mr - 1) / mr
-	parallelFor(r.threads, (nblk+blocksPerChunk-1)/blocksPerChunk, func(c int) {
+	parallel.For(r.threads, (nblk+blocksPerChunk-1)/blocksPerChunk, func(c int) {
 		apack := alignedFloats(mr * d)
 		bpack := alignedFloats(nr * d)
 		gather := Matrix{Rows: nr, Cols: d, Data: make([]float32, nr*d)}
@@ -205,15 +205,19 @@ func (r *exactRun) initWatch(w *Watch) {
 	r.initSpec()
 }
 
-// Speculative cap parameters (see watchState and initSpec); variables so
-// that tests can force unproven caps.
-var (
-	watchSpecSample = 1024 // database rows sampled
-	watchSpecStage1 = 256  // of which the first stage scores these
-	watchSpecFactor = 1.0  // the cap aims at rank factor·maxRank (+ margin)
-	watchSpecSigmas = 4.0  // plus this many standard deviations of the count
-	watchRecounts   atomic.Int64
-)
+// specParams are the speculative cap's parameters (see watchState and
+// initSpec); Exact.spec overrides the defaults so that tests can force
+// unproven caps.
+type specParams struct {
+	sample int     // database rows sampled
+	stage1 int     // of which the first stage scores these
+	factor float64 // the cap aims at rank factor·maxRank (+ margin)
+	sigmas float64 // plus this many standard deviations of the count
+}
+
+func defaultSpecParams() specParams {
+	return specParams{sample: 1024, stage1: 256, factor: 1.0, sigmas: 4.0}
+}
 
 // initSpec sets each query's speculative cap: among the keys of S evenly
 // spaced database rows, the s-th smallest with s = λ + 4√λ + 4 where
@@ -226,13 +230,13 @@ var (
 // on the noisy 20 000 × 128 input (maxRank 1 000) the whole eval is about
 // 2–3 % faster (7 interleaved whole-process runs, twice).
 func (r *exactRun) initSpec() {
-	n, d, nr, nd := r.q.Rows, r.d, r.nr, r.db.Rows
-	S := min(watchSpecSample, nd)
+	n, nr, nd := r.q.Rows, r.nr, r.db.Rows
+	S := min(r.spec.sample, nd)
 	if S == 0 || nd < 4*r.maxRank {
 		return
 	}
-	lambda := watchSpecFactor * float64(S) * float64(r.maxRank) / float64(nd)
-	sel := max(1, int(lambda+watchSpecSigmas*math.Sqrt(lambda)+watchSpecSigmas))
+	lambda := r.spec.factor * float64(S) * float64(r.maxRank) / float64(nd)
+	sel := max(1, int(lambda+r.spec.sigmas*math.Sqrt(lambda)+r.spec.sigmas))
 	if sel >= S {
 		return
 	}
@@ -250,62 +254,18 @@ func (r *exactRun) initSpec() {
 	// whose first S1 rows are themselves evenly spaced: the first stage
 	// scores only those and skips queries whose farthest live watched row
 	// is estimated within 2·maxRank (little to gain; well-clustered data).
-	np := (S + nr - 1) / nr
-	S1 := min(S, max(nr, watchSpecStage1/nr*nr))
+	S1 := min(S, max(nr, r.spec.stage1/nr*nr))
 	np1 := (S1 + nr - 1) / nr
-	gather := Matrix{Rows: np * nr, Cols: d, Data: make([]float32, np*nr*d)}
-	sid := make([]int, S)
-	snx := make([]float32, np*nr)
-	stride := (S + S1 - 1) / S1
-	t := 0
-	for phase := 0; phase < stride; phase++ {
-		for u := phase; u < S; u += stride {
-			sid[t] = int(int64(u) * int64(nd) / int64(S))
-			copy(gather.Row(t), r.db.Row(sid[t]))
-			snx[t] = r.nx[sid[t]]
-			t++
-		}
-	}
-	spack := alignedFloats(np * nr * d)
-	for p := 0; p < np; p++ {
-		packPanel(spack[p*nr*d:], gather, p*nr, nr)
-	}
-	noCol := make([]float32, nrMax)
-	for i := range noCol {
-		noCol[i] = negInf
-	}
+	spack, sid, snx, np := r.sampleRows(S, S1)
 	nblk := (n + mr - 1) / mr
-	parallelFor(r.threads, (nblk+63)/64, func(c int) {
-		apack := alignedFloats(mr * d)
-		keys := make([][]uint64, mr)
-		for i := range keys {
-			keys[i] = make([]uint64, 0, S)
-		}
+	parallel.For(r.threads, (nblk+63)/64, func(c int) {
+		sc := r.newSampleScorer(spack, sid, snx)
+		keys := sc.keys
 		scratch := make([]uint64, S)
-		ep := new(kernEpi)
-		ep.scale, ep.lo = r.scale, r.lo
-		ep.thr = fill8(negInf)
-		ep.cthr = &noCol[0]
 		for b := c * 64; b < min(nblk, (c+1)*64); b++ {
 			i0 := b * mr
-			packPanel(apack, r.q, i0, mr)
-			clear(ep.nq[:])
-			copy(ep.nq[:mr], r.nq[i0:min(i0+mr, len(r.nq))])
-			for i := range keys {
-				keys[i] = keys[i][:0]
-			}
-			score := func(p0, p1 int) {
-				for p := p0; p < p1; p++ {
-					ep.nx = &snx[p*nr]
-					r.kern(ptrAt(apack, 0), ptrAt(spack, p*nr*d), d, ep)
-					for rr := 0; rr < mr; rr++ {
-						for j := 0; j < nr && p*nr+j < S; j++ {
-							keys[rr] = append(keys[rr], knnkey.Of(ep.c[rr*nr+j], sid[p*nr+j]))
-						}
-					}
-				}
-			}
-			score(0, np1)
+			sc.start(i0)
+			sc.score(0, np1)
 			var need [mr]bool
 			any := false
 			for rr := 0; rr < mr && i0+rr < n; rr++ {
@@ -329,7 +289,7 @@ func (r *exactRun) initSpec() {
 			if !any {
 				continue
 			}
-			score(np1, np)
+			sc.score(np1, np)
 			for rr := 0; rr < mr && i0+rr < n; rr++ {
 				if need[rr] {
 					w := &r.watch[i0+rr]
@@ -372,29 +332,10 @@ func specKth(a []uint64, s1, sel int, scratch []uint64) uint64 {
 // with the scan's kernel (the same keys as the scan): the fallback for a
 // speculative cap that was never proven.
 func (r *exactRun) exactRanks(qi int, w *watchState) []int32 {
-	watchRecounts.Add(1)
-	d, nr, nd := r.d, r.nr, r.db.Rows
-	apack := alignedFloats(mr * d)
-	packPanel(apack, r.q, qi, mr)
-	noCol := make([]float32, nrMax)
-	for i := range noCol {
-		noCol[i] = negInf
+	if r.recounts != nil {
+		r.recounts.Add(1)
 	}
-	ep := new(kernEpi)
-	ep.scale, ep.lo = r.scale, r.lo
-	ep.thr = fill8(negInf)
-	ep.cthr = &noCol[0]
-	ep.nq[0] = r.nq[qi]
-	all := make([]uint64, 0, nd)
-	for p := 0; p < r.npan; p++ {
-		ep.nx = &r.nx[p*nr]
-		r.kern(ptrAt(apack, 0), ptrAt(r.bpack, p*nr*d), d, ep)
-		for j := 0; j < nr && p*nr+j < nd; j++ {
-			if id := p*nr + j; !(r.excl && id == qi) {
-				all = append(all, knnkey.Of(ep.c[j], id))
-			}
-		}
-	}
+	all := r.allKeys(qi)
 	slices.Sort(all)
 	var out []int32
 	for _, key := range w.keys {
@@ -420,4 +361,159 @@ func (t *topk) watchBound(b uint64) uint64 {
 		b = w.keys[w.alive-1]
 	}
 	return b
+}
+
+// initKSpec sets r.kspec, a speculative bound per query for the buffered
+// select (k > smallK): keys at or above it are not taken, and the
+// pre-filter starts at it instead of +Inf. A buffer filled in database
+// order otherwise admits every candidate until its first compaction, and
+// about k·ln(N/k) in all; with the bound only candidates below it enter
+// from the start. The bound is the sel-th smallest key among S evenly
+// spaced database rows, sel = λ + 4√λ + 4 with λ = S·k/N the expected
+// number of sample keys within rank k (the factor and the 4 standard
+// deviations are those of the watch's cap, r.spec), so that it lies beyond rank k unless
+// the sample is about four standard deviations off. When it does not
+// (fewer than k candidates below it after the scan), flush selects from
+// every candidate again (exactList): the neighbours are exact either way.
+// Used when the bound is expected to lie well inside the database
+// (sel ≤ S/4, N ≥ 2S).
+func (r *exactRun) initKSpec() {
+	n, nd := r.q.Rows, r.db.Rows
+	S := min(r.spec.sample, nd)
+	if r.keff <= smallK || nd < 2*S || S < 4 {
+		return
+	}
+	lambda := r.spec.factor * float64(S) * float64(r.keff) / float64(nd)
+	sel := max(1, int(lambda+r.spec.sigmas*math.Sqrt(lambda)+r.spec.sigmas))
+	if sel > S/4 {
+		return
+	}
+	spack, sid, snx, np := r.sampleRows(S, S)
+	r.kspec = make([]uint64, n)
+	nblk := (n + mr - 1) / mr
+	parallel.For(r.threads, (nblk+63)/64, func(c int) {
+		sc := r.newSampleScorer(spack, sid, snx)
+		keys := sc.keys
+		scratch := make([]uint64, S)
+		for b := c * 64; b < min(nblk, (c+1)*64); b++ {
+			i0 := b * mr
+			sc.start(i0)
+			sc.score(0, np)
+			for rr := 0; rr < mr && i0+rr < n; rr++ {
+				r.kspec[i0+rr] = radixKth(keys[rr], sel, scratch)
+			}
+		}
+	})
+}
+
+// exactList fills query qi's buffer with its keff nearest candidates by
+// scoring every database row with the scan's kernel (the same keys as the
+// scan): the fallback for a speculative top-k bound that proved too tight.
+func (r *exactRun) exactList(qi int, st *topk) {
+	if r.recounts != nil {
+		r.recounts.Add(1)
+	}
+	all := r.allKeys(qi)
+	radixSelect(all, r.keff, make([]uint64, len(all)))
+	st.buf = append(st.buf[:0], all[:r.keff]...)
+}
+
+// allKeys scores every database row for query qi with the scan's kernel
+// (the same keys as the scan), the query itself left out under
+// self-exclusion: the exact fallbacks' input.
+func (r *exactRun) allKeys(qi int) []uint64 {
+	d, nr, nd := r.d, r.nr, r.db.Rows
+	apack := alignedFloats(mr * d)
+	packPanel(apack, r.q, qi, mr)
+	ep := new(kernEpi)
+	ep.scale, ep.lo = r.scale, r.lo
+	ep.thr = fill8(negInf)
+	ep.cthr = &r.noCol[0]
+	ep.nq[0] = r.nq[qi]
+	all := make([]uint64, 0, nd)
+	for p := 0; p < r.npan; p++ {
+		ep.nx = &r.nx[p*nr]
+		r.kern(ptrAt(apack, 0), ptrAt(r.bpack, p*nr*d), d, ep)
+		for j := 0; j < nr && p*nr+j < nd; j++ {
+			if id := p*nr + j; !(r.excl && id == qi) {
+				all = append(all, knnkey.Of(ep.c[j], id))
+			}
+		}
+	}
+	return all
+}
+
+// sampleRows packs S evenly spaced database rows as kernel panels, in an
+// order whose first s1 rows are themselves evenly spaced (s1 = S: plain
+// order), for the speculative bounds: sid are the rows' indices, snx their
+// squared norms, np the panels.
+func (r *exactRun) sampleRows(S, s1 int) (spack []float32, sid []int, snx []float32, np int) {
+	d, nr, nd := r.d, r.nr, r.db.Rows
+	np = (S + nr - 1) / nr
+	gather := Matrix{Rows: np * nr, Cols: d, Data: make([]float32, np*nr*d)}
+	sid = make([]int, S)
+	snx = make([]float32, np*nr)
+	stride := (S + s1 - 1) / s1
+	t := 0
+	for phase := 0; phase < stride; phase++ {
+		for u := phase; u < S; u += stride {
+			sid[t] = int(int64(u) * int64(nd) / int64(S))
+			copy(gather.Row(t), r.db.Row(sid[t]))
+			snx[t] = r.nx[sid[t]]
+			t++
+		}
+	}
+	spack = alignedFloats(np * nr * d)
+	for p := 0; p < np; p++ {
+		packPanel(spack[p*nr*d:], gather, p*nr, nr)
+	}
+	return spack, sid, snx, np
+}
+
+// sampleScorer appends, for the mr queries packed in apack, the keys of
+// sample panels [p0, p1) (see sampleRows) to keys[row].
+type sampleScorer struct {
+	r     *exactRun
+	apack []float32
+	ep    *kernEpi
+	keys  [][]uint64
+	spack []float32
+	sid   []int
+	snx   []float32
+}
+
+func (r *exactRun) newSampleScorer(spack []float32, sid []int, snx []float32) *sampleScorer {
+	sc := &sampleScorer{r: r, apack: alignedFloats(mr * r.d), ep: new(kernEpi), keys: make([][]uint64, mr),
+		spack: spack, sid: sid, snx: snx}
+	for i := range sc.keys {
+		sc.keys[i] = make([]uint64, 0, len(sid))
+	}
+	sc.ep.scale, sc.ep.lo = r.scale, r.lo
+	sc.ep.thr = fill8(negInf)
+	sc.ep.cthr = &r.noCol[0]
+	return sc
+}
+
+// start packs the queries of block i0 and empties the key lists.
+func (sc *sampleScorer) start(i0 int) {
+	r := sc.r
+	packPanel(sc.apack, r.q, i0, mr)
+	clear(sc.ep.nq[:])
+	copy(sc.ep.nq[:mr], r.nq[i0:min(i0+mr, len(r.nq))])
+	for i := range sc.keys {
+		sc.keys[i] = sc.keys[i][:0]
+	}
+}
+
+func (sc *sampleScorer) score(p0, p1 int) {
+	r, nr, d, S := sc.r, sc.r.nr, sc.r.d, len(sc.sid)
+	for p := p0; p < p1; p++ {
+		sc.ep.nx = &sc.snx[p*nr]
+		r.kern(ptrAt(sc.apack, 0), ptrAt(sc.spack, p*nr*d), d, sc.ep)
+		for rr := 0; rr < mr; rr++ {
+			for j := 0; j < nr && p*nr+j < S; j++ {
+				sc.keys[rr] = append(sc.keys[rr], knnkey.Of(sc.ep.c[rr*nr+j], sc.sid[p*nr+j]))
+			}
+		}
+	}
 }

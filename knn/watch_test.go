@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -38,15 +39,20 @@ func ranksFromFull(t *testing.T, e Exact, q, db Matrix, w *Watch, opt Options) [
 // TestWatchRanks: the ranks of watched rows equal their positions in the
 // full ranking, on random, duplicate-heavy (ties) and clustered data, on
 // the general and the symmetric path, for L2 and IP, with MaxRank below,
-// at and above the number of candidates.
+// at and above the number of candidates, for classes of about 6 rows and
+// for 3 large classes (whose watch states search through a table).
 func TestWatchRanks(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	for _, kind := range []string{"gauss", "grid", "dups"} {
-		for _, n := range []int{1, 2, 7, 130, 517} {
+		for _, n := range []int{1, 2, 7, 130, 517, -517} {
+			classes := max(1, n/6)
+			if n < 0 {
+				n, classes = -n, 3
+			}
 			x := randMatrix(rng, n, 9, kind)
 			labels := make([]int32, n)
 			for i := range labels {
-				labels[i] = int32(rng.Intn(max(1, n/6)))
+				labels[i] = int32(rng.Intn(classes))
 			}
 			for _, metric := range []Metric{L2, IP} {
 				for _, maxRank := range []int{1, 5, 40, n + 3} {
@@ -136,7 +142,7 @@ func TestWatchBadInput(t *testing.T) {
 // aimed below MaxRank, so that queries are ranked again by exactRanks), on
 // both paths, for L2 and IP, with 1 and 2 threads.
 func TestWatchSpeculativeCap(t *testing.T) {
-	defer func(s int, f, g float64) { watchSpecSample, watchSpecFactor, watchSpecSigmas = s, f, g }(watchSpecSample, watchSpecFactor, watchSpecSigmas)
+	t.Parallel()
 	rng := rand.New(rand.NewSource(12))
 	n, maxRank := 1500, 40
 	x := randMatrix(rng, n, 12, "gauss")
@@ -154,19 +160,22 @@ func TestWatchSpeculativeCap(t *testing.T) {
 		factor, sigmas float64
 		recount        bool
 	}{{"proven", 2048, 1.0, 4, false}, {"recounted", 256, 0.3, 0, true}} {
-		watchSpecSample, watchSpecFactor, watchSpecSigmas = tc.sample, tc.factor, tc.sigmas
+		spec := defaultSpecParams()
+		spec.sample, spec.factor, spec.sigmas = tc.sample, tc.factor, tc.sigmas
+		var recounted atomic.Int64
 		for _, metric := range []Metric{L2, IP} {
 			opt := Options{Metric: metric, Exclude: ExcludeSelf, Watch: w}
 			for _, e := range []Exact{{NoSymmetry: true, TileQ: 96}, {TileQ: 96}} {
+				e.spec, e.recounts = &spec, &recounted
 				var want [][]int32
 				for _, threads := range []int{1, 2} {
 					opt.Threads = threads
-					before := watchRecounts.Load()
+					before := recounted.Load()
 					nb, err := e.Search(context.Background(), x, x, 5, opt)
 					if err != nil {
 						t.Fatal(err)
 					}
-					recounts := watchRecounts.Load() - before
+					recounts := recounted.Load() - before
 					if tc.recount != (recounts > 0) {
 						t.Fatalf("%s %v sym=%v: %d queries ranked again", tc.name, metric, !e.NoSymmetry, recounts)
 					}
@@ -200,6 +209,66 @@ func TestSpecKth(t *testing.T) {
 				scratch := make([]uint64, n)
 				if got := specKth(c, 256, sel, scratch); got != s[sel-1] || !slices.Equal(c, a) {
 					t.Fatalf("n=%d %s sel=%d: specKth = %d, want %d (input unchanged: %v)", n, pattern, sel, got, s[sel-1], slices.Equal(c, a))
+				}
+			}
+		}
+	}
+}
+
+// TestKSpecNeighbours: the speculative top-k bound changes no neighbour
+// list, whether it holds (default parameters) or is too tight (a bound
+// aimed below rank k, so that queries select again in exactList), on both
+// paths, for L2 and IP, with and without self-exclusion and a watch.
+func TestKSpecNeighbours(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewSource(21))
+	n := 2600
+	for _, kind := range []string{"gauss", "dups"} {
+		x := randMatrix(rng, n, 10, kind)
+		w := &Watch{MaxRank: 300, IDs: make([][]int32, n)}
+		for i := range w.IDs {
+			for j := i % 7; j < n; j += 7 {
+				if j != i {
+					w.IDs[i] = append(w.IDs[i], int32(j))
+				}
+			}
+		}
+		for _, tc := range []struct {
+			name    string
+			spec    specParams
+			recount bool
+		}{{"holds", defaultSpecParams(), false}, {"too tight", specParams{sample: 1024, stage1: 256, factor: 0.3, sigmas: 0}, true}} {
+			for _, metric := range []Metric{L2, IP} {
+				for _, excl := range []Exclusion{ExcludeNone, ExcludeSelf} {
+					for _, watch := range []*Watch{nil, w} {
+						opt := Options{Metric: metric, Exclude: excl, Watch: watch}
+						if watch != nil && excl == ExcludeNone {
+							continue // watch lists hold no self only under exclusion
+						}
+						for _, sym := range []bool{false, true} {
+							var recounted atomic.Int64
+							spec := tc.spec
+							e := Exact{NoSymmetry: !sym, TileQ: 96, spec: &spec, recounts: &recounted}
+							ref := Exact{NoSymmetry: !sym, TileQ: 96, NoKSpec: true, spec: &spec}
+							const k = 40
+							got, err := e.Search(context.Background(), x, x, k, opt)
+							if err != nil {
+								t.Fatal(err)
+							}
+							want, _ := ref.Search(context.Background(), x, x, k, opt)
+							if !slices.Equal(got.IDs, want.IDs) || !slices.Equal(got.Dist, want.Dist) {
+								t.Fatalf("%s %s %v excl=%v watch=%v sym=%v: neighbours differ", kind, tc.name, metric, excl, watch != nil, sym)
+							}
+							for i := range want.Ranks {
+								if !slices.Equal(got.Ranks[i], want.Ranks[i]) {
+									t.Fatalf("%s %s: ranks of query %d differ", kind, tc.name, i)
+								}
+							}
+							if tc.recount && watch == nil && recounted.Load() == 0 {
+								t.Fatalf("%s %s %v sym=%v: no query selected again", kind, tc.name, metric, sym)
+							}
+						}
+					}
 				}
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,6 +24,8 @@ func init() {
    dmlbench data export --dataset emoji --split test --normalize --out out/emoji-test
    # SOP-shaped synthetic test split (60 500 × 128, 12 100 classes × 5) for timing eval:
    dmlbench data export --dataset synthetic --classes 24200 --per-class 5 --dim 128 --spread 0.1 --normalize --out out/sop-like
+   # the same with SOP's test-set shape (60 502 rows, 11 316 classes of 2–9) and noisy classes:
+   dmlbench data export --dataset synthetic --classes 22632 --rows 121004 --class-sizes 2:9 --dim 128 --spread 0.1 --normalize --out out/sop-noisy
    dmlbench list datasets`,
 		Subcommands: []*cli.Command{{
 			Name:  "export",
@@ -40,11 +44,18 @@ func init() {
 				&cli.IntFlag{Name: "per-class", DefaultText: "32", Usage: "synthetic: samples per class"},
 				&cli.IntFlag{Name: "dim", DefaultText: "32", Usage: "synthetic: dimension"},
 				&cli.Float64Flag{Name: "spread", DefaultText: "0.15", Usage: "synthetic: per-coordinate noise σ"},
+				&cli.StringFlag{Name: "class-sizes", Usage: "synthetic: unequal class sizes `MIN:MAX` (a long tail of large classes) instead of --per-class"},
+				&cli.IntFlag{Name: "rows", DefaultText: "classes × per-class", Usage: "synthetic with --class-sizes: samples in all, shared by the halves in proportion to their classes"},
 				&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`"},
 			},
 			Action: func(c *cli.Context) error {
+				minClass, maxClass, err := parseClassSizes(c.String("class-sizes"))
+				if err != nil {
+					return err
+				}
 				ds, err := fixtures.Load(c.String("dataset"), fixtures.Options{Size: c.Int("size"), Path: c.String("path"), Seed: c.Int64("seed"),
-					Classes: c.Int("classes"), PerClass: c.Int("per-class"), Dim: c.Int("dim"), Spread: c.Float64("spread")})
+					Classes: c.Int("classes"), PerClass: c.Int("per-class"), Dim: c.Int("dim"), Spread: c.Float64("spread"),
+					MinClass: minClass, MaxClass: maxClass, Rows: c.Int("rows")})
 				if err != nil {
 					return err
 				}
@@ -76,6 +87,20 @@ func init() {
 			},
 		}},
 	})
+}
+
+// parseClassSizes reads --class-sizes MIN:MAX ("" = equal sizes: 0, 0).
+func parseClassSizes(v string) (lo, hi int, err error) {
+	if v == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(v, ":")
+	lo, err1 := strconv.Atoi(a)
+	hi, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || lo < 1 || hi < lo {
+		return 0, 0, usagef("--class-sizes %q: want MIN:MAX with 1 <= MIN <= MAX, e.g. 4:134", v)
+	}
+	return lo, hi, nil
 }
 
 func listDatasets(kind string, w io.Writer) (bool, error) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 )
 
 // TestDataExportClassSizes: --class-sizes and --rows reach the synthetic
@@ -18,7 +18,7 @@ func TestDataExportClassSizes(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "(150×8)") || !strings.Contains(out, "10 classes") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	labels, _, err := fixtures.LoadLabels(filepath.Join(dir, "labels.npy"))
+	labels, _, err := arrays.LoadLabels(filepath.Join(dir, "labels.npy"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,10 @@ func TestMissingRequiredInput(t *testing.T) {
 		"spectra":       {[]string{"--labels", lab}, "--emb FILE"},
 		"suite":         {[]string{"--dry-run"}, "one suite file"},
 		"suite status":  {nil, "one suite file"},
+		"plot tune":     {[]string{"runs"}, "--out FILE"},
+		"tune":          {nil, "one spec file"},
+		"tune status":   {nil, "one spec file"},
+		"tune cell":     {nil, "one cell directory"},
 	}
 	needNothing := map[string]bool{"version": true}
 	app := newApp()

@@ -59,7 +59,6 @@ Examples:
    dmlbench plot sweep docs/examples/omniglot/runs-dims --param embed-dim --metric R@1 --out dims.png
    dmlbench plot tsne --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --classes 10 --out tsne.png`,
 		Subcommands: []*cli.Command{
-			tunePlotCommand,
 			{
 				Name:      "spectrum",
 				Usage:     "singular-value spectra of runs or embedding files",
@@ -123,6 +122,7 @@ Examples:
 				Action: plotSweepAction,
 			},
 			plotTSNECommand,
+			tunePlotCommand,
 		},
 	})
 }

@@ -16,6 +16,16 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/suite"
 )
 
+// slurmTaskEnv is the environment a cell run by a Slurm array task adds:
+// GOMAXPROCS from SLURM_CPUS_PER_TASK, so the cell uses the CPUs Slurm
+// gave it rather than every CPU of the node.
+func slurmTaskEnv() []string {
+	if k, err := strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK")); err == nil && k > 0 {
+		return []string{"GOMAXPROCS=" + strconv.Itoa(k)}
+	}
+	return nil
+}
+
 // suiteCell runs one cell (`suite FILE --cell N`, what a Slurm array task
 // runs): claimed, resumed from its checkpoint when one exists, with
 // GOMAXPROCS from SLURM_CPUS_PER_TASK. A cell that is done or that another
@@ -29,12 +39,7 @@ func suiteCell(c *cli.Context, jobs []suite.Job, bin string, claims *suite.Claim
 		return usagef("--cell runs the cell here: leave out --executor")
 	}
 	j := jobs[n]
-	var env []string
-	if v := os.Getenv("SLURM_CPUS_PER_TASK"); v != "" {
-		if k, err := strconv.Atoi(v); err == nil && k > 0 {
-			env = append(env, "GOMAXPROCS="+strconv.Itoa(k))
-		}
-	}
+	env := slurmTaskEnv()
 	if c.Bool("dry-run") {
 		state := "todo"
 		if suite.IsDone(j.Dir) {

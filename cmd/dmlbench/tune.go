@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -219,11 +218,7 @@ func tuneCellN(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 		return fmt.Errorf("tune: cell %d (%s) has not been proposed yet (run dmlbench tune %s first)", n, j.Name, plan.Spec.File)
 	}
 	r := suiteRunner(c, bin, 1, claims)
-	if v := os.Getenv("SLURM_CPUS_PER_TASK"); v != "" {
-		if k, err := strconv.Atoi(v); err == nil && k > 0 {
-			r.Env = append(r.Env, "GOMAXPROCS="+strconv.Itoa(k))
-		}
-	}
+	r.Env = append(r.Env, slurmTaskEnv()...)
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(c.App.ErrWriter, "tune: cell %d: %s\n", n, j.Name)

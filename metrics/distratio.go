@@ -113,19 +113,11 @@ func distRatio(x knn.Matrix, labels []int32, classes int, cosine, rawMeans bool,
 	}
 	var inter float64
 	if cosine {
+		unit := unitRows(means, c, d)
 		sum := make([]float64, d)
 		for k := 0; k < c; k++ {
-			mk := means[k*d : (k+1)*d]
-			nrm := 0.0
-			for _, v := range mk {
-				nrm += v * v
-			}
-			nrm = math.Sqrt(nrm)
-			if nrm == 0 {
-				nrm = 1
-			}
-			for t, v := range mk {
-				sum[t] += v / nrm
+			for t, v := range unit[k*d : (k+1)*d] {
+				sum[t] += v
 			}
 		}
 		s2 := 0.0
@@ -135,7 +127,7 @@ func distRatio(x knn.Matrix, labels []int32, classes int, cosine, rawMeans bool,
 		cf := float64(c)
 		inter = (cf*(cf-1) - (s2 - cf)) / (cf * (cf - 1))
 		if inter < cosineCancelBelow {
-			inter = meanCosineSpreadOfMeans(means, c, d)
+			inter = meanCosineSpreadOfUnit(unit, c, d)
 		}
 	} else {
 		inter = meanPairwiseRows(means, c, d, threads)
@@ -166,24 +158,34 @@ func meanCosineSpread(rows knn.Matrix, m []int, mean []float64) float64 {
 	return n * s / (n * (n - 1))
 }
 
-// meanCosineSpreadOfMeans is meanCosineSpread over the c class means
-// (row-major in means), each L2-normalised first.
-func meanCosineSpreadOfMeans(means []float64, c, d int) float64 {
-	unit := make([]float64, len(means))
-	mu := make([]float64, d)
+// unitRows returns the c rows of x (row-major, d columns) each divided by
+// its L2 norm; an all-zero row stays zero.
+func unitRows(x []float64, c, d int) []float64 {
+	unit := make([]float64, len(x))
 	for k := 0; k < c; k++ {
-		mk := means[k*d : (k+1)*d]
+		xk := x[k*d : (k+1)*d]
 		nrm := 0.0
-		for _, v := range mk {
+		for _, v := range xk {
 			nrm += v * v
 		}
 		nrm = math.Sqrt(nrm)
 		if nrm == 0 {
 			nrm = 1
 		}
-		for t, v := range mk {
+		for t, v := range xk {
 			unit[k*d+t] = v / nrm
-			mu[t] += v / nrm / float64(c)
+		}
+	}
+	return unit
+}
+
+// meanCosineSpreadOfUnit is meanCosineSpread over c unit rows (the
+// L2-normalised class means, row-major in unit).
+func meanCosineSpreadOfUnit(unit []float64, c, d int) float64 {
+	mu := make([]float64, d)
+	for k := 0; k < c; k++ {
+		for t, v := range unit[k*d : (k+1)*d] {
+			mu[t] += v / float64(c)
 		}
 	}
 	s := 0.0

@@ -268,6 +268,19 @@ func reportLoad(paths []string, includeUnfinished bool) ([]reports.LoadedRun, er
 	return l.Runs, nil
 }
 
+// oneArg is the single positional argument of command (reportArgs), or a
+// usage error naming what it must be.
+func oneArg(c *cli.Context, command, what string) (string, error) {
+	args, err := reportArgs(c)
+	if err != nil {
+		return "", err
+	}
+	if len(args) != 1 {
+		return "", usagef("%s needs exactly one %s (got %d arguments)", command, what, len(args))
+	}
+	return args[0], nil
+}
+
 // reportArgs returns the positional arguments of c after applying any flags
 // that follow them: urfave/cli v2 stops parsing flags at the first
 // positional argument, so `dmlbench report runs/ --format markdown` would

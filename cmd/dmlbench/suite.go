@@ -117,12 +117,9 @@ The ETA is the mean time of the finished cells × the cells left ÷ the cells ru
 }
 
 func suiteAction(c *cli.Context) error {
-	args, err := reportArgs(c)
+	arg, err := oneArg(c, "suite", "suite file")
 	if err != nil {
 		return err
-	}
-	if len(args) != 1 {
-		return usagef("suite needs exactly one suite file (got %d arguments)", len(args))
 	}
 	if c.Int("jobs") < 1 {
 		return usagef("--jobs must be ≥ 1 (got %d)", c.Int("jobs"))
@@ -131,16 +128,16 @@ func suiteAction(c *cli.Context) error {
 	if executor != "local" && executor != "slurm" {
 		return usagef("--executor must be local or slurm (got %q)", executor)
 	}
-	spec, out, jobs, err := suite.LoadCells(args[0], c.String("out"))
+	spec, out, jobs, err := suite.LoadCells(arg, c.String("out"))
 	if err != nil {
-		return suiteProblems(c, args[0], err)
+		return suiteProblems(c, arg, err)
 	}
 	bin := c.String("bin")
 	if bin == "" {
 		// The cells run this binary: check the whole file against its
 		// names and flags before anything runs (--dry-run included).
 		if err := spec.Check(jobs, suiteChecker(c.App)); err != nil {
-			return suiteProblems(c, args[0], err)
+			return suiteProblems(c, arg, err)
 		}
 		if bin, err = os.Executable(); err != nil {
 			return fmt.Errorf("suite: cannot find this binary: %w", err)
@@ -151,7 +148,7 @@ func suiteAction(c *cli.Context) error {
 		return suiteCell(c, jobs, bin, claims)
 	}
 	if executor == "slurm" {
-		return suiteSlurm(c, spec, args[0], out, jobs, bin, claims)
+		return suiteSlurm(c, spec, arg, out, jobs, bin, claims)
 	}
 	if c.Bool("dry-run") {
 		todo, busy := 0, 0
@@ -174,7 +171,7 @@ func suiteAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "%d runs, %d to do%s, output in %s\n", len(jobs), todo, elsewhere, out)
 		return nil
 	}
-	if err := suite.WriteManifest(out, args[0], jobs); err != nil {
+	if err := suite.WriteManifest(out, arg, jobs); err != nil {
 		return err
 	}
 	r := suiteRunner(c, bin, c.Int("jobs"), claims)

@@ -153,14 +153,11 @@ func suiteSlurm(c *cli.Context, spec *suite.Spec, file, out string, jobs []suite
 }
 
 func suiteStatusAction(c *cli.Context) error {
-	args, err := reportArgs(c)
+	arg, err := oneArg(c, "suite status", "suite file")
 	if err != nil {
 		return err
 	}
-	if len(args) != 1 {
-		return usagef("suite status needs exactly one suite file (got %d arguments)", len(args))
-	}
-	spec, out, jobs, err := suite.LoadCells(args[0], c.String("out"))
+	spec, out, jobs, err := suite.LoadCells(arg, c.String("out"))
 	if err != nil {
 		return err
 	}

@@ -78,14 +78,11 @@ Examples:
 
 // tuneLoad reads the spec named by the one argument and lays out its cells.
 func tuneLoad(c *cli.Context, what string) (*tune.Plan, error) {
-	args, err := reportArgs(c)
+	arg, err := oneArg(c, what, "spec file")
 	if err != nil {
 		return nil, err
 	}
-	if len(args) != 1 {
-		return nil, usagef("%s needs exactly one spec file (got %d arguments)", what, len(args))
-	}
-	spec, err := tune.Load(args[0])
+	spec, err := tune.Load(arg)
 	if err != nil {
 		return nil, err
 	}
@@ -230,14 +227,11 @@ func tuneCellN(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 }
 
 func tuneCellAction(c *cli.Context) error {
-	args, err := reportArgs(c)
+	arg, err := oneArg(c, "tune cell", "cell directory")
 	if err != nil {
 		return err
 	}
-	if len(args) != 1 {
-		return usagef("tune cell needs exactly one cell directory (got %d arguments)", len(args))
-	}
-	dir := args[0]
+	dir := arg
 	cell, err := tune.ReadCell(dir)
 	if err != nil {
 		return err

@@ -84,20 +84,17 @@ func formatScore(v float64) string {
 // plotTuneAction draws the best-so-far validation score against the trial
 // number, one curve per method.
 func plotTuneAction(c *cli.Context) error {
-	args, err := reportArgs(c)
+	arg, err := oneArg(c, "plot tune", "tune directory")
 	if err != nil {
 		return err
-	}
-	if len(args) != 1 {
-		return usagef("plot tune needs exactly one tune directory (got %d arguments)", len(args))
 	}
 	out := c.String("out")
 	if out == "" {
 		return usagef("plot tune needs --out FILE (.png, .svg or .pdf)")
 	}
-	sum, err := tune.ReadSummary(args[0])
+	sum, err := tune.ReadSummary(arg)
 	if err != nil {
-		return fmt.Errorf("%s is not a tune directory: %w", args[0], err)
+		return fmt.Errorf("%s is not a tune directory: %w", arg, err)
 	}
 	scale, unit := 1.0, ""
 	if reports.IsPercentMetric(sum.Objective) {
@@ -117,7 +114,7 @@ func plotTuneAction(c *cli.Context) error {
 		}
 	}
 	if len(series) == 0 {
-		return errors.New("no finished trial to plot in " + args[0])
+		return errors.New("no finished trial to plot in " + arg)
 	}
 	title := c.String("title")
 	if title == "" {

@@ -8,6 +8,6 @@
 // Tables read only run.json; the schema is documented in docs/run-json.md.
 // Formats: Markdown (GitHub), LaTeX (booktabs), terminal (tablewriter v1)
 // and CSV. The figures of the same runs are package reports/plots; package
-// trainers/suite runs the grids of experiments that produce the run.json
+// suite runs the grids of experiments that produce the run.json
 // files.
 package reports

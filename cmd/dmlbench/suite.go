@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/trainers"
-	"github.com/dmlbench/dmlbench/trainers/suite"
+	"github.com/dmlbench/dmlbench/suite"
 )
 
 func init() {
@@ -80,7 +80,7 @@ Suite file (paths relative to the file):
      seed: [0, 1, 2]
    eval:
      - {name: imagenet, dataset: cub200, emb: cub.npy, labels: cub_labels.npy}
-See docs/examples/ and 'go doc github.com/dmlbench/dmlbench/trainers/suite'.
+See docs/examples/ and 'go doc github.com/dmlbench/dmlbench/suite'.
 
 Examples:
    dmlbench suite docs/examples/omniglot-suite.yaml

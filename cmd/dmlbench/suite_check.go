@@ -14,7 +14,7 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/miners"
 	"github.com/dmlbench/dmlbench/trainers/samplers"
-	"github.com/dmlbench/dmlbench/trainers/suite"
+	"github.com/dmlbench/dmlbench/suite"
 )
 
 // suiteChecker checks a suite against this binary: every data set, loss,

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/dmlbench/dmlbench/record"
-	"github.com/dmlbench/dmlbench/trainers/suite"
+	"github.com/dmlbench/dmlbench/suite"
 )
 
 // TestSlurmSuiteIntegration runs a 6-cell suite through a real Slurm

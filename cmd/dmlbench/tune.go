@@ -13,8 +13,8 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/record"
-	"github.com/dmlbench/dmlbench/trainers/suite"
-	"github.com/dmlbench/dmlbench/trainers/tune"
+	"github.com/dmlbench/dmlbench/suite"
+	"github.com/dmlbench/dmlbench/tune"
 )
 
 func init() {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/plots"
-	"github.com/dmlbench/dmlbench/trainers/tune"
+	"github.com/dmlbench/dmlbench/tune"
 )
 
 // isTuneDir reports whether path is the output directory of `dmlbench tune`.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
-	"github.com/dmlbench/dmlbench/trainers/suite"
-	"github.com/dmlbench/dmlbench/trainers/tune/search"
+	"github.com/dmlbench/dmlbench/suite"
+	"github.com/dmlbench/dmlbench/tune/search"
 )
 
 // SummaryFile is the tuning summary in the output directory.

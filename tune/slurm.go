@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dmlbench/dmlbench/trainers/suite"
+	"github.com/dmlbench/dmlbench/suite"
 )
 
 // FormatParams is "k=v k=v" in key order.

@@ -12,7 +12,7 @@ import (
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
-	"github.com/dmlbench/dmlbench/trainers/suite"
+	"github.com/dmlbench/dmlbench/suite"
 )
 
 func TestFoldsAreClassDisjointAndCover(t *testing.T) {

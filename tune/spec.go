@@ -19,8 +19,8 @@ import (
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/losses"
-	"github.com/dmlbench/dmlbench/trainers/suite"
-	"github.com/dmlbench/dmlbench/trainers/tune/search"
+	"github.com/dmlbench/dmlbench/suite"
+	"github.com/dmlbench/dmlbench/tune/search"
 )
 
 // Defaults of a tuning spec.

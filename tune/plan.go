@@ -9,8 +9,8 @@ import (
 	"strconv"
 
 	"github.com/dmlbench/dmlbench/record"
-	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/suite"
+	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/tune/search"
 )
 

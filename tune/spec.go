@@ -17,9 +17,9 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
+	"github.com/dmlbench/dmlbench/suite"
 	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/losses"
-	"github.com/dmlbench/dmlbench/suite"
 	"github.com/dmlbench/dmlbench/tune/search"
 )
 

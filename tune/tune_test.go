@@ -11,8 +11,8 @@ import (
 
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/record"
-	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/suite"
+	"github.com/dmlbench/dmlbench/trainers"
 )
 
 func TestFoldsAreClassDisjointAndCover(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/suite"
+	"github.com/dmlbench/dmlbench/trainers"
 )
 
 func init() {

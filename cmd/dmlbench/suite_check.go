@@ -11,10 +11,10 @@ import (
 
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/suite"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/miners"
 	"github.com/dmlbench/dmlbench/trainers/samplers"
-	"github.com/dmlbench/dmlbench/suite"
 )
 
 // suiteChecker checks a suite against this binary: every data set, loss,

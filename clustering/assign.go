@@ -7,7 +7,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
 	"github.com/dmlbench/dmlbench/internal/parallel"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Tile geometry of the nearest-centroid kernel. A micro-tile is 4 data rows ×
@@ -216,7 +216,7 @@ func packCentroids(c []float32, k, d int) *centroidPack {
 // N×K×D product runs through a register-blocked micro-kernel (SIMD when
 // available), memory is O(threads·32·8·D + K·D). Results do not depend on
 // threads (<= 0 means GOMAXPROCS).
-func NearestCentroids(ctx context.Context, x, centroids knn.Matrix, threads int) ([]int32, []float32, error) {
+func NearestCentroids(ctx context.Context, x, centroids mat32.Matrix, threads int) ([]int32, []float32, error) {
 	if err := checkMatrix("data", x); err != nil {
 		return nil, nil, err
 	}
@@ -238,7 +238,7 @@ func NearestCentroids(ctx context.Context, x, centroids knn.Matrix, threads int)
 	return assign, dist, nil
 }
 
-func checkMatrix(what string, m knn.Matrix) error {
+func checkMatrix(what string, m mat32.Matrix) error {
 	if m.Rows < 0 || m.Cols < 0 || len(m.Data) != m.Rows*m.Cols {
 		return fmt.Errorf("clustering: %s matrix %d×%d has %d values, want %d", what, m.Rows, m.Cols, len(m.Data), m.Rows*m.Cols)
 	}
@@ -247,7 +247,7 @@ func checkMatrix(what string, m knn.Matrix) error {
 
 // assign fills assign/dist for every row of x (see NearestCentroids), in
 // blocks of 32 rows spread over threads workers (internal/parallel).
-func (p *centroidPack) assign(ctx context.Context, x knn.Matrix, threads int, assign []int32, dist []float32) error {
+func (p *centroidPack) assign(ctx context.Context, x mat32.Matrix, threads int, assign []int32, dist []float32) error {
 	n, d := x.Rows, x.Cols
 	if n == 0 {
 		return nil

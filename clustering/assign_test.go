@@ -9,18 +9,19 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
-func randMatrix(rng *rand.Rand, n, d int) knn.Matrix {
+func randMatrix(rng *rand.Rand, n, d int) mat32.Matrix {
 	data := make([]float32, n*d)
 	for i := range data {
 		data[i] = float32(rng.NormFloat64())
 	}
-	return knn.Matrix{Rows: n, Cols: d, Data: data}
+	return mat32.Matrix{Rows: n, Cols: d, Data: data}
 }
 
 // naiveNearest is the float64 reference: argmin_j ‖x−c_j‖², lowest j on ties.
-func naiveNearest(x, c knn.Matrix) ([]int32, []float64) {
+func naiveNearest(x, c mat32.Matrix) ([]int32, []float64) {
 	a := make([]int32, x.Rows)
 	ds := make([]float64, x.Rows)
 	for i := 0; i < x.Rows; i++ {
@@ -94,8 +95,8 @@ func testNearestCentroidsMatchesNaive(t *testing.T) {
 
 func TestNearestCentroidsTiesLowestIndex(t *testing.T) {
 	// Duplicate centroids: the lower index must win, for every kernel.
-	x := knn.Matrix{Rows: 3, Cols: 2, Data: []float32{0, 0, 1, 1, 5, 5}}
-	c := knn.Matrix{Rows: 8, Cols: 2, Data: []float32{9, 9, 1, 1, 0, 0, 1, 1, 0, 0, 5, 5, 5, 5, 9, 9}}
+	x := mat32.Matrix{Rows: 3, Cols: 2, Data: []float32{0, 0, 1, 1, 5, 5}}
+	c := mat32.Matrix{Rows: 8, Cols: 2, Data: []float32{9, 9, 1, 1, 0, 0, 1, 1, 0, 0, 5, 5, 5, 5, 9, 9}}
 	forEachLevel(t, func(t *testing.T) {
 		got, _, err := NearestCentroids(context.Background(), x, c, 2)
 		if err != nil {
@@ -106,7 +107,7 @@ func TestNearestCentroidsTiesLowestIndex(t *testing.T) {
 		}
 		// 70 duplicate centroids (several AVX-512 four-panel groups and a
 		// remainder): the lowest index wins everywhere.
-		cc := knn.Matrix{Rows: 70, Cols: 2, Data: make([]float32, 140)}
+		cc := mat32.Matrix{Rows: 70, Cols: 2, Data: make([]float32, 140)}
 		for j := 0; j < 70; j++ {
 			cc.Data[2*j], cc.Data[2*j+1] = 3, 3
 		}
@@ -123,14 +124,14 @@ func TestNearestCentroidsTiesLowestIndex(t *testing.T) {
 }
 
 func TestNearestCentroidsErrors(t *testing.T) {
-	x := knn.Matrix{Rows: 2, Cols: 2, Data: []float32{0, 0, 1, 1}}
-	if _, _, err := NearestCentroids(context.Background(), x, knn.Matrix{Rows: 1, Cols: 3, Data: make([]float32, 3)}, 1); err == nil {
+	x := mat32.Matrix{Rows: 2, Cols: 2, Data: []float32{0, 0, 1, 1}}
+	if _, _, err := NearestCentroids(context.Background(), x, mat32.Matrix{Rows: 1, Cols: 3, Data: make([]float32, 3)}, 1); err == nil {
 		t.Fatal("dimension mismatch accepted")
 	}
-	if _, _, err := NearestCentroids(context.Background(), x, knn.Matrix{Cols: 2}, 1); err == nil {
+	if _, _, err := NearestCentroids(context.Background(), x, mat32.Matrix{Cols: 2}, 1); err == nil {
 		t.Fatal("no centroids accepted")
 	}
-	if _, _, err := NearestCentroids(context.Background(), knn.Matrix{Rows: 2, Cols: 2, Data: make([]float32, 3)}, x, 1); err == nil {
+	if _, _, err := NearestCentroids(context.Background(), mat32.Matrix{Rows: 2, Cols: 2, Data: make([]float32, 3)}, x, 1); err == nil {
 		t.Fatal("ragged data accepted")
 	}
 }
@@ -162,9 +163,9 @@ func BenchmarkNearestCentroids(b *testing.B) {
 
 // checkNearestRows compares the first rows' assignments with the float64
 // reference (a different centroid only at a float32 near-tie).
-func checkNearestRows(b *testing.B, x, c knn.Matrix, got []int32, gd []float32, rows int) {
+func checkNearestRows(b *testing.B, x, c mat32.Matrix, got []int32, gd []float32, rows int) {
 	b.Helper()
-	sub := knn.Matrix{Rows: rows, Cols: x.Cols, Data: x.Data[:rows*x.Cols]}
+	sub := mat32.Matrix{Rows: rows, Cols: x.Cols, Data: x.Data[:rows*x.Cols]}
 	want, wd := naiveNearest(sub, c)
 	for i := range want {
 		if math.Abs(knn.SquaredL2(x.Row(i), c.Row(int(got[i])))-wd[i]) > 1e-4*(1+wd[i]) || math.Abs(float64(gd[i])-wd[i]) > 1e-4*(1+wd[i]) {

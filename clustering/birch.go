@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Birch is BIRCH clustering (Zhang, Ramakrishnan & Livny 1996; as
@@ -172,7 +172,7 @@ func (t *cfTree) leaves(node *cfNode, out []*cfEntry) []*cfEntry {
 }
 
 // Cluster implements Clusterer.
-func (b *Birch) Cluster(ctx context.Context, x knn.Matrix) ([]int32, error) {
+func (b *Birch) Cluster(ctx context.Context, x mat32.Matrix) ([]int32, error) {
 	if err := checkData(x); err != nil {
 		return nil, err
 	}
@@ -205,7 +205,7 @@ func (b *Birch) Cluster(ctx context.Context, x knn.Matrix) ([]int32, error) {
 			cent[s*d+j] = float32(v)
 		}
 	}
-	cm := knn.Matrix{Rows: len(subs), Cols: d, Data: cent}
+	cm := mat32.Matrix{Rows: len(subs), Cols: d, Data: cent}
 	global := make([]int32, len(subs))
 	for s := range global {
 		global[s] = int32(s)

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 
 	"github.com/dmlbench/dmlbench/internal/registry"
 )
@@ -22,7 +23,7 @@ type Clusterer interface {
 	// Name is the registry name ("kmeans", "ward", ...).
 	Name() string
 	// Cluster returns one label per row of x.
-	Cluster(ctx context.Context, x knn.Matrix) ([]int32, error)
+	Cluster(ctx context.Context, x mat32.Matrix) ([]int32, error)
 }
 
 // Params configure every registered algorithm; each reads the fields it
@@ -151,7 +152,7 @@ func relabel(ids []int32) []int32 {
 }
 
 // checkData validates a matrix for clustering.
-func checkData(x knn.Matrix) error {
+func checkData(x mat32.Matrix) error {
 	switch {
 	case x.Rows <= 0 || x.Cols <= 0:
 		return fmt.Errorf("%w: clustering needs a non-empty matrix, got %d×%d", ErrBadInput, x.Rows, x.Cols)
@@ -202,7 +203,7 @@ func (c *kmeansClusterer) Name() string { return "kmeans" }
 
 // Cluster runs KMeans (faiss conventions, 20 iterations, no subsampling) and
 // returns its assignment renumbered in order of first appearance.
-func (c *kmeansClusterer) Cluster(ctx context.Context, x knn.Matrix) ([]int32, error) {
+func (c *kmeansClusterer) Cluster(ctx context.Context, x mat32.Matrix) ([]int32, error) {
 	opt := DefaultKMeansOptions()
 	opt.Seed, opt.Threads = c.p.Seed, c.p.Threads
 	res, err := KMeans(ctx, x, c.p.K, opt)

@@ -9,16 +9,16 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 var ctx = context.Background()
 
-func mat1(vals ...float32) knn.Matrix {
-	return knn.Matrix{Rows: len(vals), Cols: 1, Data: vals}
+func mat1(vals ...float32) mat32.Matrix {
+	return mat32.Matrix{Rows: len(vals), Cols: 1, Data: vals}
 }
 
-func mustCluster(t *testing.T, name string, p Params, x knn.Matrix) []int32 {
+func mustCluster(t *testing.T, name string, p Params, x mat32.Matrix) []int32 {
 	t.Helper()
 	c, err := New(name, p)
 	if err != nil {
@@ -34,14 +34,14 @@ func mustCluster(t *testing.T, name string, p Params, x knn.Matrix) []int32 {
 	return l
 }
 
-func fourBlobs(seed int64, m int) (knn.Matrix, []int) {
+func fourBlobs(seed int64, m int) (mat32.Matrix, []int) {
 	return blobs(rand.New(rand.NewSource(seed)), [][]float32{{0, 0, 0}, {20, 0, 0}, {0, 20, 0}, {0, 0, 20}}, m)
 }
 
 // naiveWard merges, greedily, the pair with the smallest increase of the
 // within-cluster sum of squares n_a·n_b/(n_a+n_b)·‖c_a − c_b‖² until k
 // clusters remain (the textbook definition, O(N³·D)).
-func naiveWard(x knn.Matrix, k int) []int {
+func naiveWard(x mat32.Matrix, k int) []int {
 	type cl struct {
 		members []int
 		sum     []float64
@@ -254,7 +254,7 @@ func TestBirchHandExample(t *testing.T) {
 }
 
 // naiveDBSCAN is the textbook definition with an O(N²) neighbour scan.
-func naiveDBSCAN(x knn.Matrix, eps float64, minPts int) []int32 {
+func naiveDBSCAN(x mat32.Matrix, eps float64, minPts int) []int32 {
 	n := x.Rows
 	nb := make([][]int, n)
 	for i := 0; i < n; i++ {
@@ -351,7 +351,7 @@ func TestRadiusNeighborsExact(t *testing.T) {
 			data = append(data, float32(i)*0.5+100, float32(j)*0.5-40)
 		}
 	}
-	x := knn.Matrix{Rows: 81, Cols: 2, Data: data}
+	x := mat32.Matrix{Rows: 81, Cols: 2, Data: data}
 	for _, th := range []int{1, 3} {
 		nb, err := radiusNeighbors(ctx, x, 0.5, th)
 		if err != nil {
@@ -458,7 +458,7 @@ func TestKMeansClustererAndRegistry(t *testing.T) {
 		if _, err := c.Cluster(ctx, x); !errors.Is(err, ErrBadInput) {
 			t.Errorf("%s accepted K > N", name)
 		}
-		if _, err := c.Cluster(ctx, knn.Matrix{Rows: 2, Cols: 1, Data: []float32{0, float32(math.NaN())}}); !errors.Is(err, ErrBadInput) {
+		if _, err := c.Cluster(ctx, mat32.Matrix{Rows: 2, Cols: 1, Data: []float32{0, float32(math.NaN())}}); !errors.Is(err, ErrBadInput) {
 			t.Errorf("%s accepted NaN", name)
 		}
 	}
@@ -504,7 +504,7 @@ func benchClusterer(b *testing.B, name string) {
 			data[i*d+t] = 2*c[t] + 0.15*float32(rng.NormFloat64())
 		}
 	}
-	x := knn.Matrix{Rows: n, Cols: d, Data: data}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: data}
 	p := DefaultParams()
 	p.K = classes
 	c, err := New(name, p)

@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/dmlbench/dmlbench/internal/parallel"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // DBSCAN is density-based clustering (Ester, Kriegel, Sander & Xu 1996; as
@@ -38,7 +38,7 @@ func NewDBSCAN(p Params) (*DBSCAN, error) {
 func (c *DBSCAN) Name() string { return "dbscan" }
 
 // Cluster implements Clusterer.
-func (c *DBSCAN) Cluster(ctx context.Context, x knn.Matrix) ([]int32, error) {
+func (c *DBSCAN) Cluster(ctx context.Context, x mat32.Matrix) ([]int32, error) {
 	if err := checkData(x); err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (c *DBSCAN) Cluster(ctx context.Context, x knn.Matrix) ([]int32, error) {
 // float64 distance, so membership is exact (not subject to float32
 // rounding). Time O(N²·D), parallel over row blocks; results do not depend
 // on the thread count.
-func radiusNeighbors(ctx context.Context, x knn.Matrix, eps float64, threads int) ([][]int32, error) {
+func radiusNeighbors(ctx context.Context, x mat32.Matrix, eps float64, threads int) ([][]int32, error) {
 	n := x.Rows
 	eps2 := eps * eps
 	norms := make([]float32, n)

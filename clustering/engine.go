@@ -6,6 +6,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/registry"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // CentroidAssigner runs the assignment step of KMeans on other hardware.
@@ -18,7 +19,7 @@ import (
 // the initialisation, the updates and the splits stay on the CPU.
 type CentroidAssigner interface {
 	Name() string
-	NearestCentroids(ctx context.Context, x, centroids knn.Matrix) ([]int32, []float32, error)
+	NearestCentroids(ctx context.Context, x, centroids mat32.Matrix) ([]int32, []float32, error)
 }
 
 // AssignerOpener returns the assigner of a k-NN backend, or nil for the
@@ -87,7 +88,7 @@ func (e *KMeansEngine) Options() KMeansOptions { return e.opt }
 // seed (faiss's 32-bit seed: a seed outside int32 is an error wrapping
 // ErrBadInput, since KMeans would keep only its low 32 bits and disagree
 // with faiss).
-func (e *KMeansEngine) Run(ctx context.Context, x knn.Matrix, k int, seed int64) (*KMeansResult, error) {
+func (e *KMeansEngine) Run(ctx context.Context, x mat32.Matrix, k int, seed int64) (*KMeansResult, error) {
 	if int64(int32(seed)) != seed {
 		return nil, fmt.Errorf("%w: k-means seed %d does not fit faiss's 32-bit seed", ErrBadInput, seed)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // countingAssigner is a CentroidAssigner that runs the CPU kernel and
@@ -18,7 +19,7 @@ type countingAssigner struct{ calls *atomic.Int32 }
 
 func (countingAssigner) Name() string { return "counting" }
 
-func (a countingAssigner) NearestCentroids(ctx context.Context, x, c knn.Matrix) ([]int32, []float32, error) {
+func (a countingAssigner) NearestCentroids(ctx context.Context, x, c mat32.Matrix) ([]int32, []float32, error) {
 	a.calls.Add(1)
 	return NearestCentroids(ctx, x, c, 1)
 }

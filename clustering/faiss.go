@@ -10,6 +10,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/knn/faissc"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // FaissCompiled reports whether FaissKMeans runs faiss (build tag faiss).
@@ -48,7 +49,7 @@ const FaissCompiled = true
 // wrapping ErrBadInput: n == 0, D == 0, data length ≠ n·D, k <= 0, k > n,
 // NIter < 0, negative points-per-centroid bounds, a seed outside int32,
 // non-finite values. Errors raised inside faiss wrap knn.ErrFaiss.
-func FaissKMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMeansResult, error) {
+func FaissKMeans(ctx context.Context, x mat32.Matrix, k int, opt KMeansOptions) (*KMeansResult, error) {
 	n, d := x.Rows, x.Cols
 	if err := checkKMeansInput(x, k, opt); err != nil {
 		return nil, err
@@ -84,7 +85,7 @@ func FaissKMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*
 		}
 		return nil, err
 	}
-	res.Centroids = knn.Matrix{Rows: k, Cols: d, Data: out.Centroids}
+	res.Centroids = mat32.Matrix{Rows: k, Cols: d, Data: out.Centroids}
 	res.Assign = make([]int32, n)
 	for i, a := range out.Assign {
 		if a < 0 || a >= int64(k) {

@@ -10,7 +10,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // faissGolden is testdata/faiss_kmeans_golden.json, written by
@@ -49,7 +49,7 @@ func readGolden(t *testing.T, name string) faissGolden {
 }
 
 // readI16 reads rows×cols little-endian int16 counts of 1/scale.
-func readI16(t *testing.T, path string, rows, cols int, scale float64) knn.Matrix {
+func readI16(t *testing.T, path string, rows, cols int, scale float64) mat32.Matrix {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -58,7 +58,7 @@ func readI16(t *testing.T, path string, rows, cols int, scale float64) knn.Matri
 	if len(b) != 2*rows*cols {
 		t.Fatalf("%s: %d bytes, want %d", path, len(b), 2*rows*cols)
 	}
-	x := knn.Matrix{Rows: rows, Cols: cols, Data: make([]float32, rows*cols)}
+	x := mat32.Matrix{Rows: rows, Cols: cols, Data: make([]float32, rows*cols)}
 	for i := range x.Data {
 		x.Data[i] = float32(int16(binary.LittleEndian.Uint16(b[2*i:]))) / float32(scale)
 	}

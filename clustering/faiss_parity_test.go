@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/clustering"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
 // parityEmbedding returns n rows of c classes (row i in class i % c): class
 // means uniform on the unit sphere plus Gaussian noise sigma per
 // coordinate, rows L2-normalised, as a trained embedding's test split.
-func parityEmbedding(seed int64, n, d, c int, sigma float64) (knn.Matrix, []int32) {
+func parityEmbedding(seed int64, n, d, c int, sigma float64) (mat32.Matrix, []int32) {
 	rng := rand.New(rand.NewSource(seed))
 	means := make([]float64, c*d)
 	for k := 0; k < c; k++ {
@@ -30,7 +30,7 @@ func parityEmbedding(seed int64, n, d, c int, sigma float64) (knn.Matrix, []int3
 			mu[t] /= math.Sqrt(s)
 		}
 	}
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	labels := make([]int32, n)
 	row := make([]float64, d)
 	for i := 0; i < n; i++ {
@@ -75,7 +75,7 @@ func TestPureGoKMeansMatchesFaissMetrics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			faiss := func(x knn.Matrix, k int, seed int64) ([]int32, error) {
+			faiss := func(x mat32.Matrix, k int, seed int64) ([]int32, error) {
 				o := preset
 				o.Seed = seed
 				r, err := clustering.FaissKMeans(ctx, x, k, o)

@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // FaissCompiled reports whether FaissKMeans runs faiss (build tag faiss).
@@ -17,6 +17,6 @@ var errFaissNotCompiled = errors.New("faiss k-means is not compiled into this bi
 
 // FaissKMeans is faiss's k-means (see the faiss build); without -tags faiss
 // it returns an error so that callers compile in every build.
-func FaissKMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMeansResult, error) {
+func FaissKMeans(ctx context.Context, x mat32.Matrix, k int, opt KMeansOptions) (*KMeansResult, error) {
 	return nil, errFaissNotCompiled
 }

@@ -14,10 +14,11 @@ import (
 
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/knn/faissc"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // sphereRows: n random unit vectors (unstructured, DML-embedding-like).
-func sphereRows(rng *rand.Rand, n, d int) knn.Matrix {
+func sphereRows(rng *rand.Rand, n, d int) mat32.Matrix {
 	x := make([]float32, n*d)
 	for i := 0; i < n; i++ {
 		row := x[i*d : (i+1)*d]
@@ -30,13 +31,13 @@ func sphereRows(rng *rand.Rand, n, d int) knn.Matrix {
 			row[j] = float32(float64(row[j]) / math.Sqrt(s))
 		}
 	}
-	return knn.Matrix{Rows: n, Cols: d, Data: x}
+	return mat32.Matrix{Rows: n, Cols: d, Data: x}
 }
 
 // classRows: n rows from c classes, class means on the unit sphere, noise
 // sigma per coordinate, then L2-normalised (like embeddings of a test
 // split); the class of row i is i % c.
-func classRows(rng *rand.Rand, n, d, c int, sigma float64) knn.Matrix {
+func classRows(rng *rand.Rand, n, d, c int, sigma float64) mat32.Matrix {
 	means := sphereRows(rng, c, d)
 	x := make([]float32, n*d)
 	for i := 0; i < n; i++ {
@@ -51,13 +52,13 @@ func classRows(rng *rand.Rand, n, d, c int, sigma float64) knn.Matrix {
 			row[j] = float32(float64(row[j]) / math.Sqrt(s))
 		}
 	}
-	return knn.Matrix{Rows: n, Cols: d, Data: x}
+	return mat32.Matrix{Rows: n, Cols: d, Data: x}
 }
 
 // checkResult verifies a k-means result independently: shapes, every row
 // assigned to a nearest centroid (float64, up to 1e-5 rounding), Objective
 // equal to the recomputed sum of squared distances.
-func checkResult(t *testing.T, label string, x knn.Matrix, k int, r *KMeansResult) {
+func checkResult(t *testing.T, label string, x mat32.Matrix, k int, r *KMeansResult) {
 	t.Helper()
 	if len(r.Assign) != x.Rows || r.Centroids.Rows != k || r.Centroids.Cols != x.Cols || len(r.Centroids.Data) != k*x.Cols {
 		t.Fatalf("%s: shapes: %d assignments, centroids %d×%d", label, len(r.Assign), r.Centroids.Rows, r.Centroids.Cols)
@@ -100,7 +101,7 @@ func TestFaissKMeansVsGo(t *testing.T) {
 	pml := KMeansOptions{NIter: 20, Seed: 1234, MinPointsPerCentroid: 39, MaxPointsPerCentroid: 256}
 	for _, c := range []struct {
 		name string
-		x    knn.Matrix
+		x    mat32.Matrix
 		k    int
 		opt  KMeansOptions
 	}{
@@ -187,7 +188,7 @@ func TestFaissKMeansPresets(t *testing.T) {
 		t.Fatalf("pml: train %d warnings %q", p.TrainPoints, p.Warnings)
 	}
 	// Too few points per centroid: a warning in Warnings, not on stderr.
-	few, err := FaissKMeans(ctx, knn.Matrix{Rows: 40, Cols: 16, Data: x.Data[:40*16]}, 8, pml)
+	few, err := FaissKMeans(ctx, mat32.Matrix{Rows: 40, Cols: 16, Data: x.Data[:40*16]}, 8, pml)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestFaissKMeansPresets(t *testing.T) {
 		t.Fatalf("few: warnings %q", few.Warnings)
 	}
 	// n == k: faiss copies the rows, no iteration.
-	eq, err := FaissKMeans(ctx, knn.Matrix{Rows: 8, Cols: 16, Data: x.Data[:8*16]}, 8, DefaultKMeansOptions())
+	eq, err := FaissKMeans(ctx, mat32.Matrix{Rows: 8, Cols: 16, Data: x.Data[:8*16]}, 8, DefaultKMeansOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestFaissKMeansPresets(t *testing.T) {
 // TestFaissKMeansHand: two obvious groups on a line; the centroids are the
 // group means (hand computed) whatever the initialisation.
 func TestFaissKMeansHand(t *testing.T) {
-	x := knn.Matrix{Rows: 6, Cols: 1, Data: []float32{0, 1, 2, 10, 11, 12}}
+	x := mat32.Matrix{Rows: 6, Cols: 1, Data: []float32{0, 1, 2, 10, 11, 12}}
 	r, err := FaissKMeans(context.Background(), x, 2, DefaultKMeansOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -225,20 +226,20 @@ func TestFaissKMeansHand(t *testing.T) {
 
 func TestFaissKMeansBadInput(t *testing.T) {
 	ctx := context.Background()
-	x := knn.Matrix{Rows: 4, Cols: 2, Data: []float32{0, 0, 1, 1, 2, 2, 3, 3}}
-	nan := knn.Matrix{Rows: 4, Cols: 2, Data: []float32{0, 0, 1, float32(math.NaN()), 2, 2, 3, 3}}
+	x := mat32.Matrix{Rows: 4, Cols: 2, Data: []float32{0, 0, 1, 1, 2, 2, 3, 3}}
+	nan := mat32.Matrix{Rows: 4, Cols: 2, Data: []float32{0, 0, 1, float32(math.NaN()), 2, 2, 3, 3}}
 	opt := DefaultKMeansOptions()
 	for _, c := range []struct {
 		name string
-		x    knn.Matrix
+		x    mat32.Matrix
 		k    int
 		opt  KMeansOptions
 	}{
 		{"k > n", x, 5, opt},
 		{"k = 0", x, 0, opt},
-		{"dim mismatch", knn.Matrix{Rows: 4, Cols: 3, Data: x.Data}, 2, opt},
-		{"empty", knn.Matrix{Cols: 2}, 1, opt},
-		{"zero dim", knn.Matrix{Rows: 3}, 1, opt},
+		{"dim mismatch", mat32.Matrix{Rows: 4, Cols: 3, Data: x.Data}, 2, opt},
+		{"empty", mat32.Matrix{Cols: 2}, 1, opt},
+		{"zero dim", mat32.Matrix{Rows: 3}, 1, opt},
 		{"NaN", nan, 2, opt},
 		{"NIter < 0", x, 2, KMeansOptions{NIter: -1}},
 		{"max < 0", x, 2, KMeansOptions{NIter: 2, MaxPointsPerCentroid: -1}},
@@ -290,7 +291,7 @@ func BenchmarkFaissKMeans(b *testing.B) {
 	ctx := context.Background()
 	for _, f := range []struct {
 		name string
-		fn   func(context.Context, knn.Matrix, int, KMeansOptions) (*KMeansResult, error)
+		fn   func(context.Context, mat32.Matrix, int, KMeansOptions) (*KMeansResult, error)
 	}{{"faiss", FaissKMeans}, {"go", KMeans}} {
 		b.Run(fmt.Sprintf("k=100/%s", f.name), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

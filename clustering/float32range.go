@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // ErrFloat32Range is wrapped by Float32Range.Check's errors: float32
@@ -46,7 +46,7 @@ const (
 // MeasureFloat32 returns the Float32Range of the rows of all sets together
 // (a query set and its gallery: the distances run between them). The sets
 // must share their column count. Cost: two passes over the data.
-func MeasureFloat32(sets ...knn.Matrix) Float32Range {
+func MeasureFloat32(sets ...mat32.Matrix) Float32Range {
 	var r Float32Range
 	var mean []float64
 	for _, x := range sets {

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // transformed returns a·x + b elementwise, computed in float64 and rounded
 // once to float32.
-func transformed(x knn.Matrix, a, b float64) knn.Matrix {
-	y := knn.Matrix{Rows: x.Rows, Cols: x.Cols, Data: make([]float32, len(x.Data))}
+func transformed(x mat32.Matrix, a, b float64) mat32.Matrix {
+	y := mat32.Matrix{Rows: x.Rows, Cols: x.Cols, Data: make([]float32, len(x.Data))}
 	for i, v := range x.Data {
 		y.Data[i] = float32(a*float64(v) + b)
 	}
@@ -42,7 +43,7 @@ func TestFloat32RangeIssueInputs(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		x    knn.Matrix
+		x    mat32.Matrix
 		want string // "" = passes
 	}{
 		{"plain", base, ""},
@@ -96,7 +97,7 @@ func TestFloat32CancelThreshold(t *testing.T) {
 		{3000, true, 0.3, 0.7},
 	} {
 		x := transformed(base, 1, c.off)
-		cent := knn.Matrix{Rows: k, Cols: d, Data: x.Data[:k*d]}
+		cent := mat32.Matrix{Rows: k, Cols: d, Data: x.Data[:k*d]}
 		a, _, err := NearestCentroids(context.Background(), x, cent, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -125,12 +126,12 @@ func TestFloat32CancelThreshold(t *testing.T) {
 // classOffsets returns n rows of `classes` classes whose centres have
 // coordinates ±500 (random signs) and whose rows deviate from their centre
 // by spread·N(0, 1) per coordinate, with their labels.
-func classOffsets(rng *rand.Rand, n, d, classes int, spread float64) knn.Matrix {
+func classOffsets(rng *rand.Rand, n, d, classes int, spread float64) mat32.Matrix {
 	centres := make([]float64, classes*d)
 	for i := range centres {
 		centres[i] = float64(500 * (1 - 2*rng.Intn(2)))
 	}
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	for i := 0; i < n; i++ {
 		c := centres[(i%classes)*d : (i%classes+1)*d]
 		for t := range c {

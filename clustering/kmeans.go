@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // ErrBadInput is wrapped by every input-validation error of this package.
@@ -108,7 +108,7 @@ const initSeedStride = 15486557
 //
 // Errors (wrapping ErrBadInput): n == 0, D == 0, data length ≠ n·D, k <= 0,
 // k > n, NIter < 0, MaxPointsPerCentroid < 0, non-finite values.
-func KMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMeansResult, error) {
+func KMeans(ctx context.Context, x mat32.Matrix, k int, opt KMeansOptions) (*KMeansResult, error) {
 	n, d := x.Rows, x.Cols
 	if err := checkKMeansInput(x, k, opt); err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func KMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMean
 		}
 	}
 
-	res.Centroids = knn.Matrix{Rows: k, Cols: d, Data: cent}
+	res.Centroids = mat32.Matrix{Rows: k, Cols: d, Data: cent}
 	if subsampled {
 		// The training rows were a sample: their bounds do not apply, and a
 		// single pass needs none (full pass).
@@ -180,7 +180,7 @@ func KMeans(ctx context.Context, x knn.Matrix, k int, opt KMeansOptions) (*KMean
 // such a distance kept fewer than 10 of its 24 bits and its comparison
 // with the distances to other centroids is close to rounding noise (the
 // per-row form of MeasureFloat32's cancellation test).
-func finalObjective(x, cent knn.Matrix, assign []int32) (float64, int) {
+func finalObjective(x, cent mat32.Matrix, assign []int32) (float64, int) {
 	var obj float64
 	low := 0
 	cnorm := make([]float64, cent.Rows)
@@ -207,19 +207,19 @@ func finalObjective(x, cent knn.Matrix, assign []int32) (float64, int) {
 
 // subsample returns rows perm[0 … m−1] of x, perm = rand_perm(n, seed)
 // (faiss subsample_training_set).
-func subsample(x knn.Matrix, m int, seed int64) knn.Matrix {
+func subsample(x mat32.Matrix, m int, seed int64) mat32.Matrix {
 	d := x.Cols
 	perm := faissRandPerm(x.Rows, seed)
 	data := make([]float32, m*d)
 	for i := 0; i < m; i++ {
 		copy(data[i*d:(i+1)*d], x.Row(int(perm[i])))
 	}
-	return knn.Matrix{Rows: m, Cols: d, Data: data}
+	return mat32.Matrix{Rows: m, Cols: d, Data: data}
 }
 
 // initCentroids sets centroid j to training row perm[j], j < k, with
 // perm = rand_perm(nt, seed + 1) (faiss's first redo).
-func initCentroids(cent []float32, train knn.Matrix, k int, seed int64) {
+func initCentroids(cent []float32, train mat32.Matrix, k int, seed int64) {
 	d := train.Cols
 	for j, p := range initPerm(train.Rows, k, seed) {
 		copy(cent[j*d:(j+1)*d], train.Row(int(p)))
@@ -236,7 +236,7 @@ func initPerm(nt, k int, seed int64) []int32 {
 // centroid becomes the float32 sum of its rows in row order times
 // float32(1/count); counts (float32, as faiss's hassign) receives the
 // cluster sizes. Empty clusters are left at zero for splitEmpty.
-func updateCentroids(cent, counts []float32, train knn.Matrix, assign []int32) {
+func updateCentroids(cent, counts []float32, train mat32.Matrix, assign []int32) {
 	d := train.Cols
 	clear(cent)
 	clear(counts)
@@ -311,7 +311,7 @@ func splitEmpty(cent, counts []float32, d, nt int) int {
 	return nsplit
 }
 
-func checkFinite(x knn.Matrix) error {
+func checkFinite(x mat32.Matrix) error {
 	for i, v := range x.Data {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return fmt.Errorf("%w: non-finite value %v at row %d, column %d", ErrBadInput, v, i/x.Cols, i%x.Cols)
@@ -322,7 +322,7 @@ func checkFinite(x knn.Matrix) error {
 
 // checkKMeansInput is the input validation KMeans and FaissKMeans share
 // (errors wrap ErrBadInput).
-func checkKMeansInput(x knn.Matrix, k int, opt KMeansOptions) error {
+func checkKMeansInput(x mat32.Matrix, k int, opt KMeansOptions) error {
 	n, d := x.Rows, x.Cols
 	switch {
 	case n < 0 || d < 0 || len(x.Data) != n*d:

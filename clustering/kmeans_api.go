@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // KMeansOptions follow faiss's Clustering parameters.
@@ -42,9 +43,9 @@ func DefaultKMeansOptions() KMeansOptions {
 
 // KMeansResult is the outcome of one k-means run.
 type KMeansResult struct {
-	Assign    []int32    // cluster id of each input row
-	Centroids knn.Matrix // K×D
-	Objective float64    // sum of squared distances to the assigned centroid
+	Assign    []int32      // cluster id of each input row
+	Centroids mat32.Matrix // K×D
+	Objective float64      // sum of squared distances to the assigned centroid
 
 	// Iterations is the number of Lloyd iterations run (0 when the training
 	// set had exactly K points).

@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // naiveKMeans is an independent, obviously-correct transcription of the
 // algorithm documented on KMeans (float64 distances, O(n·k·D) loops), using
 // faiss's random streams so the trajectories can be compared exactly.
-func naiveKMeans(x knn.Matrix, k int, opt KMeansOptions) ([]int32, []float32, float64) {
+func naiveKMeans(x mat32.Matrix, k int, opt KMeansOptions) ([]int32, []float32, float64) {
 	n, d := x.Rows, x.Cols
 	rows := make([][]float32, n)
 	for i := range rows {
@@ -97,7 +98,7 @@ func nearest(p []float32, cent [][]float32) (int, float64) {
 }
 
 // blobs returns m points around each of the given centres (spread ±0.5).
-func blobs(rng *rand.Rand, centres [][]float32, m int) (knn.Matrix, []int) {
+func blobs(rng *rand.Rand, centres [][]float32, m int) (mat32.Matrix, []int) {
 	d := len(centres[0])
 	var data []float32
 	var lab []int
@@ -118,7 +119,7 @@ func blobs(rng *rand.Rand, centres [][]float32, m int) (knn.Matrix, []int) {
 		copy(sd[i*d:(i+1)*d], data[p*d:(p+1)*d])
 		sl[i] = lab[p]
 	}
-	return knn.Matrix{Rows: n, Cols: d, Data: sd}, sl
+	return mat32.Matrix{Rows: n, Cols: d, Data: sd}, sl
 }
 
 // samePartition reports whether a and b induce the same partition.
@@ -180,7 +181,7 @@ func TestKMeansEmptyClusterSplit(t *testing.T) {
 	// cluster 1 is empty and must be split off cluster 0 (the only donor):
 	// c1 = c0·(1+ε), c0 = c0·(1−ε). The next iteration separates {1…} from
 	// {10}: centroids 1 and 10, objective 0.
-	x := knn.Matrix{Rows: 7, Cols: 1, Data: []float32{1, 1, 1, 10, 1, 1, 1}}
+	x := mat32.Matrix{Rows: 7, Cols: 1, Data: []float32{1, 1, 1, 10, 1, 1, 1}}
 	var seed int64
 	for seed = 1; ; seed++ {
 		p := faissRandPerm(7, seed+1)
@@ -321,7 +322,7 @@ func TestKMeansSubsampling(t *testing.T) {
 	// No subsampling below the bound; warning when below min points.
 	opt.MaxPointsPerCentroid = 256
 	opt.MinPointsPerCentroid = 39
-	res, _ = KMeans(context.Background(), knn.Matrix{Rows: 100, Cols: 8, Data: x.Data[:800]}, 3, opt)
+	res, _ = KMeans(context.Background(), mat32.Matrix{Rows: 100, Cols: 8, Data: x.Data[:800]}, 3, opt)
 	if res.TrainPoints != 100 || len(res.Warnings) != 1 {
 		t.Fatalf("train %d warnings %v", res.TrainPoints, res.Warnings)
 	}
@@ -347,19 +348,19 @@ func TestKMeansWithSearcher(t *testing.T) {
 
 func TestKMeansErrors(t *testing.T) {
 	ctx := context.Background()
-	x := knn.Matrix{Rows: 3, Cols: 2, Data: []float32{0, 0, 1, 1, 2, 2}}
+	x := mat32.Matrix{Rows: 3, Cols: 2, Data: []float32{0, 0, 1, 1, 2, 2}}
 	opt := DefaultKMeansOptions()
 	cases := map[string]func() error{
 		"k=0":   func() error { _, err := KMeans(ctx, x, 0, opt); return err },
 		"k>n":   func() error { _, err := KMeans(ctx, x, 4, opt); return err },
-		"empty": func() error { _, err := KMeans(ctx, knn.Matrix{Cols: 2}, 1, opt); return err },
+		"empty": func() error { _, err := KMeans(ctx, mat32.Matrix{Cols: 2}, 1, opt); return err },
 		"ragged": func() error {
-			_, err := KMeans(ctx, knn.Matrix{Rows: 3, Cols: 2, Data: x.Data[:5]}, 1, opt)
+			_, err := KMeans(ctx, mat32.Matrix{Rows: 3, Cols: 2, Data: x.Data[:5]}, 1, opt)
 			return err
 		},
-		"zero dim": func() error { _, err := KMeans(ctx, knn.Matrix{Rows: 3}, 1, opt); return err },
+		"zero dim": func() error { _, err := KMeans(ctx, mat32.Matrix{Rows: 3}, 1, opt); return err },
 		"NaN": func() error {
-			_, err := KMeans(ctx, knn.Matrix{Rows: 2, Cols: 1, Data: []float32{0, float32(math.NaN())}}, 1, opt)
+			_, err := KMeans(ctx, mat32.Matrix{Rows: 2, Cols: 1, Data: []float32{0, float32(math.NaN())}}, 1, opt)
 			return err
 		},
 		"niter<0": func() error { o := opt; o.NIter = -1; _, err := KMeans(ctx, x, 1, o); return err },
@@ -379,7 +380,7 @@ func TestKMeansErrors(t *testing.T) {
 // gaussianClasses returns Gaussian classes with the given number of points
 // per class: class means N(0, scale²) (k/2 classes, unit noise) — the
 // original benchmark data.
-func gaussianClasses(n, d, classes int, scale float32) knn.Matrix {
+func gaussianClasses(n, d, classes int, scale float32) mat32.Matrix {
 	rng := rand.New(rand.NewSource(1))
 	centres := randMatrix(rng, max(classes, 1), d)
 	data := make([]float32, n*d)
@@ -389,17 +390,17 @@ func gaussianClasses(n, d, classes int, scale float32) knn.Matrix {
 			data[i*d+t] = scale*c[t] + float32(rng.NormFloat64())
 		}
 	}
-	return knn.Matrix{Rows: n, Cols: d, Data: data}
+	return mat32.Matrix{Rows: n, Cols: d, Data: data}
 }
 
 // sphereClasses is SOP-like embedding data, as
 // fixtures.GaussianSphere(classes, perClass, d, spread, rng) then
 // L2-normalised rows: class means uniform on the unit sphere, per-dimension
 // noise spread, perClass consecutive rows per class.
-func sphereClasses(classes, perClass, d int, spread float64) knn.Matrix {
+func sphereClasses(classes, perClass, d int, spread float64) mat32.Matrix {
 	rng := rand.New(rand.NewSource(1))
 	n := classes * perClass
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	mu := make([]float64, d)
 	row := make([]float64, d)
 	for c := 0; c < classes; c++ {
@@ -431,7 +432,7 @@ func sphereClasses(classes, perClass, d int, spread float64) knn.Matrix {
 // benchKMeans runs KMeans on x with k clusters as sub-benchmarks "pruned"
 // (the Yinyang assignment) and "full" (full passes), so that the two are
 // timed under the same machine load.
-func benchKMeans(b *testing.B, x knn.Matrix, k int) {
+func benchKMeans(b *testing.B, x mat32.Matrix, k int) {
 	for _, mode := range []string{"pruned", "full"} {
 		b.Run(mode, func(b *testing.B) {
 			opt := DefaultKMeansOptions()
@@ -512,7 +513,7 @@ func TestKMeansPruningIsExact(t *testing.T) {
 			data[i*d+j] = 4*c[j] + float32(rng.NormFloat64())
 		}
 	}
-	x := knn.Matrix{Rows: n, Cols: d, Data: data}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: data}
 	for _, tc := range []struct{ k, maxPer int }{{40, 0}, {300, 0}, {40, 20}} {
 		opt := DefaultKMeansOptions()
 		opt.NIter = 30
@@ -545,7 +546,7 @@ func TestKMeansPruningIsExact(t *testing.T) {
 // python3-faiss gives centroids (0, 1), (2, 3), (4, 5) for x = 0…19 as a
 // 10 × 2 matrix, k = 3.
 func TestKMeansSubsampleToKCopiesInput(t *testing.T) {
-	x := knn.Matrix{Rows: 10, Cols: 2, Data: make([]float32, 20)}
+	x := mat32.Matrix{Rows: 10, Cols: 2, Data: make([]float32, 20)}
 	for i := range x.Data {
 		x.Data[i] = float32(i)
 	}

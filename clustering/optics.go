@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // OPTICS orders points by density reachability (Ankerst, Breunig, Kriegel &
@@ -58,7 +59,7 @@ type OPTICSResult struct {
 }
 
 // Order computes the OPTICS ordering (see OPTICS).
-func (o *OPTICS) Order(ctx context.Context, x knn.Matrix) (*OPTICSResult, error) {
+func (o *OPTICS) Order(ctx context.Context, x mat32.Matrix) (*OPTICSResult, error) {
 	if err := checkData(x); err != nil {
 		return nil, err
 	}
@@ -158,7 +159,7 @@ func (r *OPTICSResult) ExtractDBSCAN(eps float64) []int32 {
 }
 
 // Cluster implements Clusterer.
-func (o *OPTICS) Cluster(ctx context.Context, x knn.Matrix) ([]int32, error) {
+func (o *OPTICS) Cluster(ctx context.Context, x mat32.Matrix) ([]int32, error) {
 	r, err := o.Order(ctx, x)
 	if err != nil {
 		return nil, err

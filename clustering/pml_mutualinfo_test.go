@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -51,7 +51,7 @@ func TestPMLMutualInformationMatchesFaiss(t *testing.T) {
 		if len(b) != 2*c.Rows*c.Cols {
 			t.Fatalf("%s: %d bytes", c.Name, len(b))
 		}
-		x := knn.Matrix{Rows: c.Rows, Cols: c.Cols, Data: make([]float32, c.Rows*c.Cols)}
+		x := mat32.Matrix{Rows: c.Rows, Cols: c.Cols, Data: make([]float32, c.Rows*c.Cols)}
 		for i := range x.Data {
 			x.Data[i] = float32(int16(binary.LittleEndian.Uint16(b[2*i:]))) / float32(g.Scale)
 		}
@@ -61,7 +61,7 @@ func TestPMLMutualInformationMatchesFaiss(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt.KMeans = func(knn.Matrix, int, int64) ([]int32, error) { return c.Assign, nil }
+		opt.KMeans = func(mat32.Matrix, int, int64) ([]int32, error) { return c.Assign, nil }
 		want, err := metrics.Evaluate(ctx, in, opt)
 		if err != nil {
 			t.Fatal(err)

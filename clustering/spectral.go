@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Spectral is spectral clustering with a k-NN affinity graph (Shi & Malik
@@ -88,7 +89,7 @@ type csr struct {
 }
 
 // Cluster implements Clusterer.
-func (s *Spectral) Cluster(ctx context.Context, x knn.Matrix) ([]int32, error) {
+func (s *Spectral) Cluster(ctx context.Context, x mat32.Matrix) ([]int32, error) {
 	if err := checkData(x); err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func (s *Spectral) Cluster(ctx context.Context, x knn.Matrix) ([]int32, error) {
 			emb[i*k+t] = float32(u[i*k+t] / sd)
 		}
 	}
-	e := knn.Matrix{Rows: n, Cols: k, Data: emb}
+	e := mat32.Matrix{Rows: n, Cols: k, Data: emb}
 	var best *KMeansResult
 	for r := int64(0); r < 10; r++ {
 		opt := DefaultKMeansOptions()
@@ -136,7 +137,7 @@ func (s *Spectral) Cluster(ctx context.Context, x knn.Matrix) ([]int32, error) {
 }
 
 // affinity builds M = D^{-1/2} W D^{-1/2} and the degrees of W.
-func (s *Spectral) affinity(ctx context.Context, x knn.Matrix) (*csr, []float64, error) {
+func (s *Spectral) affinity(ctx context.Context, x mat32.Matrix) (*csr, []float64, error) {
 	n := x.Rows
 	nn := min(s.p.SpectralNeighbors, n)
 	searcher := s.p.Searcher

@@ -7,15 +7,14 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/mat32"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/dmlbench/dmlbench/knn"
 )
 
 // unitClusters returns n unit vectors in d dimensions around `classes`
 // random unit centres (Gaussian noise of standard deviation noise per
 // coordinate before normalisation), point i in class i % classes.
-func unitClusters(seed int64, n, d, classes int, noise float64) (knn.Matrix, []int) {
+func unitClusters(seed int64, n, d, classes int, noise float64) (mat32.Matrix, []int) {
 	rng := rand.New(rand.NewSource(seed))
 	unit := func(v []float64) {
 		var s float64
@@ -48,7 +47,7 @@ func unitClusters(seed int64, n, d, classes int, noise float64) (knn.Matrix, []i
 			data[i*d+t] = float32(x)
 		}
 	}
-	return knn.Matrix{Rows: n, Cols: d, Data: data}, lab
+	return mat32.Matrix{Rows: n, Cols: d, Data: data}, lab
 }
 
 // TestSpectralChebyshevEigenvalues checks the k leading eigenvalues of the

@@ -6,7 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Ward is agglomerative clustering with Ward's minimum-variance linkage
@@ -45,7 +45,7 @@ func NewWard(p Params) (*Ward, error) {
 func (w *Ward) Name() string { return "ward" }
 
 // Cluster implements Clusterer.
-func (w *Ward) Cluster(ctx context.Context, x knn.Matrix) ([]int32, error) {
+func (w *Ward) Cluster(ctx context.Context, x mat32.Matrix) ([]int32, error) {
 	if err := checkData(x); err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func condensedIndex(n, i, j int) int { return i*n - i*(i+1)/2 + j - i - 1 }
 
 // wardMerges runs the NN-chain algorithm and returns the N−1 merges in the
 // order they were performed.
-func wardMerges(ctx context.Context, x knn.Matrix) ([]merge, error) {
+func wardMerges(ctx context.Context, x mat32.Matrix) ([]merge, error) {
 	n := x.Rows
 	if n == 1 {
 		return nil, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Pruned (Yinyang) assignment for KMeans.
@@ -190,11 +191,11 @@ func numGroups(n, k, size int) int {
 
 // assign assigns the rows of x to the k centroids cent (k×D). Rows must be
 // the same matrix on every call that is meant to reuse the bounds.
-func (ya *yinyangAssigner) assign(ctx context.Context, x knn.Matrix, cent []float32, k int, assign []int32, dist []float32) error {
+func (ya *yinyangAssigner) assign(ctx context.Context, x mat32.Matrix, cent []float32, k int, assign []int32, dist []float32) error {
 	opt := ya.opt
 	n, d := x.Rows, x.Cols
 	if opt.Searcher != nil {
-		nb, err := opt.Searcher.Search(ctx, x, knn.Matrix{Rows: k, Cols: d, Data: cent}, 1, knn.Options{Metric: knn.L2, Threads: opt.Threads})
+		nb, err := opt.Searcher.Search(ctx, x, mat32.Matrix{Rows: k, Cols: d, Data: cent}, 1, knn.Options{Metric: knn.L2, Threads: opt.Threads})
 		if err != nil {
 			return fmt.Errorf("k-means assignment with %s: %w", opt.Searcher.Name(), err)
 		}
@@ -209,7 +210,7 @@ func (ya *yinyangAssigner) assign(ctx context.Context, x knn.Matrix, cent []floa
 		return nil
 	}
 	if opt.Assigner != nil {
-		a, dd, err := opt.Assigner.NearestCentroids(ctx, x, knn.Matrix{Rows: k, Cols: d, Data: cent})
+		a, dd, err := opt.Assigner.NearestCentroids(ctx, x, mat32.Matrix{Rows: k, Cols: d, Data: cent})
 		if err != nil {
 			return fmt.Errorf("k-means assignment on %s: %w", opt.Assigner.Name(), err)
 		}
@@ -445,7 +446,7 @@ type yyTile struct {
 // other group that some row of the tile cannot exclude. All decisions of a
 // row depend only on its tile, which does not depend on the thread count.
 // It returns the number of distance evaluations.
-func (ya *yinyangAssigner) pass(ctx context.Context, x knn.Matrix, cent []float32, assign []int32, dist []float32, first bool, cmax float64) (int64, error) {
+func (ya *yinyangAssigner) pass(ctx context.Context, x mat32.Matrix, cent []float32, assign []int32, dist []float32, first bool, cmax float64) (int64, error) {
 	n, d := x.Rows, x.Cols
 	ps := &yyPass{ya: ya, x: x, assign: assign, dist: dist, first: first, cmax: cmax,
 		pk: ya.packGroups(cent), ord: ya.rowOrder(assign, n, first),
@@ -562,7 +563,7 @@ func (ya *yinyangAssigner) rowOrder(assign []int32, n int, first bool) []int32 {
 // yyPass is what the workers of one pruned pass share.
 type yyPass struct {
 	ya          *yinyangAssigner
-	x           knn.Matrix
+	x           mat32.Matrix
 	pk          *centroidPack // centroids in group order
 	pdrift      []float64     // per panel
 	gdrift      []float32     // per group

@@ -8,12 +8,12 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // clusteredMatrix returns n points around c random centres (scale·N(0,1)
 // centres, unit Gaussian noise), rows shuffled.
-func clusteredMatrix(rng *rand.Rand, n, d, c int, scale float64) knn.Matrix {
+func clusteredMatrix(rng *rand.Rand, n, d, c int, scale float64) mat32.Matrix {
 	centres := randMatrix(rng, c, d)
 	data := make([]float32, n*d)
 	for i := 0; i < n; i++ {
@@ -22,12 +22,12 @@ func clusteredMatrix(rng *rand.Rand, n, d, c int, scale float64) knn.Matrix {
 			data[i*d+t] = float32(scale*float64(cr[t]) + rng.NormFloat64())
 		}
 	}
-	return knn.Matrix{Rows: n, Cols: d, Data: data}
+	return mat32.Matrix{Rows: n, Cols: d, Data: data}
 }
 
 // kmeansBothWays runs KMeans pruned and with full passes and fails unless
 // assignments, centroids, objective, history and splits are bit-identical.
-func kmeansBothWays(t *testing.T, name string, x knn.Matrix, k int, opt KMeansOptions) (pruned, full *KMeansResult) {
+func kmeansBothWays(t *testing.T, name string, x mat32.Matrix, k int, opt KMeansOptions) (pruned, full *KMeansResult) {
 	t.Helper()
 	pruned, err := KMeans(context.Background(), x, k, opt)
 	if err != nil {
@@ -69,21 +69,21 @@ func TestKMeansYinyangExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(21))
 	type dataset struct {
 		name string
-		x    knn.Matrix
+		x    mat32.Matrix
 	}
 	var sets []dataset
 	sets = append(sets, dataset{"random", randMatrix(rng, 600, 13)})
 	sets = append(sets, dataset{"clustered", clusteredMatrix(rng, 700, 16, 25, 4)})
 	{
 		base := clusteredMatrix(rng, 40, 8, 6, 3)
-		x := knn.Matrix{Rows: 500, Cols: 8, Data: make([]float32, 500*8)}
+		x := mat32.Matrix{Rows: 500, Cols: 8, Data: make([]float32, 500*8)}
 		for i := 0; i < x.Rows; i++ {
 			copy(x.Row(i), base.Row(rng.Intn(base.Rows)))
 		}
 		sets = append(sets, dataset{"duplicates", x})
 	}
 	{
-		x := knn.Matrix{Rows: 500, Cols: 3, Data: make([]float32, 500*3)}
+		x := mat32.Matrix{Rows: 500, Cols: 3, Data: make([]float32, 500*3)}
 		for i := range x.Data {
 			x.Data[i] = float32(rng.Intn(4))
 		}

@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // TestBackends iterates the registry: every backend compiled in builds,
@@ -78,7 +80,7 @@ func checkBackend(t *testing.T, name string, s Searcher) {
 			}
 		}
 	}
-	bad := Matrix{Rows: 2, Cols: 4, Data: make([]float32, 8)}
+	bad := mat32.Matrix{Rows: 2, Cols: 4, Data: make([]float32, 8)}
 	if _, err := s.Search(ctx, bad, db, 3, Options{}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("%s: dimension mismatch: %v, want ErrBadInput", name, err)
 	}

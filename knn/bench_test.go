@@ -11,11 +11,12 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/dmlbench/dmlbench/internal/parallel"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // spotCheck compares query i's returned list with a float64 scan of db
 // (distances within a relative tolerance; the first id when isolated).
-func spotCheck(b *testing.B, x Matrix, nb *Neighbors, i int, opt Options) {
+func spotCheck(b *testing.B, x mat32.Matrix, nb *Neighbors, i int, opt Options) {
 	b.Helper()
 	if nb.N != x.Rows || len(nb.IDs) != nb.N*nb.K {
 		b.Fatalf("output %d×%d for %d queries", nb.N, nb.K, x.Rows)
@@ -63,7 +64,7 @@ func spotCheck(b *testing.B, x Matrix, nb *Neighbors, i int, opt Options) {
 	}
 }
 
-func gaussUnit(n, d int, seed int64) Matrix {
+func gaussUnit(n, d int, seed int64) mat32.Matrix {
 	rng := rand.New(rand.NewSource(seed))
 	x := randMatrix(rng, n, d, "gauss")
 	for i := 0; i < n; i++ {
@@ -80,7 +81,7 @@ func gaussUnit(n, d int, seed int64) Matrix {
 	return x
 }
 
-func benchSearch(b *testing.B, x Matrix, k int, e Exact, opt Options) {
+func benchSearch(b *testing.B, x mat32.Matrix, k int, e Exact, opt Options) {
 	var nb *Neighbors
 	var err error
 	for b.Loop() {

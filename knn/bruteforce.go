@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"sort"
+
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // BruteForce is the obviously-correct O(N·M·D) reference searcher used by
@@ -14,7 +16,7 @@ type BruteForce struct{}
 func (BruteForce) Name() string { return "bruteforce" }
 
 // Search implements Searcher.
-func (BruteForce) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*Neighbors, error) {
+func (BruteForce) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Options) (*Neighbors, error) {
 	if err := Validate(q, db, k, opt); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@
 //
 // Contract shared by every Searcher:
 //
-//   - Rows are float32, row-major (Matrix).
+//   - Rows are float32, row-major (mat32.Matrix).
 //   - Metric L2 returns squared Euclidean distances, ascending.
 //     Metric IP returns inner products, descending (larger = closer).
 //   - Ties (equal distance values) are ordered by lower database index, so

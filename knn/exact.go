@@ -8,6 +8,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
 	"github.com/dmlbench/dmlbench/internal/parallel"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Exact is the default pure-Go exact searcher: a blocked float32 distance
@@ -80,7 +81,7 @@ func (Exact) Watches() bool { return true }
 
 // exactRun holds what every worker of one Search shares.
 type exactRun struct {
-	q, db    Matrix
+	q, db    mat32.Matrix
 	k        int // requested k (output width)
 	keff     int // min(k, candidates per query): buffers select keff
 	capacity int // candidate buffer capacity per query
@@ -110,7 +111,7 @@ type exactRun struct {
 }
 
 // Search implements Searcher.
-func (e Exact) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*Neighbors, error) {
+func (e Exact) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Options) (*Neighbors, error) {
 	if err := Validate(q, db, k, opt); err != nil {
 		return nil, err
 	}
@@ -269,7 +270,7 @@ func (r *exactRun) capFor(k int, sym bool) int {
 
 // sameMatrix reports whether a and b are the same rows (same backing array
 // and shape), which enables the symmetric path.
-func sameMatrix(a, b Matrix) bool {
+func sameMatrix(a, b mat32.Matrix) bool {
 	if a.Rows != b.Rows || a.Cols != b.Cols {
 		return false
 	}

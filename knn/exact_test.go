@@ -8,9 +8,11 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
-func randMatrix(rng *rand.Rand, n, d int, kind string) Matrix {
+func randMatrix(rng *rand.Rand, n, d int, kind string) mat32.Matrix {
 	data := make([]float32, n*d)
 	switch kind {
 	case "gauss":
@@ -32,11 +34,11 @@ func randMatrix(rng *rand.Rand, n, d int, kind string) Matrix {
 			copy(data[i*d:(i+1)*d], base[r*d:(r+1)*d])
 		}
 	}
-	return Matrix{Rows: n, Cols: d, Data: data}
+	return mat32.Matrix{Rows: n, Cols: d, Data: data}
 }
 
-func cloneMatrix(m Matrix) Matrix {
-	return Matrix{Rows: m.Rows, Cols: m.Cols, Data: slices.Clone(m.Data)}
+func cloneMatrix(m mat32.Matrix) mat32.Matrix {
+	return mat32.Matrix{Rows: m.Rows, Cols: m.Cols, Data: slices.Clone(m.Data)}
 }
 
 // exactDist is the float64 reference distance in output convention.
@@ -57,7 +59,7 @@ func exactDist(q, x []float32, metric Metric) float64 {
 // ids and distances (integer data); otherwise ids may differ only between
 // neighbours whose distances agree within atol, which is checked by
 // re-computing the distance of every returned id in float64.
-func checkParity(t *testing.T, label string, q, db Matrix, got, want *Neighbors, metric Metric, excl Exclusion, exact bool) {
+func checkParity(t *testing.T, label string, q, db mat32.Matrix, got, want *Neighbors, metric Metric, excl Exclusion, exact bool) {
 	t.Helper()
 	if got.N != want.N || got.K != want.K || len(got.IDs) != len(want.IDs) || len(got.Dist) != len(want.Dist) {
 		t.Fatalf("%s: shape %d×%d, want %d×%d", label, got.N, got.K, want.N, want.K)
@@ -134,7 +136,7 @@ func TestExactParity(t *testing.T) {
 		for si, sh := range shapes {
 			rng := rand.New(rand.NewSource(int64(100*si + len(kind))))
 			db := randMatrix(rng, sh.m, sh.d, kind)
-			queries := map[string]Matrix{"self": db}
+			queries := map[string]mat32.Matrix{"self": db}
 			if sh.n == sh.m {
 				queries["copy"] = cloneMatrix(db) // same rows, different array: general path
 			}
@@ -200,7 +202,7 @@ func TestExactParity(t *testing.T) {
 
 // TestExactHand checks 4 points on a line, x = 0, 1, 3, 7, by hand.
 func TestExactHand(t *testing.T) {
-	x := Matrix{Rows: 4, Cols: 1, Data: []float32{0, 1, 3, 7}}
+	x := mat32.Matrix{Rows: 4, Cols: 1, Data: []float32{0, 1, 3, 7}}
 	ctx := context.Background()
 	for _, e := range []Exact{{}, {NoSymmetry: true}} {
 		got, err := e.Search(ctx, x, x, 2, Options{Metric: L2, Exclude: ExcludeSelf})
@@ -228,7 +230,7 @@ func TestExactHand(t *testing.T) {
 		}
 	}
 	// Ties: points 0, 2, 4; the middle one is at distance 4 from both ends.
-	y := Matrix{Rows: 3, Cols: 1, Data: []float32{0, 2, 4}}
+	y := mat32.Matrix{Rows: 3, Cols: 1, Data: []float32{0, 2, 4}}
 	got, err := Exact{}.Search(ctx, y, y, 2, Options{Exclude: ExcludeSelf})
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +239,7 @@ func TestExactHand(t *testing.T) {
 		t.Fatalf("tie order: %v", ids)
 	}
 	// One-row database with self-exclusion: nothing to return.
-	one := Matrix{Rows: 1, Cols: 2, Data: []float32{1, 2}}
+	one := mat32.Matrix{Rows: 1, Cols: 2, Data: []float32{1, 2}}
 	got, err = Exact{}.Search(ctx, one, one, 3, Options{Exclude: ExcludeSelf})
 	if err != nil || !slices.Equal(got.IDs, []int32{-1, -1, -1}) || !math.IsInf(float64(got.Dist[0]), 1) {
 		t.Fatalf("single row: %v %v", got, err)
@@ -247,7 +249,7 @@ func TestExactHand(t *testing.T) {
 func TestExactDuplicateRowsByIndex(t *testing.T) {
 	// Rows 0 and 2 are identical; self-exclusion is by index, so query 0
 	// returns row 2 at distance 0 first, and vice versa.
-	x := Matrix{Rows: 3, Cols: 2, Data: []float32{1, 1, 5, 5, 1, 1}}
+	x := mat32.Matrix{Rows: 3, Cols: 2, Data: []float32{1, 1, 5, 5, 1, 1}}
 	got, err := Exact{}.Search(context.Background(), x, x, 2, Options{Exclude: ExcludeSelf})
 	if err != nil {
 		t.Fatal(err)
@@ -259,21 +261,21 @@ func TestExactDuplicateRowsByIndex(t *testing.T) {
 
 func TestExactBadInput(t *testing.T) {
 	ctx := context.Background()
-	a := Matrix{Rows: 2, Cols: 2, Data: []float32{1, 2, 3, 4}}
-	b := Matrix{Rows: 3, Cols: 2, Data: []float32{1, 2, 3, 4, 5, 6}}
-	c := Matrix{Rows: 2, Cols: 3, Data: make([]float32, 6)}
+	a := mat32.Matrix{Rows: 2, Cols: 2, Data: []float32{1, 2, 3, 4}}
+	b := mat32.Matrix{Rows: 3, Cols: 2, Data: []float32{1, 2, 3, 4, 5, 6}}
+	c := mat32.Matrix{Rows: 2, Cols: 3, Data: make([]float32, 6)}
 	cases := map[string]struct {
-		q, db Matrix
+		q, db mat32.Matrix
 		k     int
 		opt   Options
 	}{
 		"dim":       {a, c, 1, Options{}},
 		"k0":        {a, a, 0, Options{}},
 		"kneg":      {a, a, -3, Options{}},
-		"emptydb":   {a, Matrix{Cols: 2}, 1, Options{}},
+		"emptydb":   {a, mat32.Matrix{Cols: 2}, 1, Options{}},
 		"selfsize":  {a, b, 1, Options{Exclude: ExcludeSelf}},
 		"metric":    {a, a, 1, Options{Metric: Metric(7)}},
-		"shortdata": {Matrix{Rows: 2, Cols: 2, Data: []float32{1}}, a, 1, Options{}},
+		"shortdata": {mat32.Matrix{Rows: 2, Cols: 2, Data: []float32{1}}, a, 1, Options{}},
 	}
 	for name, tc := range cases {
 		_, err := Exact{}.Search(ctx, tc.q, tc.db, tc.k, tc.opt)
@@ -282,7 +284,7 @@ func TestExactBadInput(t *testing.T) {
 		}
 	}
 	// Empty query set is fine.
-	got, err := Exact{}.Search(ctx, Matrix{Cols: 2}, a, 2, Options{})
+	got, err := Exact{}.Search(ctx, mat32.Matrix{Cols: 2}, a, 2, Options{})
 	if err != nil || got.N != 0 {
 		t.Fatalf("empty queries: %v %v", got, err)
 	}

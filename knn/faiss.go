@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/dmlbench/dmlbench/knn/faissc"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // FaissCompiled reports whether this binary was built with -tags faiss.
@@ -98,7 +99,7 @@ func batchRows(kk, nq, budget int) int {
 }
 
 // Search implements Searcher.
-func (f Faiss) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*Neighbors, error) {
+func (f Faiss) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Options) (*Neighbors, error) {
 	idx, err := faissIndexFor(ctx, q, db, k, opt)
 	if err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func (f Faiss) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*N
 
 // faissIndexFor validates a search and returns a CPU flat index holding db
 // (the caller frees it).
-func faissIndexFor(ctx context.Context, q, db Matrix, k int, opt Options) (*faissc.Index, error) {
+func faissIndexFor(ctx context.Context, q, db mat32.Matrix, k int, opt Options) (*faissc.Index, error) {
 	if err := Validate(q, db, k, opt); err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func faissIndexFor(ctx context.Context, q, db Matrix, k int, opt Options) (*fais
 
 // searchIndex runs the batched search of q against a filled index of n rows
 // and applies the Neighbors contract.
-func (f Faiss) searchIndex(ctx context.Context, idx searchIntoer, q Matrix, n, k int, opt Options) (*Neighbors, error) {
+func (f Faiss) searchIndex(ctx context.Context, idx searchIntoer, q mat32.Matrix, n, k int, opt Options) (*Neighbors, error) {
 	out := &Neighbors{N: q.Rows, K: k, IDs: make([]int32, q.Rows*k), Dist: make([]float32, q.Rows*k)}
 	if q.Rows == 0 {
 		return out, nil
@@ -177,7 +178,7 @@ func (p *faissProgress) add(n int) {
 // searchPass searches the query rows listed in rows (nil: all) at depth kk,
 // writes the resolved ones into out and returns those whose tie run at the
 // cut-off reaches the end of the list (only possible while kk < n).
-func (f Faiss) searchPass(ctx context.Context, idx searchIntoer, q Matrix, rows []int, n, k, kk int,
+func (f Faiss) searchPass(ctx context.Context, idx searchIntoer, q mat32.Matrix, rows []int, n, k, kk int,
 	self bool, pad float32, out *Neighbors, pr *faissProgress) ([]int, error) {
 	nq := q.Rows
 	if rows != nil {

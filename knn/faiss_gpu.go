@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/dmlbench/dmlbench/knn/faissc"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // FaissGPUCompiled reports whether the "faiss-gpu" backend is compiled in.
@@ -38,7 +39,7 @@ type FaissGPU struct {
 func (FaissGPU) Name() string { return FaissGPUName }
 
 // Search implements Searcher.
-func (g FaissGPU) Search(ctx context.Context, q, db Matrix, k int, opt Options) (*Neighbors, error) {
+func (g FaissGPU) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Options) (*Neighbors, error) {
 	cpu, err := faissIndexFor(ctx, q, db, k, opt)
 	if err != nil {
 		return nil, err

@@ -14,10 +14,11 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn/faissc"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // unitRows returns n random rows of dimension d on the unit sphere.
-func unitRows(rng *rand.Rand, n, d int) Matrix {
+func unitRows(rng *rand.Rand, n, d int) mat32.Matrix {
 	data := make([]float32, n*d)
 	for i := 0; i < n; i++ {
 		row := data[i*d : (i+1)*d]
@@ -32,18 +33,18 @@ func unitRows(rng *rand.Rand, n, d int) Matrix {
 			row[j] = float32(float64(row[j]) * inv)
 		}
 	}
-	return Matrix{Rows: n, Cols: d, Data: data}
+	return mat32.Matrix{Rows: n, Cols: d, Data: data}
 }
 
 // intRows returns n rows with coordinates drawn from {0, …, levels−1}:
 // every distance and inner product is a small integer, exact in float32
 // (also through BLAS), so ties abound and must be ordered by index.
-func intRows(rng *rand.Rand, n, d, levels int) Matrix {
+func intRows(rng *rand.Rand, n, d, levels int) mat32.Matrix {
 	data := make([]float32, n*d)
 	for i := range data {
 		data[i] = float32(rng.Intn(levels))
 	}
-	return Matrix{Rows: n, Cols: d, Data: data}
+	return mat32.Matrix{Rows: n, Cols: d, Data: data}
 }
 
 func trueDist(a, b []float32, m Metric) float64 {
@@ -66,7 +67,7 @@ func trueDist(a, b []float32, m Metric) float64 {
 // (a near-tie that float32 rounding may legitimately swap). Reported
 // distances must be within tol of the true ones. It returns the number of
 // near-tie swaps.
-func checkNear(t *testing.T, label string, got, ref *Neighbors, q, db Matrix, opt Options, tol float64) int {
+func checkNear(t *testing.T, label string, got, ref *Neighbors, q, db mat32.Matrix, opt Options, tol float64) int {
 	t.Helper()
 	if got.N != ref.N || got.K != ref.K || len(got.IDs) != len(ref.IDs) || len(got.Dist) != len(ref.Dist) {
 		t.Fatalf("%s: shape %d×%d, want %d×%d", label, got.N, got.K, ref.N, ref.K)
@@ -176,7 +177,7 @@ func TestFaissParityRandom(t *testing.T) {
 			var err error
 			for _, c := range []struct {
 				name  string
-				q     Matrix
+				q     mat32.Matrix
 				excl  Exclusion
 				batch int
 			}{
@@ -228,7 +229,7 @@ func TestFaissTies(t *testing.T) {
 	for _, m := range []Metric{L2, IP} {
 		for _, c := range []struct {
 			name  string
-			q     Matrix
+			q     mat32.Matrix
 			excl  Exclusion
 			batch int
 		}{
@@ -257,7 +258,7 @@ func TestFaissTies(t *testing.T) {
 // TestFaissSelfExclusionByIndex: with duplicate rows, self-exclusion drops
 // the query's own index only; its duplicate stays (distance 0).
 func TestFaissSelfExclusionByIndex(t *testing.T) {
-	db := Matrix{Rows: 4, Cols: 2, Data: []float32{
+	db := mat32.Matrix{Rows: 4, Cols: 2, Data: []float32{
 		0, 0,
 		0, 0, // duplicate of row 0
 		3, 0,
@@ -331,23 +332,23 @@ func TestFaissThreadsDeterministic(t *testing.T) {
 
 func TestFaissBadInput(t *testing.T) {
 	ctx := context.Background()
-	a := Matrix{Rows: 3, Cols: 2, Data: make([]float32, 6)}
-	b := Matrix{Rows: 3, Cols: 3, Data: make([]float32, 9)}
-	c := Matrix{Rows: 2, Cols: 2, Data: make([]float32, 4)}
+	a := mat32.Matrix{Rows: 3, Cols: 2, Data: make([]float32, 6)}
+	b := mat32.Matrix{Rows: 3, Cols: 3, Data: make([]float32, 9)}
+	c := mat32.Matrix{Rows: 2, Cols: 2, Data: make([]float32, 4)}
 	cases := []struct {
 		name  string
-		q, db Matrix
+		q, db mat32.Matrix
 		k     int
 		opt   Options
 	}{
 		{"dim mismatch", a, b, 1, Options{}},
 		{"k = 0", a, a, 0, Options{}},
 		{"k < 0", a, a, -3, Options{}},
-		{"empty db", Matrix{Cols: 2}, Matrix{Cols: 2}, 1, Options{}},
+		{"empty db", mat32.Matrix{Cols: 2}, mat32.Matrix{Cols: 2}, 1, Options{}},
 		{"self with unequal sizes", c, a, 1, Options{Exclude: ExcludeSelf}},
-		{"ragged", Matrix{Rows: 3, Cols: 2, Data: make([]float32, 5)}, a, 1, Options{}},
+		{"ragged", mat32.Matrix{Rows: 3, Cols: 2, Data: make([]float32, 5)}, a, 1, Options{}},
 		{"metric", a, a, 1, Options{Metric: Metric(7)}},
-		{"zero dimension", Matrix{Rows: 2}, Matrix{Rows: 2}, 1, Options{}},
+		{"zero dimension", mat32.Matrix{Rows: 2}, mat32.Matrix{Rows: 2}, 1, Options{}},
 	}
 	for _, c := range cases {
 		_, err := Faiss{}.Search(ctx, c.q, c.db, c.k, c.opt)
@@ -395,7 +396,7 @@ func TestFaissNoLeak(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(5))
 	db := unitRows(rng, 2000, 32)
-	qm := Matrix{Rows: 32, Cols: 32, Data: db.Data[:32*32]}
+	qm := mat32.Matrix{Rows: 32, Cols: 32, Data: db.Data[:32*32]}
 	ctx := context.Background()
 	iters := 40
 	if testing.Short() {

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 //go:generate go run ../internal/asmgen -root .. knn/kernel_amd64.s
@@ -157,7 +158,7 @@ func alignedFloats(n int) []float32 {
 
 // packPanel writes rows [r0, r0+w) of m (fewer if the matrix ends; missing
 // rows are zero) into dst interleaved: dst[p*w + r] = m[r0+r][p].
-func packPanel(dst []float32, m Matrix, r0, w int) {
+func packPanel(dst []float32, m mat32.Matrix, r0, w int) {
 	kc := m.Cols
 	dst = dst[:kc*w]
 	n := min(w, m.Rows-r0)
@@ -175,11 +176,11 @@ func packPanel(dst []float32, m Matrix, r0, w int) {
 // RowSqNorms returns ‖row‖² of every row of m, accumulated in float64 and
 // rounded once to float32: the norms the distance kernels' epilogue adds, so
 // another backend using them gets the same distances bit for bit.
-func RowSqNorms(m Matrix) []float32 { return sqNorms(m, 0) }
+func RowSqNorms(m mat32.Matrix) []float32 { return sqNorms(m, 0) }
 
 // sqNorms returns ‖row‖² for every row, accumulated in float64 and rounded
 // once, padded with zeros to length padTo.
-func sqNorms(m Matrix, padTo int) []float32 {
+func sqNorms(m mat32.Matrix, padTo int) []float32 {
 	out := make([]float32, max(padTo, m.Rows))
 	for i := 0; i < m.Rows; i++ {
 		var s float64

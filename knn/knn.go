@@ -4,25 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/dmlbench/dmlbench/internal/registry"
+	"github.com/dmlbench/dmlbench/mat32"
 )
-
-// Matrix is a dense row-major float32 matrix.
-type Matrix struct {
-	Rows, Cols int
-	Data       []float32 // len Rows*Cols
-}
-
-// NewMatrix wraps data (len rows*cols) without copying.
-func NewMatrix(rows, cols int, data []float32) (Matrix, error) {
-	if rows < 0 || cols < 0 || len(data) != rows*cols {
-		return Matrix{}, fmt.Errorf("knn: matrix %d×%d needs %d values, got %d", rows, cols, rows*cols, len(data))
-	}
-	return Matrix{Rows: rows, Cols: cols, Data: data}, nil
-}
-
-// Row returns row i (aliases the matrix data).
-func (m Matrix) Row(i int) []float32 { return m.Data[i*m.Cols : (i+1)*m.Cols] }
 
 // Metric selects the similarity measure.
 type Metric int
@@ -114,14 +99,14 @@ type Searcher interface {
 	// Name identifies the backend ("exact", "faiss", "faiss-gpu").
 	Name() string
 	// Search returns the k nearest rows of db for each row of q.
-	Search(ctx context.Context, q, db Matrix, k int, opt Options) (*Neighbors, error)
+	Search(ctx context.Context, q, db mat32.Matrix, k int, opt Options) (*Neighbors, error)
 }
 
 // ErrBadInput is wrapped by every input-validation error of a Searcher.
 var ErrBadInput = errors.New("knn: bad input")
 
 // Validate checks the arguments every Searcher shares.
-func Validate(q, db Matrix, k int, opt Options) error {
+func Validate(q, db mat32.Matrix, k int, opt Options) error {
 	switch {
 	case q.Cols != db.Cols:
 		return fmt.Errorf("%w: query dimension %d differs from database dimension %d", ErrBadInput, q.Cols, db.Cols)

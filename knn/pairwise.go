@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/dmlbench/dmlbench/internal/parallel"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // MeanPairwiseL2 returns the mean Euclidean distance over the n(n−1)/2
@@ -19,7 +20,7 @@ import (
 // means: about 0.1 s instead of seconds for a scalar loop). Square roots and
 // sums are float64. The result is deterministic: each 6-row block's partial
 // sum is computed by one worker and the partials are added in block order.
-func MeanPairwiseL2(ctx context.Context, x Matrix, threads int) (float64, error) {
+func MeanPairwiseL2(ctx context.Context, x mat32.Matrix, threads int) (float64, error) {
 	n, d := x.Rows, x.Cols
 	if n < 0 || d < 0 || len(x.Data) != n*d {
 		return 0, fmt.Errorf("%w: matrix %d×%d holds %d values", ErrBadInput, n, d, len(x.Data))

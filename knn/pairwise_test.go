@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // TestMeanPairwiseL2 compares the blocked reduction with a float64 double
@@ -32,11 +34,11 @@ func TestMeanPairwiseL2(t *testing.T) {
 		}
 	}
 	// Hand case: the corners (0,0), (3,0), (0,4): distances 3, 4, 5 → mean 4.
-	x := Matrix{Rows: 3, Cols: 2, Data: []float32{0, 0, 3, 0, 0, 4}}
+	x := mat32.Matrix{Rows: 3, Cols: 2, Data: []float32{0, 0, 3, 0, 0, 4}}
 	if got, _ := MeanPairwiseL2(context.Background(), x, 2); math.Abs(got-4) > 1e-6 {
 		t.Errorf("3-4-5 triangle: mean %v, want 4", got)
 	}
-	if got, _ := MeanPairwiseL2(context.Background(), Matrix{Rows: 1, Cols: 2, Data: []float32{1, 2}}, 1); !math.IsNaN(got) {
+	if got, _ := MeanPairwiseL2(context.Background(), mat32.Matrix{Rows: 1, Cols: 2, Data: []float32{1, 2}}, 1); !math.IsNaN(got) {
 		t.Errorf("one row: %v, want NaN", got)
 	}
 }

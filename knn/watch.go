@@ -7,6 +7,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
 	"github.com/dmlbench/dmlbench/internal/parallel"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // watchState ranks one query's watched rows during the scan (Options.Watch).
@@ -147,7 +148,7 @@ func (r *exactRun) initWatch(w *Watch) {
 	parallel.For(r.threads, (nblk+blocksPerChunk-1)/blocksPerChunk, func(c int) {
 		apack := alignedFloats(mr * d)
 		bpack := alignedFloats(nr * d)
-		gather := Matrix{Rows: nr, Cols: d, Data: make([]float32, nr*d)}
+		gather := mat32.Matrix{Rows: nr, Cols: d, Data: make([]float32, nr*d)}
 		var nx [nrMax]float32
 		var uni []int32    // the block's watched rows, ascending, distinct
 		var vals []float32 // [len(uni)][mr] kernel values
@@ -450,7 +451,7 @@ func (r *exactRun) allKeys(qi int) []uint64 {
 func (r *exactRun) sampleRows(S, s1 int) (spack []float32, sid []int, snx []float32, np int) {
 	d, nr, nd := r.d, r.nr, r.db.Rows
 	np = (S + nr - 1) / nr
-	gather := Matrix{Rows: np * nr, Cols: d, Data: make([]float32, np*nr*d)}
+	gather := mat32.Matrix{Rows: np * nr, Cols: d, Data: make([]float32, np*nr*d)}
 	sid = make([]int, S)
 	snx = make([]float32, np*nr)
 	stride := (S + s1 - 1) / s1

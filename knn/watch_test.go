@@ -6,11 +6,13 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // ranksFromFull ranks the watched rows by a full-depth search of the same
 // searcher (same arithmetic), the definition Watch must reproduce.
-func ranksFromFull(t *testing.T, e Exact, q, db Matrix, w *Watch, opt Options) [][]int32 {
+func ranksFromFull(t *testing.T, e Exact, q, db mat32.Matrix, w *Watch, opt Options) [][]int32 {
 	t.Helper()
 	depth := db.Rows
 	if opt.Exclude == ExcludeSelf {
@@ -122,7 +124,7 @@ func TestWatchQueryGallery(t *testing.T) {
 }
 
 func TestWatchBadInput(t *testing.T) {
-	x := Matrix{Rows: 3, Cols: 1, Data: []float32{1, 2, 3}}
+	x := mat32.Matrix{Rows: 3, Cols: 1, Data: []float32{1, 2, 3}}
 	for _, w := range []*Watch{
 		{MaxRank: 1, IDs: [][]int32{{1}, {0}}},         // wrong length
 		{MaxRank: 0, IDs: [][]int32{{1}, {0}, {0}}},    // MaxRank 0

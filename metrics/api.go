@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Convention selects whose definition of each metric is reproduced.
@@ -60,9 +61,9 @@ type Options struct {
 // Input is what Evaluate scores. With Gallery nil every row is a query
 // against the rest (leave-one-out); otherwise Query rows search Gallery rows.
 type Input struct {
-	Emb           knn.Matrix
+	Emb           mat32.Matrix
 	Labels        []int32
-	Gallery       *knn.Matrix
+	Gallery       *mat32.Matrix
 	GalleryLabels []int32
 	// QueryRows (one set only): the rows that are queries; every row is
 	// the gallery and each query's own row is excluded by index
@@ -102,4 +103,4 @@ type Result struct {
 }
 
 // KMeansFunc clusters x into k groups and returns one id per row.
-type KMeansFunc func(x knn.Matrix, k int, seed int64) ([]int32, error)
+type KMeansFunc func(x mat32.Matrix, k int, seed int64) ([]int32, error)

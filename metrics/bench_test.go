@@ -6,17 +6,18 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // clustered returns n rows in d dimensions from c Gaussian classes around
 // random unit means (noise σ), with class sizes as equal as possible.
-func clustered(n, d, c int, sigma float64, seed int64) (knn.Matrix, []int32) {
+func clustered(n, d, c int, sigma float64, seed int64) (mat32.Matrix, []int32) {
 	rng := rand.New(rand.NewSource(seed))
 	means := make([]float64, c*d)
 	for i := range means {
 		means[i] = rng.NormFloat64() / 8
 	}
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	y := make([]int32, n)
 	for i := 0; i < n; i++ {
 		k := i % c

@@ -1,6 +1,6 @@
 package metrics
 
-import "github.com/dmlbench/dmlbench/knn"
+import "github.com/dmlbench/dmlbench/mat32"
 
 // Binarize thresholds every coordinate at 0 (Fehérvári et al. 2019 §4: embeddings
 // "thresholded at 0 into binary" codes, 2048-d binary vs 64-d float):
@@ -15,8 +15,8 @@ import "github.com/dmlbench/dmlbench/knn"
 // float32 k-NN kernel computes them exactly: searching the codes with
 // knn.L2 ranks by Hamming distance exactly, ties by lower gallery index as
 // the knn contract says, and Neighbors.Dist/4 is the Hamming count.
-func Binarize(m knn.Matrix) knn.Matrix {
-	out := knn.Matrix{Rows: m.Rows, Cols: m.Cols, Data: make([]float32, len(m.Data))}
+func Binarize(m mat32.Matrix) mat32.Matrix {
+	out := mat32.Matrix{Rows: m.Rows, Cols: m.Cols, Data: make([]float32, len(m.Data))}
 	for i, v := range m.Data {
 		if v > 0 {
 			out.Data[i] = 1

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Four 3-d items where Hamming ranking of the thresholded codes differs
@@ -22,7 +23,7 @@ import (
 // R@1 = 1/2. Hamming: H01 = H23 = 0, all other pairs 1, so 0→1, 1→0, 2→3,
 // 3→2: R@1 = 1.
 func TestBinarizeHammingRanking(t *testing.T) {
-	x := knn.Matrix{Rows: 4, Cols: 3, Data: []float32{0.1, 0.1, 0.1, 2, 2, 2, -0.05, 0.1, 0.1, -2, 0.1, 0.1}}
+	x := mat32.Matrix{Rows: 4, Cols: 3, Data: []float32{0.1, 0.1, 0.1, 2, 2, 2, -0.05, 0.1, 0.1, -2, 0.1, 0.1}}
 	labels := []int32{0, 0, 1, 1}
 	opt := Options{Metrics: []string{"R@1"}}
 	r, err := Evaluate(context.Background(), Input{Emb: x, Labels: labels}, opt)
@@ -51,12 +52,12 @@ func TestBinarizeHammingRanking(t *testing.T) {
 // Zero maps to −1; the exact k-NN on codes returns 4 × the Hamming count
 // (compared with a direct count), neighbours in (distance, index) order.
 func TestBinarizeDistancesAreHamming(t *testing.T) {
-	if b := Binarize(knn.Matrix{Rows: 1, Cols: 3, Data: []float32{0, -0.0, 1e-30}}); b.Data[0] != -1 || b.Data[1] != -1 || b.Data[2] != 1 {
+	if b := Binarize(mat32.Matrix{Rows: 1, Cols: 3, Data: []float32{0, -0.0, 1e-30}}); b.Data[0] != -1 || b.Data[1] != -1 || b.Data[2] != 1 {
 		t.Fatalf("codes %v", b.Data)
 	}
 	rng := rand.New(rand.NewSource(1))
 	const n, d = 60, 37
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	for i := range x.Data {
 		x.Data[i] = float32(rng.NormFloat64())
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // The chunked search (neighbour lists bounded by Options.neighbourBudget) gives
@@ -27,10 +28,10 @@ func TestChunkedSearchBitIdentical(t *testing.T) {
 			labels[i] = int32(rng.Intn(tc.classes))
 		}
 		labels[0] = int32(tc.classes) // a singleton class
-		emb := knn.Matrix{Rows: tc.n, Cols: d, Data: x}
+		emb := mat32.Matrix{Rows: tc.n, Cols: d, Data: x}
 		half := tc.n / 2
-		q := knn.Matrix{Rows: half, Cols: d, Data: x[:half*d]}
-		g := knn.Matrix{Rows: tc.n - half, Cols: d, Data: x[half*d:]}
+		q := mat32.Matrix{Rows: half, Cols: d, Data: x[:half*d]}
+		g := mat32.Matrix{Rows: tc.n - half, Cols: d, Data: x[half*d:]}
 		inputs := map[string]Input{
 			"loo": {Emb: emb, Labels: labels},
 			"qg":  {Emb: q, Labels: labels[:half], Gallery: &g, GalleryLabels: labels[half:]},
@@ -77,7 +78,7 @@ type countingSearcher struct {
 	most *int
 }
 
-func (c countingSearcher) Search(ctx context.Context, q, db knn.Matrix, k int, opt knn.Options) (*knn.Neighbors, error) {
+func (c countingSearcher) Search(ctx context.Context, q, db mat32.Matrix, k int, opt knn.Options) (*knn.Neighbors, error) {
 	*c.most = max(*c.most, q.Rows*k)
 	return c.Exact.Search(ctx, q, db, k, opt)
 }
@@ -95,7 +96,7 @@ func TestMAPRListsBounded(t *testing.T) {
 		x[2*i], x[2*i+1] = float32(i%7), float32(i%2)
 	}
 	most := 0
-	in := Input{Emb: knn.Matrix{Rows: n, Cols: 2, Data: x}, Labels: labels}
+	in := Input{Emb: mat32.Matrix{Rows: n, Cols: 2, Data: x}, Labels: labels}
 	eval(t, in, Options{Metrics: []string{"MAP@R"}, Searcher: countingSearcher{most: &most}, neighbourBudget: budget})
 	if most == 0 || most > budget {
 		t.Fatalf("largest search block %d entries, budget %d (depth ~%d × %d queries unchunked)", most, budget, n/2, n)

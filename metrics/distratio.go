@@ -7,6 +7,7 @@ import (
 	"math/rand"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // maxIntraMembers caps the members per class used for the exact intra-class
@@ -30,7 +31,7 @@ const maxIntraMembers = 2000
 // row (as every undefined value is reported; --distance cosine refuses zero
 // rows before any search). When every class mean has the same direction
 // (π_inter = 0, e.g. all rows equal) the ratio is undefined too.
-func distRatio(x knn.Matrix, labels []int32, classes int, cosine, rawMeans bool, seed int64, threads int) (float64, []string, error) {
+func distRatio(x mat32.Matrix, labels []int32, classes int, cosine, rawMeans bool, seed int64, threads int) (float64, []string, error) {
 	var warn []string
 	if cosine {
 		if i := firstZeroRow(x); i >= 0 {
@@ -146,7 +147,7 @@ const cosineCancelBelow = 1e-6
 // meanCosineSpread is the mean of 1 − x̂_i·x̂_j over distinct members m of a
 // class, from the rows x̂ (L2-normalised) and their mean: n Σ_i ‖x̂_i − mean‖²
 // / (n(n−1)).
-func meanCosineSpread(rows knn.Matrix, m []int, mean []float64) float64 {
+func meanCosineSpread(rows mat32.Matrix, m []int, mean []float64) float64 {
 	s := 0.0
 	for _, i := range m {
 		for t, v := range rows.Row(i) {
@@ -200,7 +201,7 @@ func meanCosineSpreadOfUnit(unit []float64, c, d int) float64 {
 }
 
 // firstZeroRow returns the index of the first all-zero row of x, or −1.
-func firstZeroRow(x knn.Matrix) int {
+func firstZeroRow(x mat32.Matrix) int {
 	for i := 0; i < x.Rows; i++ {
 		zero := true
 		for _, v := range x.Row(i) {
@@ -216,8 +217,8 @@ func firstZeroRow(x knn.Matrix) int {
 	return -1
 }
 
-func normalizedCopy(x knn.Matrix) knn.Matrix {
-	out := knn.Matrix{Rows: x.Rows, Cols: x.Cols, Data: make([]float32, len(x.Data))}
+func normalizedCopy(x mat32.Matrix) mat32.Matrix {
+	out := mat32.Matrix{Rows: x.Rows, Cols: x.Cols, Data: make([]float32, len(x.Data))}
 	for i := 0; i < x.Rows; i++ {
 		r := x.Row(i)
 		s := 0.0
@@ -237,7 +238,7 @@ func normalizedCopy(x knn.Matrix) knn.Matrix {
 	return out
 }
 
-func meanPairwiseEuclid(x knn.Matrix, idx []int) float64 {
+func meanPairwiseEuclid(x mat32.Matrix, idx []int) float64 {
 	sum := 0.0
 	for a := 0; a < len(idx); a++ {
 		ra := x.Row(idx[a])
@@ -273,7 +274,7 @@ func meanPairwiseRows(m []float64, c, d, threads int) float64 {
 	for i, v := range m {
 		m32[i] = float32(v)
 	}
-	v, err := knn.MeanPairwiseL2(context.Background(), knn.Matrix{Rows: c, Cols: d, Data: m32}, threads)
+	v, err := knn.MeanPairwiseL2(context.Background(), mat32.Matrix{Rows: c, Cols: d, Data: m32}, threads)
 	if err != nil {
 		return math.NaN()
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // bruteCosineRatio is π_ratio with d = 1 − cos by its definition, as a
@@ -14,7 +14,7 @@ import (
 // distinct pairs, over the mean over distinct pairs of the L2-normalised
 // class means. The rows are L2-normalised as dmlbench stores them (float32,
 // normalizedCopy), and 1 − cos of unit vectors is computed as ‖a − b‖²/2.
-func bruteCosineRatio(x knn.Matrix, y []int32, classes int) float64 {
+func bruteCosineRatio(x mat32.Matrix, y []int32, classes int) float64 {
 	unit := func(v []float64) []float64 {
 		n := 0.0
 		for _, a := range v {
@@ -85,8 +85,8 @@ func bruteCosineRatio(x knn.Matrix, y []int32, classes int) float64 {
 	return intra / float64(nIntra) / inter
 }
 
-func rowsOf(n, d int, f func(i, t int) float32) knn.Matrix {
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+func rowsOf(n, d int, f func(i, t int) float32) mat32.Matrix {
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	for i := 0; i < n; i++ {
 		for t := 0; t < d; t++ {
 			x.Data[i*d+t] = f(i, t)

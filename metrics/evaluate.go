@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/spectra"
 )
 
@@ -62,14 +63,14 @@ type evalRun struct {
 	rowMask []bool
 	// gallery and gLabelsRaw: the searched set and its caller labels
 	// (the queries themselves when leaving one out).
-	gallery    knn.Matrix
+	gallery    mat32.Matrix
 	gLabelsRaw []int32
 	// qLabels, gLabels: dense class ids 0..classes−1 shared by both sets.
 	qLabels, gLabels []int32
 	classes          int
 	// cEmb, cLabels: the query rows, which clustering, rho and dist_ratio
 	// describe.
-	cEmb    knn.Matrix
+	cEmb    mat32.Matrix
 	cLabels []int32
 	res     *Result
 }
@@ -208,16 +209,16 @@ func distRatioMetric(e *WholeInput) (float64, []string, error) {
 
 // prepareDistance maps --distance to a knn metric and the rows to search.
 // cosine: rows are L2-normalised and searched by inner product.
-func prepareDistance(distance string, q, g knn.Matrix, loo bool) (knn.Metric, knn.Matrix, knn.Matrix, error) {
+func prepareDistance(distance string, q, g mat32.Matrix, loo bool) (knn.Metric, mat32.Matrix, mat32.Matrix, error) {
 	switch strings.ToLower(distance) {
 	case "", "euclidean", "l2":
 		return knn.L2, q, g, nil
 	case "ip", "dot":
 		return knn.IP, q, g, nil
 	case "cosine", "cos":
-		sets := map[string]knn.Matrix{"row": q}
+		sets := map[string]mat32.Matrix{"row": q}
 		if !loo {
-			sets = map[string]knn.Matrix{"query row": q, "gallery row": g}
+			sets = map[string]mat32.Matrix{"query row": q, "gallery row": g}
 		}
 		for _, what := range []string{"row", "query row", "gallery row"} {
 			if m, ok := sets[what]; ok {
@@ -255,7 +256,7 @@ func checkInput(in Input, loo bool) error {
 	return nil
 }
 
-func checkSet(what string, m knn.Matrix, labels []int32) error {
+func checkSet(what string, m mat32.Matrix, labels []int32) error {
 	if m.Rows == 0 || m.Cols == 0 {
 		return inputErr("%s are empty (%d×%d)", what, m.Rows, m.Cols)
 	}

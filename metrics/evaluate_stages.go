@@ -9,12 +9,13 @@ import (
 
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // retrievalStage runs the one k-NN search (metric on q against g, already
 // prepared by prepareDistance), stores the retrieval metrics, per-class
 // results and their warnings, and times the search and the metrics apart.
-func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g knn.Matrix) error {
+func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g mat32.Matrix) error {
 	opt, res := e.opt, e.res
 	t0 := time.Now()
 	s := opt.Searcher

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // checkFloat32 applies clustering.MeasureFloat32's test (float32 overflow,
@@ -14,7 +15,7 @@ import (
 // distances Evaluate computes: the queries and, when separate, the
 // gallery. See float32Problem for what a failed test does.
 func (e *evalRun) checkFloat32() error {
-	sets := []knn.Matrix{e.in.Emb}
+	sets := []mat32.Matrix{e.in.Emb}
 	if !e.loo {
 		sets = append(sets, e.gallery)
 	}

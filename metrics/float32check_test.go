@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/clustering"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // float32Set returns n rows of dimension d in `classes` classes: class
@@ -20,7 +20,7 @@ func float32Set(seed int64, n, d, classes int, centre, spread, scale, offset flo
 	for i := range cs {
 		cs[i] = centre * float64(1-2*rng.Intn(2))
 	}
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	labels := make([]int32, n)
 	for i := 0; i < n; i++ {
 		labels[i] = int32(i % classes)

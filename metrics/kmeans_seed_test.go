@@ -5,14 +5,14 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // The k-means seed is faiss's C int: a seed outside 32 bits is refused (the
 // pure-Go k-means would otherwise use its low 32 bits only), for every
 // convention; the largest 32-bit seed is accepted.
 func TestEvaluateKMeansSeedRange(t *testing.T) {
-	in := Input{Emb: knn.Matrix{Rows: 4, Cols: 1, Data: []float32{0, 1, 10, 11}}, Labels: []int32{0, 0, 1, 1}}
+	in := Input{Emb: mat32.Matrix{Rows: 4, Cols: 1, Data: []float32{0, 1, 10, 11}}, Labels: []int32{0, 0, 1, 1}}
 	for _, conv := range []Convention{Strict, Roth, PML} {
 		for _, seed := range []int64{1 << 31, -(1 << 31) - 1} {
 			_, err := Evaluate(context.Background(), in, Options{Metrics: []string{"NMI"}, Convention: conv, Seed: seed})

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
-func col(xs ...float32) knn.Matrix { return knn.Matrix{Rows: len(xs), Cols: 1, Data: xs} }
+func col(xs ...float32) mat32.Matrix { return mat32.Matrix{Rows: len(xs), Cols: 1, Data: xs} }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
@@ -197,7 +197,7 @@ func TestBadInput(t *testing.T) {
 		"inf":          {Input{Emb: col(1, 2, float32(math.Inf(1))), Labels: []int32{0, 1, 1}}, Options{}, "row 2"},
 		"single class": {Input{Emb: col(1, 2, 3), Labels: []int32{4, 4, 4}}, Options{}, "one label"},
 		"k too big":    {Input{Emb: col(1, 2, 3), Labels: []int32{0, 1, 1}}, Options{Ks: []int{3}}, "larger than the gallery"},
-		"empty":        {Input{Emb: knn.Matrix{}, Labels: nil}, Options{}, "empty"},
+		"empty":        {Input{Emb: mat32.Matrix{}, Labels: nil}, Options{}, "empty"},
 		"metric":       {lineSet, Options{Metrics: []string{"R@x"}}, "bad metric"},
 		"convention":   {lineSet, Options{Convention: "foo"}, "unknown convention"},
 		"distance":     {lineSet, Options{Distance: "manhattan"}, "unknown distance"},
@@ -208,7 +208,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: err = %v, want it to mention %q", name, err, c.want)
 		}
 	}
-	g := knn.Matrix{Rows: 1, Cols: 2, Data: []float32{1, 2}}
+	g := mat32.Matrix{Rows: 1, Cols: 2, Data: []float32{1, 2}}
 	_, err := Evaluate(ctx, Input{Emb: col(1, 2), Labels: []int32{0, 1}, Gallery: &g, GalleryLabels: []int32{0}}, Options{})
 	if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "dimension") {
 		t.Errorf("dimension mismatch: %v", err)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // The conventions' rules, each checked against the values the peers' own
@@ -80,9 +80,9 @@ func (s *splitMix64) next() uint64 {
 
 // peerData regenerates peer_data: n rows of integer coordinates in
 // [−span, span], then n labels in [0, classes).
-func peerData(c peerCase) (knn.Matrix, []int32) {
+func peerData(c peerCase) (mat32.Matrix, []int32) {
 	g := splitMix64(c.Seed)
-	x := knn.Matrix{Rows: c.N, Cols: c.Dim, Data: make([]float32, c.N*c.Dim)}
+	x := mat32.Matrix{Rows: c.N, Cols: c.Dim, Data: make([]float32, c.N*c.Dim)}
 	for i := range x.Data {
 		x.Data[i] = float32(int64(g.next()%uint64(2*c.Span+1)) - int64(c.Span))
 	}
@@ -95,13 +95,13 @@ func peerData(c peerCase) (knn.Matrix, []int32) {
 
 // peerBlobs regenerates blobs: integer class centres in [−4, 4], plus
 // spread·u with u of 24 fractional bits, labels i mod classes.
-func peerBlobs(c peerCase) (knn.Matrix, []int32) {
+func peerBlobs(c peerCase) (mat32.Matrix, []int32) {
 	g := splitMix64(c.Seed)
 	centres := make([]float64, c.Classes*c.Dim)
 	for i := range centres {
 		centres[i] = float64(int64(g.next()%9) - 4)
 	}
-	x := knn.Matrix{Rows: c.N, Cols: c.Dim, Data: make([]float32, c.N*c.Dim)}
+	x := mat32.Matrix{Rows: c.N, Cols: c.Dim, Data: make([]float32, c.N*c.Dim)}
 	y := make([]int32, c.N)
 	for i := range y {
 		y[i] = int32(i % c.Classes)
@@ -117,7 +117,7 @@ func peerBlobs(c peerCase) (knn.Matrix, []int32) {
 // (reference = the same rows, nothing excluded), "ref_includes_query"
 // (leave-one-out) or "query_subset" (the first Queries rows are queries of
 // the whole set, each excluding itself).
-func pmlInput(c peerCase, x knn.Matrix, y []int32) Input {
+func pmlInput(c peerCase, x mat32.Matrix, y []int32) Input {
 	switch c.Mode {
 	case "separate":
 		return Input{Emb: x, Labels: y, Gallery: &x, GalleryLabels: y}
@@ -316,7 +316,7 @@ func checkRoth(t *testing.T, keep func(peerCase) bool, names ...string) {
 			continue
 		}
 		n++
-		var x knn.Matrix
+		var x mat32.Matrix
 		var y []int32
 		switch c.Kind {
 		case "blobs":

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Cases from pytorch-metric-learning v2.8.1 (Musgrave et al. 2020's
@@ -344,10 +345,10 @@ func TestPMLAllLoneIsUndefined(t *testing.T) {
 	}
 }
 
-func ptr(m knn.Matrix) *knn.Matrix { return &m }
+func ptr(m mat32.Matrix) *mat32.Matrix { return &m }
 
-func arange(n int, scale float32) knn.Matrix {
-	m := knn.Matrix{Rows: n, Cols: 1, Data: make([]float32, n)}
+func arange(n int, scale float32) mat32.Matrix {
+	m := mat32.Matrix{Rows: n, Cols: 1, Data: make([]float32, n)}
 	for i := range m.Data {
 		m.Data[i] = float32(i) * scale
 	}
@@ -463,7 +464,7 @@ func TestPMLExplicitKTruncation(t *testing.T) {
 func TestPMLLargeK(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	for _, n := range []int{1000, 2100} {
-		x := knn.Matrix{Rows: n, Cols: 5, Data: make([]float32, n*5)}
+		x := mat32.Matrix{Rows: n, Cols: 5, Data: make([]float32, n*5)}
 		for i := range x.Data {
 			x.Data[i] = rng.Float32()
 		}
@@ -513,7 +514,7 @@ func TestPMLLargeK(t *testing.T) {
 
 // pmlRanking ranks every reference row for every query by exact float64
 // squared distance (ties to the lower index).
-func pmlRanking(x knn.Matrix, loo bool) [][]int32 {
+func pmlRanking(x mat32.Matrix, loo bool) [][]int32 {
 	n := x.Rows
 	out := make([][]int32, n)
 	d := make([]float64, n)
@@ -588,7 +589,7 @@ func evalErr(in Input, opt Options) (*Result, error) {
 // order (the query itself left out): the brute force needs no distances.
 func TestPMLAllTied(t *testing.T) {
 	n := 3000
-	x := knn.Matrix{Rows: n, Cols: 4, Data: make([]float32, n*4)}
+	x := mat32.Matrix{Rows: n, Cols: 4, Data: make([]float32, n*4)}
 	for i := range x.Data {
 		x.Data[i] = 0.25
 	}

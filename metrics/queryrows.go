@@ -1,6 +1,6 @@
 package metrics
 
-import "github.com/dmlbench/dmlbench/knn"
+import "github.com/dmlbench/dmlbench/mat32"
 
 // Queries inside the reference (Input.QueryRows; pytorch-metric-learning's
 // ref_includes_query with a query subset): the search is leave-one-out
@@ -26,8 +26,8 @@ func queryRowMask(rows []int, n int) ([]bool, error) {
 }
 
 // subsetRows returns the given rows of m and of labels, in list order.
-func subsetRows(m knn.Matrix, labels []int32, rows []int) (knn.Matrix, []int32) {
-	out := knn.Matrix{Rows: len(rows), Cols: m.Cols, Data: make([]float32, 0, len(rows)*m.Cols)}
+func subsetRows(m mat32.Matrix, labels []int32, rows []int) (mat32.Matrix, []int32) {
+	out := mat32.Matrix{Rows: len(rows), Cols: m.Cols, Data: make([]float32, 0, len(rows)*m.Cols)}
 	lab := make([]int32, len(rows))
 	for i, r := range rows {
 		out.Data = append(out.Data, m.Row(r)...)

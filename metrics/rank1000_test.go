@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // noWatch hides knn.Exact's Watch support, forcing the depth-1000 path.
@@ -27,10 +28,10 @@ func TestMAP1000RanksMatchDepthSearch(t *testing.T) {
 		for i := range labels {
 			labels[i] = int32(rng.Intn(n/5 + 1))
 		}
-		emb := knn.Matrix{Rows: n, Cols: d, Data: x}
+		emb := mat32.Matrix{Rows: n, Cols: d, Data: x}
 		half := n / 2
-		q := knn.Matrix{Rows: half, Cols: d, Data: x[:half*d]}
-		g := knn.Matrix{Rows: n - half, Cols: d, Data: x[half*d:]}
+		q := mat32.Matrix{Rows: half, Cols: d, Data: x[:half*d]}
+		g := mat32.Matrix{Rows: n - half, Cols: d, Data: x[half*d:]}
 		inputs := map[string]Input{
 			"loo": {Emb: emb, Labels: labels},
 			"qg":  {Emb: q, Labels: labels[:half], Gallery: &g, GalleryLabels: labels[half:]},

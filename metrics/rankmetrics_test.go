@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // MRR on lineSet (metrics_test.go): first hits at ranks 1,1,1,1,3 for the
@@ -66,7 +66,7 @@ func TestRankMetricsWatchedMatchDepth(t *testing.T) {
 	for i := range labels {
 		labels[i] = int32(rng.Intn(70))
 	}
-	emb := knn.Matrix{Rows: n, Cols: d, Data: x}
+	emb := mat32.Matrix{Rows: n, Cols: d, Data: x}
 	for _, k := range []int{0, 7} {
 		for _, rows := range [][]int{nil, {5, 0, 17, 299, 42}} {
 			in := Input{Emb: emb, Labels: labels, QueryRows: rows}
@@ -155,7 +155,7 @@ func TestPerClassKeepsTotals(t *testing.T) {
 	for i := range labels {
 		labels[i] = int32(rng.Intn(90))
 	}
-	in := Input{Emb: knn.Matrix{Rows: n, Cols: 3, Data: x}, Labels: labels}
+	in := Input{Emb: mat32.Matrix{Rows: n, Cols: 3, Data: x}, Labels: labels}
 	for _, conv := range []Convention{Strict, Roth, PML} {
 		opt := Options{Metrics: []string{"R@k", "MAP@R", "R-Precision", "mAP@C", "mAP@1000"}, Convention: conv}
 		plain := eval(t, in, opt)
@@ -217,7 +217,7 @@ func TestRankMetricsChunkedSearch(t *testing.T) {
 	for i := range labels {
 		labels[i] = int32(rng.Intn(6)) // large classes: MAP@R is deep
 	}
-	emb := knn.Matrix{Rows: n, Cols: 2, Data: x}
+	emb := mat32.Matrix{Rows: n, Cols: 2, Data: x}
 	run := func(rows []int, k, budget int) *Result {
 		return eval(t, Input{Emb: emb, Labels: labels, QueryRows: rows},
 			Options{Metrics: []string{"R@1", "MAP@R", MRRKey, PMLMAPKey, "mAP@1000"}, Convention: PML, PMLK: k, PerClass: true, Average: PerClass, neighbourBudget: budget})

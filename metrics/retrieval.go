@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // retrievalPlan fixes, for one convention, how neighbour lists are read.
@@ -203,7 +204,7 @@ func (p *retrievalPlan) chunkRows(depth int) int {
 // the own row is not among them — exactly the rows and order the
 // exclusion gives), and the per-query terms are added in the same order
 // into the same fixed 2048-query partial sums.
-func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g knn.Matrix, opt knn.Options, threads int) (map[string]float64, *retrievalSums, error) {
+func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.Matrix, opt knn.Options, threads int) (map[string]float64, *retrievalSums, error) {
 	n := q.Rows
 	emulate := opt.Exclude == knn.ExcludeSelf && n*p.depth > p.budget()
 	depth := p.depth
@@ -240,7 +241,7 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g knn.Mat
 	watch := opt.Watch
 	for r0 := 0; r0 < n; r0 += rows {
 		r1 := min(n, r0+rows)
-		sub := knn.Matrix{Rows: r1 - r0, Cols: q.Cols, Data: q.Data[r0*q.Cols : r1*q.Cols]}
+		sub := mat32.Matrix{Rows: r1 - r0, Cols: q.Cols, Data: q.Data[r0*q.Cols : r1*q.Cols]}
 		if progress != nil {
 			base := r0
 			opt.Progress = func(done, _ int) { progress(base+done, n) }

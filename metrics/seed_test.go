@@ -4,20 +4,20 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Seed 0 means the default k-means seed 1234 unless ExactSeed says it was
 // given (eval --seed 0), in which case the clustering gets 0.
 func TestExactSeedZero(t *testing.T) {
-	emb := knn.Matrix{Rows: 6, Cols: 1, Data: []float32{0, 0.1, 0.2, 5, 5.1, 5.2}}
+	emb := mat32.Matrix{Rows: 6, Cols: 1, Data: []float32{0, 0.1, 0.2, 5, 5.1, 5.2}}
 	labels := []int32{0, 0, 0, 1, 1, 1}
 	for _, c := range []struct {
 		exact bool
 		want  int64
 	}{{false, 1234}, {true, 0}} {
 		got := int64(-1)
-		km := func(x knn.Matrix, k int, seed int64) ([]int32, error) {
+		km := func(x mat32.Matrix, k int, seed int64) ([]int32, error) {
 			got = seed
 			return labels, nil
 		}

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Every convention warns about queries without positives (Roth too, in
 // query/gallery mode where they are dropped from the MAP metrics).
 func TestLoneQueryWarningEveryConvention(t *testing.T) {
-	q := knn.Matrix{Rows: 3, Cols: 1, Data: []float32{0, 1, 2}}
-	g := knn.Matrix{Rows: 2, Cols: 1, Data: []float32{0, 1}}
+	q := mat32.Matrix{Rows: 3, Cols: 1, Data: []float32{0, 1, 2}}
+	g := mat32.Matrix{Rows: 2, Cols: 1, Data: []float32{0, 1}}
 	in := Input{Emb: q, Labels: []int32{0, 1, 2}, Gallery: &g, GalleryLabels: []int32{0, 1}}
 	for _, conv := range []Convention{Strict, Roth, PML} {
 		res, err := Evaluate(context.Background(), in, Options{Ks: []int{1}, Convention: conv, Metrics: []string{"R@1", "MAP@R"}})

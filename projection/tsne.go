@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Options configure TSNE; zero fields take the defaults of van der Maaten
@@ -81,7 +81,7 @@ type Result struct {
 //
 // Cost: O(N²·D) once for the input distances and O(N²) per step, with
 // N² float64 for P and for the kernel (32 MB each at N = 2000).
-func TSNE(ctx context.Context, x knn.Matrix, opt Options) (*Result, error) {
+func TSNE(ctx context.Context, x mat32.Matrix, opt Options) (*Result, error) {
 	opt = opt.withDefaults()
 	n := x.Rows
 	switch {
@@ -265,7 +265,7 @@ func parallelRows(n, threads int, f func(i int)) {
 // equals ln(perplexity) within 1e-10 nats (at most 200 steps). The
 // exponent is shifted by the smallest d_ij² of the row, which leaves P_i
 // unchanged and keeps it finite for distant points.
-func Affinities(x knn.Matrix, perplexity float64, threads int) ([]float64, error) {
+func Affinities(x mat32.Matrix, perplexity float64, threads int) ([]float64, error) {
 	n := x.Rows
 	if !(perplexity > 0) || perplexity >= float64(n-1) {
 		return nil, fmt.Errorf("projection: perplexity %g must lie in (0, N−1 = %d)", perplexity, n-1)

@@ -7,14 +7,14 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // blobs: two Gaussian blobs (σ = 1) in 10-d whose centres are 20 apart.
-func blobs(per int, seed int64) (knn.Matrix, []int) {
+func blobs(per int, seed int64) (mat32.Matrix, []int) {
 	rng := rand.New(rand.NewSource(seed))
 	const d = 10
-	x := knn.Matrix{Rows: 2 * per, Cols: d, Data: make([]float32, 2*per*d)}
+	x := mat32.Matrix{Rows: 2 * per, Cols: d, Data: make([]float32, 2*per*d)}
 	var lab []int
 	for i := 0; i < 2*per; i++ {
 		c := i / per
@@ -59,7 +59,7 @@ func TestAffinitiesHitPerplexity(t *testing.T) {
 	}
 	// Hand case: points 0, 1, 2, 3 on a line: row 1 sees 0 and 2 at equal
 	// distance, so p_{0|1} = p_{2|1} at any β, and 3 (farther) gets less.
-	x3 := knn.Matrix{Rows: 4, Cols: 1, Data: []float32{0, 1, 2, 3}}
+	x3 := mat32.Matrix{Rows: 4, Cols: 1, Data: []float32{0, 1, 2, 3}}
 	P, err := Affinities(x3, 2.5, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestTSNEBadInput(t *testing.T) {
 	if _, err := TSNE(context.Background(), x, Options{Perplexity: 9}); err == nil {
 		t.Fatal("perplexity ≥ N−1 accepted")
 	}
-	if _, err := TSNE(context.Background(), knn.Matrix{Rows: 2, Cols: 1, Data: []float32{0, 1}}, Options{}); err == nil {
+	if _, err := TSNE(context.Background(), mat32.Matrix{Rows: 2, Cols: 1, Data: []float32{0, 1}}, Options{}); err == nil {
 		t.Fatal("2 points accepted")
 	}
 	x.Data[3] = float32(math.NaN())

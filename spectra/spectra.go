@@ -8,11 +8,10 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/dmlbench/dmlbench/mat32"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/dmlbench/dmlbench/knn"
 )
 
 // ErrBadInput is wrapped by every input-validation error of this package.
@@ -38,7 +37,7 @@ const gramChunk = 2048
 // set to 0 (numerical rank). For N < D it is that SVD directly (O(N²·D)).
 //
 // Errors (wrapping ErrBadInput): empty matrix, data length ≠ N·D, NaN/Inf.
-func SingularValues(x knn.Matrix) ([]float64, error) {
+func SingularValues(x mat32.Matrix) ([]float64, error) {
 	if err := check(x); err != nil {
 		return nil, err
 	}
@@ -72,7 +71,7 @@ const gramResolution = 1e-6
 // svdValues returns the singular values of x by gonum's SVD, descending,
 // with values below the numerical-rank tolerance max(N, D)·ε·σ_1 (as numpy's
 // matrix_rank) set to exactly 0.
-func svdValues(x knn.Matrix) ([]float64, error) {
+func svdValues(x mat32.Matrix) ([]float64, error) {
 	a := mat.NewDense(x.Rows, x.Cols, nil)
 	for i := 0; i < x.Rows; i++ {
 		for j, v := range x.Row(i) {
@@ -94,7 +93,7 @@ func svdValues(x knn.Matrix) ([]float64, error) {
 }
 
 // gram returns the full symmetric D×D matrix XᵀX (row-major, float64).
-func gram(x knn.Matrix) []float64 {
+func gram(x mat32.Matrix) []float64 {
 	n, d := x.Rows, x.Cols
 	nchunks := (n + gramChunk - 1) / gramChunk
 	parts := make([][]float64, nchunks)
@@ -139,7 +138,7 @@ func gram(x knn.Matrix) []float64 {
 	return g
 }
 
-func check(x knn.Matrix) error {
+func check(x mat32.Matrix) error {
 	switch {
 	case x.Rows <= 0 || x.Cols <= 0:
 		return fmt.Errorf("%w: need a non-empty matrix, got %d×%d", ErrBadInput, x.Rows, x.Cols)
@@ -231,7 +230,7 @@ func RothRho(s []float64, m int) (float64, error) {
 // labels[i] is the class of row i (any int32 values). Cost: Σ_c
 // O(min(n_c, D)·n_c·D). Errors: length mismatch, invalid matrix, no class
 // with a non-zero row.
-func PerClass(x knn.Matrix, labels []int32) (mean []float64, skipped int, err error) {
+func PerClass(x mat32.Matrix, labels []int32) (mean []float64, skipped int, err error) {
 	if err := check(x); err != nil {
 		return nil, 0, err
 	}
@@ -252,7 +251,7 @@ func PerClass(x knn.Matrix, labels []int32) (mean []float64, skipped int, err er
 	used := 0
 	for _, l := range order {
 		idx := members[l]
-		sub := knn.Matrix{Rows: len(idx), Cols: d, Data: make([]float32, len(idx)*d)}
+		sub := mat32.Matrix{Rows: len(idx), Cols: d, Data: make([]float32, len(idx)*d)}
 		for r, i := range idx {
 			copy(sub.Data[r*d:(r+1)*d], x.Row(i))
 		}

@@ -7,16 +7,15 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/mat32"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/dmlbench/dmlbench/knn"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*(1+math.Abs(b)) }
 
 func TestSingularValuesDiagonal(t *testing.T) {
 	// 5×3 with diag(3, −7, 0.5) on top and zero rows below: σ = 7, 3, 0.5.
-	x := knn.Matrix{Rows: 5, Cols: 3, Data: make([]float32, 15)}
+	x := mat32.Matrix{Rows: 5, Cols: 3, Data: make([]float32, 15)}
 	x.Data[0], x.Data[4], x.Data[8] = 3, -7, 0.5
 	s, err := SingularValues(x)
 	if err != nil {
@@ -29,7 +28,7 @@ func TestSingularValuesDiagonal(t *testing.T) {
 		}
 	}
 	// Wide (N < D) path: the transpose has the same values.
-	xt := knn.Matrix{Rows: 3, Cols: 5, Data: make([]float32, 15)}
+	xt := mat32.Matrix{Rows: 3, Cols: 5, Data: make([]float32, 15)}
 	xt.Data[0], xt.Data[6], xt.Data[12] = 3, -7, 0.5
 	s, err = SingularValues(xt)
 	if err != nil {
@@ -49,7 +48,7 @@ func TestSingularValuesRankDeficient(t *testing.T) {
 	// Rank 1: every row is a multiple of (1, 2, 2): σ_1 = ‖a‖·‖(1,2,2)‖ = 3‖a‖,
 	// the rest exactly 0 (SVD fallback + numerical rank).
 	a := []float32{1, -2, 3, 0.5}
-	x := knn.Matrix{Rows: 4, Cols: 3}
+	x := mat32.Matrix{Rows: 4, Cols: 3}
 	for _, v := range a {
 		x.Data = append(x.Data, v, 2*v, 2*v)
 	}
@@ -65,7 +64,7 @@ func TestSingularValuesRankDeficient(t *testing.T) {
 		t.Fatalf("rank-deficient rho = %v, %v; want +Inf", r, err)
 	}
 	// An all-zero matrix has all-zero values, and ρ = +Inf.
-	z := knn.Matrix{Rows: 4, Cols: 2, Data: make([]float32, 8)}
+	z := mat32.Matrix{Rows: 4, Cols: 2, Data: make([]float32, 8)}
 	s, err = SingularValues(z)
 	if err != nil || s[0] != 0 || s[1] != 0 {
 		t.Fatalf("zero matrix: %v %v", s, err)
@@ -79,7 +78,7 @@ func TestGramMatchesSVD(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for _, sh := range [][2]int{{10, 10}, {300, 17}, {5000, 64}} {
 		n, d := sh[0], sh[1]
-		x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+		x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 		for i := range x.Data {
 			// Uncentred, anisotropic columns.
 			x.Data[i] = (float32(rng.NormFloat64()) + 0.3) * float32(1+i%d)
@@ -174,7 +173,7 @@ func TestPerClass(t *testing.T) {
 	// Class 0: rows (3,0),(0,1) → σ = (3, 1) → ŝ = (.75, .25).
 	// Class 5: rows (2,2),(1,1) → rank 1 → ŝ = (1, 0).
 	// Class 9: all zero → skipped.
-	x := knn.Matrix{Rows: 5, Cols: 2, Data: []float32{3, 0, 2, 2, 0, 1, 1, 1, 0, 0}}
+	x := mat32.Matrix{Rows: 5, Cols: 2, Data: []float32{3, 0, 2, 2, 0, 1, 1, 1, 0, 0}}
 	labels := []int32{0, 5, 0, 5, 9}
 	mean, skipped, err := PerClass(x, labels)
 	if err != nil {
@@ -184,20 +183,20 @@ func TestPerClass(t *testing.T) {
 		t.Fatalf("mean %v skipped %d", mean, skipped)
 	}
 	// Singleton class in 3-D: (1, 0, 0) padded with zeros.
-	mean, _, err = PerClass(knn.Matrix{Rows: 1, Cols: 3, Data: []float32{0, -4, 0}}, []int32{2})
+	mean, _, err = PerClass(mat32.Matrix{Rows: 1, Cols: 3, Data: []float32{0, -4, 0}}, []int32{2})
 	if err != nil || mean[0] != 1 || mean[1] != 0 || mean[2] != 0 {
 		t.Fatalf("singleton: %v %v", mean, err)
 	}
 	if _, _, err := PerClass(x, labels[:4]); !errors.Is(err, ErrBadInput) {
 		t.Fatal("label mismatch accepted")
 	}
-	if _, _, err := PerClass(knn.Matrix{Rows: 1, Cols: 2, Data: []float32{0, 0}}, []int32{1}); !errors.Is(err, ErrBadInput) {
+	if _, _, err := PerClass(mat32.Matrix{Rows: 1, Cols: 2, Data: []float32{0, 0}}, []int32{1}); !errors.Is(err, ErrBadInput) {
 		t.Fatal("all-zero classes accepted")
 	}
 }
 
 func TestSingularValuesErrors(t *testing.T) {
-	for _, x := range []knn.Matrix{
+	for _, x := range []mat32.Matrix{
 		{}, {Rows: 2, Cols: 2, Data: []float32{1, 2, 3}},
 		{Rows: 1, Cols: 2, Data: []float32{1, float32(math.Inf(1))}},
 	} {
@@ -211,7 +210,7 @@ func TestSingularValuesErrors(t *testing.T) {
 func BenchmarkSingularValuesSOP(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
 	n, d := 60502, 128
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	for i := range x.Data {
 		x.Data[i] = float32(rng.NormFloat64())
 	}

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
 // Adam is the optimiser of Kingma & Ba (2015, Alg. 1) with bias correction
@@ -23,12 +23,12 @@ type Adam struct {
 	WeightDecay       float64
 	T                 int64 // steps taken
 	M, V              [][]float32
-	params            []*losses.Param
+	params            []*param.Param
 }
 
 // NewAdam prepares moment buffers for params with PyTorch's defaults
 // β₁ = 0.9, β₂ = 0.999, ε = 1e-8.
-func NewAdam(params []*losses.Param, weightDecay float64) *Adam {
+func NewAdam(params []*param.Param, weightDecay float64) *Adam {
 	a := &Adam{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: weightDecay, params: params}
 	for _, p := range params {
 		a.M = append(a.M, make([]float32, len(p.Data)))

@@ -4,14 +4,14 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
 // TestAdamMatchesHandComputed runs three steps on three parameters
 // (decayed, NoDecay, absolute LR) with fixed gradients and compares with
 // Adam's formulas evaluated independently in float64.
 func TestAdamMatchesHandComputed(t *testing.T) {
-	ps := []*losses.Param{
+	ps := []*param.Param{
 		{Name: "w", Data: []float32{0.5, -1}, Grad: make([]float32, 2)},
 		{Name: "b", Data: []float32{0.1}, Grad: make([]float32, 1), NoDecay: true},
 		{Name: "proxy", Data: []float32{2}, Grad: make([]float32, 1), LR: 0.01},

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/blas32"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/trainers/model"
 )
 
@@ -76,7 +76,7 @@ func benchStep(b *testing.B, cfg Config, train Split) {
 func BenchmarkTrainStep(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
 	const n, dim, classes = 1120, 512, 112
-	train := Split{X: knn.Matrix{Rows: n, Cols: dim, Data: make([]float32, n*dim)}, Labels: make([]int32, n)}
+	train := Split{X: mat32.Matrix{Rows: n, Cols: dim, Data: make([]float32, n*dim)}, Labels: make([]int32, n)}
 	for i := range train.X.Data {
 		train.X.Data[i] = float32(rng.NormFloat64())
 	}
@@ -94,7 +94,7 @@ func BenchmarkTrainStep(b *testing.B) {
 func BenchmarkTrainStepCNN(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
 	const n, side, classes = 1120, 28, 112
-	train := Split{X: knn.Matrix{Rows: n, Cols: side * side, Data: make([]float32, n*side*side)}, Labels: make([]int32, n)}
+	train := Split{X: mat32.Matrix{Rows: n, Cols: side * side, Data: make([]float32, n*side*side)}, Labels: make([]int32, n)}
 	for i := range train.X.Data {
 		train.X.Data[i] = float32(math.Abs(rng.NormFloat64())) / 3 // pixel-like, ≥ 0
 	}

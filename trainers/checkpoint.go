@@ -12,7 +12,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/record"
-	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
 // checkpointFormat is bumped when the checkpoint layout changes.
@@ -123,7 +123,7 @@ func oneLine(err error) string {
 	return s
 }
 
-func captureParams(params []*losses.Param, a *Adam) []paramState {
+func captureParams(params []*param.Param, a *Adam) []paramState {
 	out := make([]paramState, len(params))
 	for k, p := range params {
 		out[k] = paramState{Name: p.Name, Data: append([]float32(nil), p.Data...),
@@ -132,7 +132,7 @@ func captureParams(params []*losses.Param, a *Adam) []paramState {
 	return out
 }
 
-func restoreParams(params []*losses.Param, a *Adam, st []paramState) error {
+func restoreParams(params []*param.Param, a *Adam, st []paramState) error {
 	if len(st) != len(params) {
 		return fmt.Errorf("resume: checkpoint has %d parameter tensors, model and loss have %d", len(st), len(params))
 	}

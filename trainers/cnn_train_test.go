@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/trainers/internal/testutil"
 )
 
@@ -32,7 +32,7 @@ func TestCNNNeedsImageShape(t *testing.T) {
 // differences) are learnable and carry over to new glyphs.
 func glyphImages(rng *rand.Rand, classes, per, side, shift int, ramp float64, firstLabel int32) Split {
 	const g = 4
-	s := Split{X: knn.Matrix{Rows: classes * per, Cols: side * side, Data: make([]float32, classes*per*side*side)}}
+	s := Split{X: mat32.Matrix{Rows: classes * per, Cols: side * side, Data: make([]float32, classes*per*side*side)}}
 	for c := 0; c < classes; c++ {
 		var glyph [g * g]float32
 		for i := range glyph {

@@ -16,6 +16,7 @@ import (
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/spectra"
 	"github.com/dmlbench/dmlbench/trainers/losses"
@@ -273,7 +274,7 @@ func experimentInputs(cfg *Config, dir string) (Options, error) {
 	}
 	if cfg.SaveEmbeddings {
 		labels := ds.Test.Labels
-		opt.FinalEmbeddings = func(emb knn.Matrix) error {
+		opt.FinalEmbeddings = func(emb mat32.Matrix) error {
 			if err := arrays.SaveNPY(filepath.Join(dir, "test_emb.npy"), emb); err != nil {
 				return err
 			}
@@ -291,7 +292,7 @@ func testTimeOptions(cfg Config) testtime.Options {
 
 // newRefine returns the test-time refinement of cfg (nil when test-time is
 // none); the loss must have a message-passing network.
-func newRefine(cfg Config, searcher knn.Searcher) (func(context.Context, knn.Matrix, losses.Loss) (knn.Matrix, error), error) {
+func newRefine(cfg Config, searcher knn.Searcher) (func(context.Context, mat32.Matrix, losses.Loss) (mat32.Matrix, error), error) {
 	tt := testTimeOptions(cfg)
 	if !slices.Contains(testtime.Modes, tt.Mode) {
 		return nil, &ConfigError{fmt.Errorf("test-time %q: want one of %s", cfg.TestTime, strings.Join(testtime.Modes, ", "))}
@@ -305,10 +306,10 @@ func newRefine(cfg Config, searcher knn.Searcher) (func(context.Context, knn.Mat
 		}
 	}
 	tt.Searcher = searcher
-	return func(ctx context.Context, emb knn.Matrix, loss losses.Loss) (knn.Matrix, error) {
+	return func(ctx context.Context, emb mat32.Matrix, loss losses.Loss) (mat32.Matrix, error) {
 		r, ok := loss.(losses.Refiner)
 		if !ok {
-			return knn.Matrix{}, fmt.Errorf("loss %s cannot refine embeddings", loss.Name())
+			return mat32.Matrix{}, fmt.Errorf("loss %s cannot refine embeddings", loss.Name())
 		}
 		return testtime.Refine(ctx, emb, r, tt)
 	}, nil

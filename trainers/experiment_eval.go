@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 )
@@ -18,7 +19,7 @@ func newEvaluator(cfg Config, searcher knn.Searcher) EvalFunc {
 	// backend (clustering.KMeansFor).
 	mopt := metrics.Options{Float32Warn: true, Metrics: cfg.Metrics, Distance: cfg.Distance, Convention: metrics.Convention(cfg.Convention),
 		Searcher: searcher}
-	return func(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, error) {
+	return func(ctx context.Context, emb mat32.Matrix, labels []int32) (record.Metrics, error) {
 		r, err := metrics.Evaluate(ctx, metrics.Input{Emb: emb, Labels: labels}, mopt)
 		if err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
 // LoadRefiner rebuilds the message-passing network of a finished run
@@ -68,7 +69,7 @@ func loadFinishedRun(dir string) (Config, map[string][]float32, error) {
 }
 
 // copyParamsByName copies saved values into params by name.
-func copyParamsByName(dir string, saved map[string][]float32, params []*losses.Param) error {
+func copyParamsByName(dir string, saved map[string][]float32, params []*param.Param) error {
 	for _, p := range params {
 		v, ok := saved[p.Name]
 		if !ok || len(v) != len(p.Data) {

@@ -10,23 +10,24 @@ import (
 	"sort"
 	"time"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/model"
+	"github.com/dmlbench/dmlbench/trainers/param"
 	"github.com/dmlbench/dmlbench/trainers/regularizers"
 	"github.com/dmlbench/dmlbench/trainers/samplers"
 )
 
 // Split is a set of input rows and their class labels.
 type Split struct {
-	X      knn.Matrix
+	X      mat32.Matrix
 	Labels []int32
 }
 
 // EvalFunc scores embeddings of a held-out split; keys are those of
 // `dmlbench eval --format json` ("R@1", "NMI", "mAP@C", ...).
-type EvalFunc func(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, error)
+type EvalFunc func(ctx context.Context, emb mat32.Matrix, labels []int32) (record.Metrics, error)
 
 // Progress is reported after every step and evaluation.
 type Progress struct {
@@ -44,14 +45,14 @@ type Options struct {
 	// metrics.Evaluate with the config's metrics, convention and distance).
 	Evaluate EvalFunc
 	// Spectrum, if set, computes the singular values of the final test embeddings.
-	Spectrum func(knn.Matrix) ([]float64, error)
+	Spectrum func(mat32.Matrix) ([]float64, error)
 	// FinalEmbeddings, if set, receives the final model's test embeddings
 	// (e.g. to save them for eval, plot tsne or another clustering).
-	FinalEmbeddings func(knn.Matrix) error
+	FinalEmbeddings func(mat32.Matrix) error
 	// Refine, if set, maps the final test embeddings to refined ones with
 	// the trained loss (Seidenschwarz et al. 2021 §3: test-time batches through the MPN);
 	// they are scored into run.FinalRefined next to the backbone-only Final.
-	Refine func(ctx context.Context, emb knn.Matrix, loss losses.Loss) (knn.Matrix, error)
+	Refine func(ctx context.Context, emb mat32.Matrix, loss losses.Loss) (mat32.Matrix, error)
 	// Checkpoint is the checkpoint path ("" = none); written atomically
 	// after every epoch.
 	Checkpoint string
@@ -79,8 +80,8 @@ type trainer struct {
 	loss     losses.Loss
 	sampler  samplers.Sampler
 	adam     *Adam
-	params   []*losses.Param
-	modelPar []*losses.Param
+	params   []*param.Param
+	modelPar []*param.Param
 	labels   []int // dense training labels
 	sched    StepDecay
 	aug      regularizers.Augmenter // embedding augmenter (DAS, mixup); nil = none
@@ -189,7 +190,7 @@ type trainRun struct {
 	// The test embeddings of the latest evaluation, kept for the final
 	// consumers (refinement, spectrum, saved embeddings) when that
 	// evaluation was of the final model.
-	testEmb      knn.Matrix
+	testEmb      mat32.Matrix
 	testEmbEpoch int
 }
 
@@ -408,7 +409,7 @@ func (r *trainRun) finish(start time.Time) error {
 
 // finalConsumers hands the final test embeddings to Refine, Spectrum and
 // FinalEmbeddings.
-func (r *trainRun) finalConsumers(emb knn.Matrix) error {
+func (r *trainRun) finalConsumers(emb mat32.Matrix) error {
 	t, run, opt := r.t, r.run, r.t.opt
 	var err error
 	if opt.Refine != nil {
@@ -523,7 +524,7 @@ func newTrainer(cfg Config, opt Options) (*trainer, error) {
 	t := &trainer{cfg: cfg, opt: opt, m: m, loss: loss, sampler: s, labels: labels,
 		sched: StepDecay{Steps: cfg.LRSteps, Gamma: cfg.LRGamma}, aug: aug}
 	t.modelPar = m.Params()
-	t.params = append(append([]*losses.Param(nil), t.modelPar...), loss.Params()...)
+	t.params = append(append([]*param.Param(nil), t.modelPar...), loss.Params()...)
 	for _, p := range t.params {
 		if len(p.Data) != len(p.Grad) {
 			m.Close()
@@ -609,10 +610,10 @@ func (t *trainer) step(idx []int, rng *rand.Rand, factor float64) (float64, erro
 
 // evaluate embeds s with the current model and scores it; it also returns
 // the embeddings.
-func (t *trainer) evaluate(ctx context.Context, s Split) (record.Metrics, knn.Matrix, error) {
+func (t *trainer) evaluate(ctx context.Context, s Split) (record.Metrics, mat32.Matrix, error) {
 	emb, err := model.Embed(t.m, s.X)
 	if err != nil {
-		return nil, knn.Matrix{}, err
+		return nil, mat32.Matrix{}, err
 	}
 	m, err := t.opt.Evaluate(ctx, emb, s.Labels)
 	return m, emb, err

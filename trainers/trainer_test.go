@@ -10,10 +10,11 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers/internal/testutil"
 	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
 // testLoss is a contrastive loss (Hadsell et al. 2006) over all pairs of the
@@ -22,8 +23,8 @@ import (
 //	L = 1/|P| Σ_{i<j} [y_i=y_j] d_ij² + [y_i≠y_j] max(0, m − d_ij)²,  m = 1.
 type testLoss struct{}
 
-func (testLoss) Name() string            { return "enginetest-contrastive" }
-func (testLoss) Params() []*losses.Param { return nil }
+func (testLoss) Name() string           { return "enginetest-contrastive" }
+func (testLoss) Params() []*param.Param { return nil }
 func (testLoss) Forward(b losses.Batch, grad []float32) (float64, error) {
 	const margin = 1.0
 	var sum float64
@@ -222,8 +223,8 @@ func TestEvalEveryAndSpectrum(t *testing.T) {
 	cfg.Epochs, cfg.EvalEvery = 3, 2
 	opt := testData()
 	opt.Val = Split{}
-	var got knn.Matrix
-	opt.Spectrum = func(m knn.Matrix) ([]float64, error) { got = m; return []float64{3, 2, 1}, nil }
+	var got mat32.Matrix
+	opt.Spectrum = func(m mat32.Matrix) ([]float64, error) { got = m; return []float64{3, 2, 1}, nil }
 	run := train(t, cfg, opt)
 	if run.History[0].Metrics != nil || run.History[1].Metrics == nil || run.History[2].Metrics == nil {
 		t.Fatal("eval-every 2 with 3 epochs must evaluate epochs 2 and 3 (the last)")

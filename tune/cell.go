@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
+	"github.com/dmlbench/dmlbench/mat32"
+
 	"github.com/dmlbench/dmlbench/fixtures"
-	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
@@ -141,7 +142,7 @@ func runFinalCell(ctx context.Context, dir string, c *Cell, tc TrainingClasses, 
 	if err != nil {
 		return err
 	}
-	save := func(emb knn.Matrix) error {
+	save := func(emb mat32.Matrix) error {
 		if err := arrays.SaveNPY(filepath.Join(dir, TestEmbFile), emb); err != nil {
 			return err
 		}
@@ -157,7 +158,7 @@ var afterEpoch func(dir string, r *record.Run)
 // trainCell runs trainers.Train with train as the training split and eval
 // as the split scored after every epoch, keeping run.json current, and
 // removes the checkpoint once run.json says done.
-func trainCell(ctx context.Context, dir string, c *Cell, shape []int, train, eval fixtures.Split, resume bool, version string, final func(knn.Matrix) error) error {
+func trainCell(ctx context.Context, dir string, c *Cell, shape []int, train, eval fixtures.Split, resume bool, version string, final func(mat32.Matrix) error) error {
 	cfg := c.Config.WithDefaults()
 	if len(shape) == 3 {
 		cfg.InChannels, cfg.InHeight, cfg.InWidth = shape[0], shape[1], shape[2]

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
+	"github.com/dmlbench/dmlbench/mat32"
+
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
 )
@@ -89,7 +90,7 @@ func orNone(s string) string {
 func (p *Plan) finalMetrics(ctx context.Context, m, si int) (sep, concat record.Metrics, cfg trainers.Config, err error) {
 	s := p.Spec
 	sums, counts := map[string]float64{}, map[string]int{}
-	var embs []knn.Matrix
+	var embs []mat32.Matrix
 	var labels []int32
 	for f := range s.Folds {
 		dir := p.FinalDir(m, f, si)
@@ -137,12 +138,12 @@ func (p *Plan) finalMetrics(ctx context.Context, m, si int) (sep, concat record.
 
 // ConcatColumns joins matrices of equal row count side by side: row i of
 // the result is row i of every input in order.
-func ConcatColumns(ms []knn.Matrix) knn.Matrix {
+func ConcatColumns(ms []mat32.Matrix) mat32.Matrix {
 	cols := 0
 	for _, m := range ms {
 		cols += m.Cols
 	}
-	out := knn.Matrix{Rows: ms[0].Rows, Cols: cols, Data: make([]float32, 0, ms[0].Rows*cols)}
+	out := mat32.Matrix{Rows: ms[0].Rows, Cols: cols, Data: make([]float32, 0, ms[0].Rows*cols)}
 	for i := range out.Rows {
 		for _, m := range ms {
 			out.Data = append(out.Data, m.Data[i*m.Cols:(i+1)*m.Cols]...)

@@ -12,6 +12,7 @@ import (
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -85,7 +86,7 @@ func clusterFunc(algo, backend, compat string, threads int, eps float64, minSamp
 	if _, err := clustering.Algorithms.Get(algo); err != nil {
 		return nil, usagef("--clustering: %v", err)
 	}
-	return func(x knn.Matrix, k int, seed int64) ([]int32, error) {
+	return func(x mat32.Matrix, k int, seed int64) ([]int32, error) {
 		p := clustering.DefaultParams()
 		p.K, p.Seed, p.Threads, p.Searcher = k, seed, threads, searcher
 		if eps > 0 {

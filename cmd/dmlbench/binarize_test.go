@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // The hand-worked set of metrics.TestBinarizeHammingRanking: float L2
@@ -23,7 +23,7 @@ import (
 func TestEvalBinarize(t *testing.T) {
 	dir := t.TempDir()
 	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
-	x := knn.Matrix{Rows: 4, Cols: 3, Data: []float32{0.1, 0.1, 0.1, 2, 2, 2, -0.05, 0.1, 0.1, -2, 0.1, 0.1}}
+	x := mat32.Matrix{Rows: 4, Cols: 3, Data: []float32{0.1, 0.1, 0.1, 2, 2, 2, -0.05, 0.1, 0.1, -2, 0.1, 0.1}}
 	if err := arrays.SaveNPY(emb, x); err != nil {
 		t.Fatal(err)
 	}

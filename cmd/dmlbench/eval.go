@@ -11,6 +11,7 @@ import (
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
@@ -286,12 +287,12 @@ func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 
 // loadPair reads embeddings and their labels for a leave-one-out
 // evaluation (at least two items).
-func loadPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
+func loadPair(embSpec, labSpec string) (mat32.Matrix, []int32, error) {
 	return loadChecked(embSpec, labSpec, arrays.CheckPair)
 }
 
 // loadChecked reads embeddings and labels and applies check to the pair.
-func loadChecked(embSpec, labSpec string, check func(knn.Matrix, []int32, string, string) error) (knn.Matrix, []int32, error) {
+func loadChecked(embSpec, labSpec string, check func(mat32.Matrix, []int32, string, string) error) (mat32.Matrix, []int32, error) {
 	x, err := arrays.LoadEmbeddings(embSpec)
 	if err != nil {
 		return x, nil, err

@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -169,7 +169,7 @@ func averageNote(res *metrics.Result) string {
 
 // loadQueryPair is loadPair for a query set searched against a separate
 // gallery, where a single query is valid.
-func loadQueryPair(embSpec, labSpec string) (knn.Matrix, []int32, error) {
+func loadQueryPair(embSpec, labSpec string) (mat32.Matrix, []int32, error) {
 	return loadChecked(embSpec, labSpec, arrays.CheckQueryPair)
 }
 

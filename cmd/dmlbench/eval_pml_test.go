@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 type evalJSON struct {
@@ -92,7 +92,7 @@ func TestEvalQueryRowsCLI(t *testing.T) {
 			rows[i/2] = int64(i)
 		}
 	}
-	arrays.SaveNPY(e, knn.Matrix{Rows: 20, Cols: 1, Data: x})
+	arrays.SaveNPY(e, mat32.Matrix{Rows: 20, Cols: 1, Data: x})
 	arrays.SaveLabelsNPY(l, y)
 	writeNPY(t, idx, "<i8", []int{10}, rows)
 	r := evalJSONOut(t, "--emb", e, "--labels", l, "--query-rows", idx, "--compat", "pml", "--k", "1", "--metrics", "R@1,R-Precision,MAP@R", "--quiet")
@@ -113,7 +113,7 @@ func TestEvalQueryRowsCLI(t *testing.T) {
 func TestEvalOneQueryAndUndefined(t *testing.T) {
 	dir, emb, lab := fixtureFiles(t)
 	q, ql := filepath.Join(dir, "q.npy"), filepath.Join(dir, "ql.txt")
-	arrays.SaveNPY(q, knn.Matrix{Rows: 1, Cols: 2, Data: []float32{0, 0.4}})
+	arrays.SaveNPY(q, mat32.Matrix{Rows: 1, Cols: 2, Data: []float32{0, 0.4}})
 	os.WriteFile(ql, []byte("10\n"), 0o644)
 	r := evalJSONOut(t, "--query-emb", q, "--query-labels", ql, "--gallery-emb", emb, "--gallery-labels", lab, "--k", "1", "--metrics", "R@1,MAP@R")
 	metricIs(t, r, "R@1", 1)
@@ -182,7 +182,7 @@ func TestEvalProtocol(t *testing.T) {
 		x[i] = float32(i)
 		y[i] = int32(i / 10)
 	}
-	arrays.SaveNPY(e, knn.Matrix{Rows: n, Cols: 1, Data: x})
+	arrays.SaveNPY(e, mat32.Matrix{Rows: n, Cols: 1, Data: x})
 	arrays.SaveLabelsNPY(l, y)
 	r := evalJSONOut(t, "--emb", e, "--labels", l, "--protocol", "cub", "--metrics", "R@k")
 	for _, k := range []string{"R@1", "R@2", "R@4", "R@8"} {
@@ -203,7 +203,7 @@ func TestEvalProtocol(t *testing.T) {
 func TestEvalPerClassQueryGallery(t *testing.T) {
 	dir, emb, lab := fixtureFiles(t)
 	q, ql := filepath.Join(dir, "q.npy"), filepath.Join(dir, "ql.txt")
-	arrays.SaveNPY(q, knn.Matrix{Rows: 2, Cols: 2, Data: []float32{0, 0.4, 9, 0.6}})
+	arrays.SaveNPY(q, mat32.Matrix{Rows: 2, Cols: 2, Data: []float32{0, 0.4, 9, 0.6}})
 	os.WriteFile(ql, []byte("30\n10\n"), 0o644)
 	r := evalJSONOut(t, "--query-emb", q, "--query-labels", ql, "--gallery-emb", emb, "--gallery-labels", lab,
 		"--k", "1", "--metrics", "R@1", "--per-class", "--quiet")

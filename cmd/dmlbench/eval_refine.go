@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/testtime"
 )
@@ -15,21 +16,21 @@ import (
 // refineEmbeddings applies test-time refinement (Seidenschwarz et al. 2021 §3) with the MPN
 // of the finished run dir to emb, in batches built per sample by
 // --test-time.
-func refineEmbeddings(c *cli.Context, dir string, emb knn.Matrix, searcher knn.Searcher) (knn.Matrix, error) {
+func refineEmbeddings(c *cli.Context, dir string, emb mat32.Matrix, searcher knn.Searcher) (mat32.Matrix, error) {
 	mode := strings.ToLower(c.String("test-time"))
 	if mode == "none" || !slices.Contains(testtime.Modes, mode) {
-		return knn.Matrix{}, usagef("--test-time %q: want reciprocal, knn or cluster with --refine", mode)
+		return mat32.Matrix{}, usagef("--test-time %q: want reciprocal, knn or cluster with --refine", mode)
 	}
 	tt, err := testTimeOptions(c, mode, c.Int64("seed"), searcher)
 	if err != nil {
-		return knn.Matrix{}, err
+		return mat32.Matrix{}, err
 	}
 	ref, dim, err := trainers.LoadRefiner(dir)
 	if err != nil {
-		return knn.Matrix{}, err
+		return mat32.Matrix{}, err
 	}
 	if emb.Cols != dim {
-		return knn.Matrix{}, fmt.Errorf("--refine %s: the run embeds into %d dimensions but the embeddings have %d", dir, dim, emb.Cols)
+		return mat32.Matrix{}, fmt.Errorf("--refine %s: the run embeds into %d dimensions but the embeddings have %d", dir, dim, emb.Cols)
 	}
 	return testtime.Refine(c.Context, emb, ref, tt)
 }

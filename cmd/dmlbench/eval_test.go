@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // runCLI runs the CLI in-process and returns stdout, stderr and exit code.
@@ -54,7 +54,7 @@ func writeNPY(t *testing.T, path, descr string, shape []int, data any) {
 func fixtureFiles(t *testing.T) (dir, emb, lab string) {
 	dir = t.TempDir()
 	emb, lab = filepath.Join(dir, "emb.npy"), filepath.Join(dir, "lab.npy")
-	x := knn.Matrix{Rows: 6, Cols: 2, Data: []float32{0, 0, 0, 1, 5, 5, 5, 6, 9, 0, 9, 1}}
+	x := mat32.Matrix{Rows: 6, Cols: 2, Data: []float32{0, 0, 0, 1, 5, 5, 5, 6, 9, 0, 9, 1}}
 	if err := arrays.SaveNPY(emb, x); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestEvalTableAndMarkdown(t *testing.T) {
 func TestEvalQueryGallery(t *testing.T) {
 	dir, emb, lab := fixtureFiles(t)
 	q, ql := filepath.Join(dir, "q.npy"), filepath.Join(dir, "ql.txt")
-	arrays.SaveNPY(q, knn.Matrix{Rows: 2, Cols: 2, Data: []float32{0, 0.4, 9, 0.6}})
+	arrays.SaveNPY(q, mat32.Matrix{Rows: 2, Cols: 2, Data: []float32{0, 0.4, 9, 0.6}})
 	os.WriteFile(ql, []byte("30\n10\n"), 0o644)
 	// Text labels "30","10" must meet the gallery's numeric 30 and 10.
 	out, errs, code := runCLI(t, "eval", "--query-emb", q, "--query-labels", ql, "--gallery-emb", emb, "--gallery-labels", lab,
@@ -136,7 +136,7 @@ func TestEvalBadInput(t *testing.T) {
 	writeNPY(t, p("int.npy"), "<i8", []int{6, 2}, []int64{0, 0, 0, 1, 5, 5, 5, 6, 9, 0, 9, 1 << 25})
 	os.WriteFile(p("empty.npy"), nil, 0o644)
 	os.WriteFile(p("text.npy"), []byte("hello"), 0o644)
-	arrays.SaveNPY(p("q3.npy"), knn.Matrix{Rows: 2, Cols: 3, Data: []float32{1, 2, 3, 4, 5, 6}})
+	arrays.SaveNPY(p("q3.npy"), mat32.Matrix{Rows: 2, Cols: 3, Data: []float32{1, 2, 3, 4, 5, 6}})
 	os.WriteFile(p("ql.txt"), []byte("10\n20\n"), 0o644)
 	cases := []struct {
 		name string
@@ -210,7 +210,7 @@ func TestEvalExactMetrics(t *testing.T) {
 func TestEvalUndefinedMean(t *testing.T) {
 	dir := t.TempDir()
 	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
-	if err := arrays.SaveNPY(emb, knn.Matrix{Rows: 3, Cols: 1, Data: []float32{0, 1, 5}}); err != nil {
+	if err := arrays.SaveNPY(emb, mat32.Matrix{Rows: 3, Cols: 1, Data: []float32{0, 1, 5}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := arrays.SaveLabelsNPY(lab, []int32{1, 2, 3}); err != nil {

@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // nanFixture has one item per class: dist_ratio is undefined (NaN).
 func nanFixture(t *testing.T) (dir, emb, lab string) {
 	dir = t.TempDir()
 	emb, lab = filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
-	if err := arrays.SaveNPY(emb, knn.Matrix{Rows: 6, Cols: 2, Data: []float32{0, 0, 0, 1, 5, 5, 5, 6, 9, 0, 9, 1}}); err != nil {
+	if err := arrays.SaveNPY(emb, mat32.Matrix{Rows: 6, Cols: 2, Data: []float32{0, 0, 0, 1, 5, 5, 5, 6, 9, 0, 9, 1}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := arrays.SaveLabelsNPY(lab, []int32{0, 1, 2, 3, 4, 5}); err != nil {
@@ -82,7 +82,7 @@ func TestEvalOutTargets(t *testing.T) {
 // "7" in a .npy and "07" in a .txt are one class across query and gallery.
 func TestEvalQueryGalleryMixedSources(t *testing.T) {
 	dir := t.TempDir()
-	x := knn.Matrix{Rows: 4, Cols: 2, Data: []float32{0, 0, 0, 1, 5, 5, 5, 6}}
+	x := mat32.Matrix{Rows: 4, Cols: 2, Data: []float32{0, 0, 0, 1, 5, 5, 5, 6}}
 	qe, ge := filepath.Join(dir, "q.npy"), filepath.Join(dir, "g.npy")
 	ql, gl := filepath.Join(dir, "ql.npy"), filepath.Join(dir, "gl.txt")
 	for _, p := range []string{qe, ge} {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/knn/gpu"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // TestEvalBackendAutoAndGPU: --backend auto gives the same metrics as the
@@ -22,7 +22,7 @@ func TestEvalBackendAutoAndGPU(t *testing.T) {
 	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
 	rng := rand.New(rand.NewSource(3))
 	n, d := 240, 12
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	for i := range x.Data {
 		x.Data[i] = float32(rng.NormFloat64())
 	}

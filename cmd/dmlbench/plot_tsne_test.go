@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 func TestPlotTSNECommand(t *testing.T) {
@@ -16,7 +16,7 @@ func TestPlotTSNECommand(t *testing.T) {
 	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
 	rng := rand.New(rand.NewSource(1))
 	const classes, per, d = 6, 15, 8
-	x := knn.Matrix{Rows: classes * per, Cols: d, Data: make([]float32, classes*per*d)}
+	x := mat32.Matrix{Rows: classes * per, Cols: d, Data: make([]float32, classes*per*d)}
 	var labels []int32
 	for i := 0; i < x.Rows; i++ {
 		c := i / per
@@ -67,7 +67,7 @@ func TestPlotTSNECommand(t *testing.T) {
 func TestTSNEDirectoryOut(t *testing.T) {
 	dir := t.TempDir()
 	emb, lab := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
-	x := knn.Matrix{Rows: 40, Cols: 4, Data: make([]float32, 160)}
+	x := mat32.Matrix{Rows: 40, Cols: 4, Data: make([]float32, 160)}
 	var labels []int32
 	rng := rand.New(rand.NewSource(2))
 	for i := 0; i < x.Rows; i++ {

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/spectra"
 )
@@ -120,7 +120,7 @@ func TestPlotCommands(t *testing.T) {
 
 // testEmbeddings writes 3 classes × 8 points in 6-D (Gaussian around class
 // centres, seeded) and returns the file paths and the matrix.
-func testEmbeddings(t *testing.T, dir string) (string, string, knn.Matrix, []int32) {
+func testEmbeddings(t *testing.T, dir string) (string, string, mat32.Matrix, []int32) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	n, d := 24, 6
 	x := make([]float32, n*d)
@@ -135,7 +135,7 @@ func testEmbeddings(t *testing.T, dir string) (string, string, knn.Matrix, []int
 			x[i*d+j] = float32(c + rng.NormFloat64())
 		}
 	}
-	m, _ := knn.NewMatrix(n, d, x)
+	m, _ := mat32.Matrix{Rows: n, Cols: d, Data: x}, error(nil)
 	ep, lp := filepath.Join(dir, "e.npy"), filepath.Join(dir, "l.npy")
 	if err := arrays.SaveNPY(ep, m); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // NearestCentroids is clustering.NearestCentroids on the GPU: for every row
@@ -20,7 +20,7 @@ import (
 // whose assignment step calls this (initialisation and updates unchanged)
 // gives the CPU's clusters: Assigner wires it into clustering.KMeans.
 // Device memory: 4·D·(N + K) + 12·N + 4·K bytes.
-func NearestCentroids(ctx context.Context, x, centroids knn.Matrix) ([]int32, []float32, error) {
+func NearestCentroids(ctx context.Context, x, centroids mat32.Matrix) ([]int32, []float32, error) {
 	return nearestCentroids(ctx, x, centroids, false)
 }
 
@@ -42,11 +42,11 @@ func (a Assigner) Name() string {
 }
 
 // NearestCentroids implements clustering.CentroidAssigner.
-func (a Assigner) NearestCentroids(ctx context.Context, x, centroids knn.Matrix) ([]int32, []float32, error) {
+func (a Assigner) NearestCentroids(ctx context.Context, x, centroids mat32.Matrix) ([]int32, []float32, error) {
 	return nearestCentroids(ctx, x, centroids, a.emulate)
 }
 
-func nearestCentroids(ctx context.Context, x, c knn.Matrix, emulate bool) ([]int32, []float32, error) {
+func nearestCentroids(ctx context.Context, x, c mat32.Matrix, emulate bool) ([]int32, []float32, error) {
 	if x.Cols != c.Cols || len(x.Data) != x.Rows*x.Cols || len(c.Data) != c.Rows*c.Cols {
 		return nil, nil, fmt.Errorf("gpu: data %d×%d and centroids %d×%d do not match", x.Rows, x.Cols, c.Rows, c.Cols)
 	}
@@ -90,7 +90,7 @@ func norm32(row []float32) float32 {
 }
 
 // emulateArgmin is kernel assign_argmin on the CPU.
-func emulateArgmin(x, c knn.Matrix, cn []float32) ([]float32, []int32) {
+func emulateArgmin(x, c mat32.Matrix, cn []float32) ([]float32, []int32) {
 	bv, bi := make([]float32, x.Rows), make([]int32, x.Rows)
 	for i := 0; i < x.Rows; i++ {
 		v, id := float32(math.Inf(1)), int32(0)

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/clustering"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // TestAssignEmulationMatchesCPU: the GPU nearest-centroid kernel (emulated)
@@ -53,7 +53,7 @@ func TestAssignEmulationMatchesCPU(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := nearestCentroids(context.Background(), knn.Matrix{Rows: 1, Cols: 2, Data: []float32{1, 2}}, knn.Matrix{Cols: 2}, true); err == nil {
+	if _, _, err := nearestCentroids(context.Background(), mat32.Matrix{Rows: 1, Cols: 2, Data: []float32{1, 2}}, mat32.Matrix{Cols: 2}, true); err == nil {
 		t.Fatal("no centroids accepted")
 	}
 }

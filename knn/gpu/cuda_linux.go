@@ -9,9 +9,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/ebitengine/purego"
-
-	"github.com/dmlbench/dmlbench/knn"
 )
 
 // The NVIDIA driver API, loaded at run time from libcuda.so.1 (no cgo, no
@@ -466,7 +465,7 @@ func (dv *device) free() {
 }
 
 // deviceArgmin runs kernel assign_argmin (see NearestCentroids).
-func deviceArgmin(x, c knn.Matrix, cn []float32) (bestv []float32, besti []int32, err error) {
+func deviceArgmin(x, c mat32.Matrix, cn []float32) (bestv []float32, besti []int32, err error) {
 	e, err := newDevice()
 	if err != nil {
 		return nil, nil, err

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Available reports whether a usable CUDA device is present; in this build
@@ -23,7 +23,7 @@ func newDevice() (engine, error) {
 	return nil, fmt.Errorf("gpu: %s", why)
 }
 
-func deviceArgmin(x, c knn.Matrix, cn []float32) ([]float32, []int32, error) {
+func deviceArgmin(x, c mat32.Matrix, cn []float32) ([]float32, []int32, error) {
 	_, why := Available()
 	return nil, nil, fmt.Errorf("gpu: %s", why)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -36,13 +37,13 @@ func requireDevice(t *testing.T) {
 
 // classData is "h-style" data: n rows in dimension d around the centres of
 // c classes (row i in class i mod c), unit Gaussian centres and noise σ.
-func classData(seed int64, n, d, c int, sigma float64) (knn.Matrix, []int32) {
+func classData(seed int64, n, d, c int, sigma float64) (mat32.Matrix, []int32) {
 	rng := rand.New(rand.NewSource(seed))
 	cent := make([]float64, c*d)
 	for i := range cent {
 		cent[i] = rng.NormFloat64()
 	}
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	lab := make([]int32, n)
 	for i := 0; i < n; i++ {
 		lab[i] = int32(i % c)
@@ -90,15 +91,15 @@ func TestDeviceParity(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	cases := []struct {
 		name string
-		q, x knn.Matrix
+		q, x mat32.Matrix
 		opt  knn.Options
 		k    int
 	}{
 		{"h-style L2 leave-one-out", h, h, knn.Options{Exclude: knn.ExcludeSelf, Watch: positives(hl, true, 1000)}, 100},
 		{"h-style IP leave-one-out", h, h, knn.Options{Metric: knn.IP, Exclude: knn.ExcludeSelf}, 100},
 		{"h-style k=1000", h, h, knn.Options{Exclude: knn.ExcludeSelf}, 1000},
-		{"tie-heavy grid", randMatrix(rng, 20000, 128, "grid"), knn.Matrix{}, knn.Options{Exclude: knn.ExcludeSelf}, 50},
-		{"duplicates", randMatrix(rng, 20000, 32, "dups"), knn.Matrix{}, knn.Options{Exclude: knn.ExcludeSelf}, 30},
+		{"tie-heavy grid", randMatrix(rng, 20000, 128, "grid"), mat32.Matrix{}, knn.Options{Exclude: knn.ExcludeSelf}, 50},
+		{"duplicates", randMatrix(rng, 20000, 32, "dups"), mat32.Matrix{}, knn.Options{Exclude: knn.ExcludeSelf}, 30},
 		{"query/gallery", randMatrix(rng, 3000, 128, "gauss"), randMatrix(rng, 50000, 128, "gauss"), knn.Options{}, 100},
 	}
 	for _, c := range cases {
@@ -217,7 +218,7 @@ func TestDeviceSpeed(t *testing.T) {
 	}
 	// Ids against exact on the first 1 000 queries (the CPU's share of the
 	// time stays small).
-	q1 := knn.Matrix{Rows: 1000, Cols: q.Cols, Data: q.Data[:1000*q.Cols]}
+	q1 := mat32.Matrix{Rows: 1000, Cols: q.Cols, Data: q.Data[:1000*q.Cols]}
 	var ex *knn.Neighbors
 	d, err := timed(func() (err error) { ex, err = knn.Exact{}.Search(ctx, q1, g, 100, knn.Options{}); return })
 	if err != nil {
@@ -229,7 +230,7 @@ func TestDeviceSpeed(t *testing.T) {
 	if dir := os.Getenv("DMLBENCH_GPU_OUT"); dir != "" {
 		for _, f := range []struct {
 			name string
-			m    knn.Matrix
+			m    mat32.Matrix
 		}{{"gallery.npy", g}, {"queries.npy", q}} {
 			if err := arrays.SaveNPY(filepath.Join(dir, f.name), f.m); err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Searcher is the CUDA k-NN backend ("gpu"): exact brute-force search whose
@@ -32,7 +33,7 @@ func (Searcher) Name() string { return "gpu" }
 func (Searcher) Watches() bool { return true }
 
 // Search implements knn.Searcher.
-func (s Searcher) Search(ctx context.Context, q, db knn.Matrix, k int, opt knn.Options) (*knn.Neighbors, error) {
+func (s Searcher) Search(ctx context.Context, q, db mat32.Matrix, k int, opt knn.Options) (*knn.Neighbors, error) {
 	if err := knn.Validate(q, db, k, opt); err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func (s Searcher) Search(ctx context.Context, q, db knn.Matrix, k int, opt knn.O
 }
 
 // run drives an engine through the plan and decodes its keys into out.
-func run(ctx context.Context, eng engine, pl plan, q, db knn.Matrix, opt knn.Options, out *knn.Neighbors) error {
+func run(ctx context.Context, eng engine, pl plan, q, db mat32.Matrix, opt knn.Options, out *knn.Neighbors) error {
 	ip := opt.Metric == knn.IP
 	p := params{k: pl.k, capacity: pl.capacity, qbMax: pl.qb, d: q.Cols, sortLen: pl.sortLen, scratch: pl.scratch,
 		excl: opt.Exclude == knn.ExcludeSelf, scale: -2, lo: 0}
@@ -165,7 +166,7 @@ func watchRanks(cnt []int32, alive int) []int32 {
 	return out
 }
 
-func sameMatrix(a, b knn.Matrix) bool {
+func sameMatrix(a, b mat32.Matrix) bool {
 	return a.Rows == b.Rows && a.Cols == b.Cols && len(a.Data) > 0 && len(b.Data) > 0 && &a.Data[0] == &b.Data[0]
 }
 

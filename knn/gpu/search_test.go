@@ -11,9 +11,10 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
-func randMatrix(rng *rand.Rand, n, d int, kind string) knn.Matrix {
+func randMatrix(rng *rand.Rand, n, d int, kind string) mat32.Matrix {
 	data := make([]float32, n*d)
 	switch kind {
 	case "gauss":
@@ -35,7 +36,7 @@ func randMatrix(rng *rand.Rand, n, d int, kind string) knn.Matrix {
 			copy(data[i*d:(i+1)*d], base[r*d:(r+1)*d])
 		}
 	}
-	return knn.Matrix{Rows: n, Cols: d, Data: data}
+	return mat32.Matrix{Rows: n, Cols: d, Data: data}
 }
 
 // fmaCPU reports whether knn.Exact runs a fused-multiply-add micro-kernel
@@ -199,11 +200,11 @@ func (c *countingEngine) dist(x0, xn int, rerun bool) error {
 // overflow; the re-runs must still give exactly the k nearest.
 func TestOverflowRerun(t *testing.T) {
 	n, k := 5000, 20
-	x := knn.Matrix{Rows: n, Cols: 1, Data: make([]float32, n)}
+	x := mat32.Matrix{Rows: n, Cols: 1, Data: make([]float32, n)}
 	for i := range x.Data {
 		x.Data[i] = float32(n - i) // query 0 at 0: row i at distance (n−i)²
 	}
-	q := knn.Matrix{Rows: 1, Cols: 1, Data: []float32{0}}
+	q := mat32.Matrix{Rows: 1, Cols: 1, Data: []float32{0}}
 	pl, err := newPlan(1, n, k, 1, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +264,7 @@ func TestNoDevice(t *testing.T) {
 	if !strings.HasPrefix(info, "no CUDA device: ") || strings.Contains(info, "\n") {
 		t.Fatalf("reason %q: want one line starting with \"no CUDA device: \"", info)
 	}
-	x := knn.Matrix{Rows: 2, Cols: 1, Data: []float32{0, 1}}
+	x := mat32.Matrix{Rows: 2, Cols: 1, Data: []float32{0, 1}}
 	_, err := Searcher{}.Search(context.Background(), x, x, 1, knn.Options{})
 	if err == nil || !errors.Is(err, errNoDevice) && !strings.Contains(err.Error(), "no CUDA device") {
 		t.Fatalf("Search without a device: %v", err)
@@ -273,7 +274,7 @@ func TestNoDevice(t *testing.T) {
 
 // TestBadInput: validation errors come before any device access.
 func TestBadInput(t *testing.T) {
-	x := knn.Matrix{Rows: 2, Cols: 1, Data: []float32{0, 1}}
+	x := mat32.Matrix{Rows: 2, Cols: 1, Data: []float32{0, 1}}
 	if _, err := (Searcher{}).Search(context.Background(), x, x, 0, knn.Options{}); !errors.Is(err, knn.ErrBadInput) {
 		t.Fatalf("k = 0: %v", err)
 	}

@@ -2,7 +2,7 @@ package plots
 
 import (
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/spectra"
 )
 
@@ -12,7 +12,7 @@ import (
 // (Roth et al. 2020, supp. §E, Fig. 11; spectra.PerClass).
 type EmbeddingSpectrum struct {
 	// X is the embedding matrix read.
-	X knn.Matrix
+	X mat32.Matrix
 	// Singular are the singular values of X, largest first (nil when not
 	// asked for).
 	Singular []float64

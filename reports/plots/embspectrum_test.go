@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/spectra"
 )
 
@@ -15,7 +15,7 @@ import (
 // the class-averaged spectrum counts only the classes not all zero.
 func TestLoadEmbeddingSpectrum(t *testing.T) {
 	dir := t.TempDir()
-	x := knn.Matrix{Rows: 6, Cols: 3, Data: []float32{
+	x := mat32.Matrix{Rows: 6, Cols: 3, Data: []float32{
 		3, 0, 0, 1, 1, 0, 0, 2, 1, // class 7
 		0, 0, 0, 0, 0, 0, // class 8: all zero
 		1, 0, 2, // class 9

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/projection"
 )
 
@@ -20,8 +20,8 @@ import (
 // names, when longer than a label, give the legend's class names. An empty
 // title becomes "t-SNE"; the sample's size goes to the caption line
 // (TSNECaption). It returns the figure and the t-SNE result (KL(P‖Q)).
-func TSNEMap(ctx context.Context, x knn.Matrix, ids []int32, names []string, s projection.Sample, opt projection.Options, title string) (*plot.Plot, *projection.Result, error) {
-	sub := knn.Matrix{Rows: len(s.Rows), Cols: x.Cols, Data: make([]float32, len(s.Rows)*x.Cols)}
+func TSNEMap(ctx context.Context, x mat32.Matrix, ids []int32, names []string, s projection.Sample, opt projection.Options, title string) (*plot.Plot, *projection.Result, error) {
+	sub := mat32.Matrix{Rows: len(s.Rows), Cols: x.Cols, Data: make([]float32, len(s.Rows)*x.Cols)}
 	for r, i := range s.Rows {
 		copy(sub.Row(r), x.Row(i))
 	}

@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/projection"
 )
 
@@ -45,7 +45,7 @@ func TestTSNECaption(t *testing.T) {
 func TestTSNEMap(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	const n, d = 60, 5
-	x := knn.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	ids := make([]int32, n)
 	for i := range ids {
 		ids[i] = int32(i % 5)

@@ -3,6 +3,7 @@ package losses
 import (
 	"math"
 
+	"github.com/dmlbench/dmlbench/trainers/param"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -35,7 +36,7 @@ func init() {
 			if err := positive(map[string]float64{"scale": l.s, "margin": l.m, "centre_lr": lr}); err != nil {
 				return nil, err
 			}
-			var p *Param
+			var p *param.Param
 			var err error
 			if l.proxies, p, err = newProxies("arcface", c, uniformInit(c.Dim)); err != nil {
 				return nil, err

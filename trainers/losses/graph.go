@@ -3,6 +3,7 @@ package losses
 import (
 	"fmt"
 
+	"github.com/dmlbench/dmlbench/trainers/param"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -96,11 +97,11 @@ type base struct {
 func (b *base) Name() string { return b.name }
 
 // Params implements Loss.
-func (b *base) Params() []*Param { return b.r.params }
+func (b *base) Params() []*param.Param { return b.r.params }
 
 // runner owns the compiled graphs of one loss.
 type runner struct {
-	params []*Param
+	params []*param.Param
 	graph  func(b *builder) *G.Node // returns the scalar cost
 	nets   map[shape]*net
 }
@@ -227,7 +228,7 @@ func toF32(dst []float32, v G.Value, scale float64) {
 }
 
 // zeroGrads clears grad and every Param's Grad (a batch without tuples).
-func zeroGrads(grad []float32, params []*Param) {
+func zeroGrads(grad []float32, params []*param.Param) {
 	clear(grad)
 	for _, p := range params {
 		clear(p.Grad)

@@ -7,22 +7,8 @@ import (
 	"strings"
 
 	"github.com/dmlbench/dmlbench/internal/registry"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
-
-// Param is a learnable tensor owned by a loss (or a model). Data and Grad
-// have equal length; Forward overwrites Grad.
-type Param struct {
-	Name    string
-	Shape   []int
-	Data    []float32
-	Grad    []float32
-	LRScale float64 // learning-rate multiplier relative to the base rate; 0 means 1
-	// LR, if > 0, is an absolute learning rate that overrides the base rate
-	// (Roth et al. 2020 §A.1 sets the proxies' and the margin β's rates so).
-	LR float64
-	// NoDecay excludes the parameter from weight decay.
-	NoDecay bool
-}
 
 // Batch is one training batch as seen by a loss.
 type Batch struct {
@@ -39,7 +25,7 @@ type Loss interface {
 	// (len B·D). It also fills the Grad of every Param.
 	Forward(b Batch, grad []float32) (float64, error)
 	// Params lists the learnable parameters (nil when none).
-	Params() []*Param
+	Params() []*param.Param
 }
 
 // Config carries what a loss constructor may need.

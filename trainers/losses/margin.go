@@ -3,6 +3,7 @@ package losses
 import (
 	"fmt"
 
+	"github.com/dmlbench/dmlbench/trainers/param"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -58,11 +59,11 @@ func newMargin(c Config) (Loss, error) {
 		n, l.numClasses = c.NumClasses, c.NumClasses
 		shp = []int{n, 1}
 	}
-	p := &Param{Name: "margin.beta", Shape: shp, Data: make([]float32, n), Grad: make([]float32, n), LR: lr, NoDecay: true}
+	p := &param.Param{Name: "margin.beta", Shape: shp, Data: make([]float32, n), Grad: make([]float32, n), LR: lr, NoDecay: true}
 	for i := range p.Data {
 		p.Data[i] = float32(beta)
 	}
-	l.r.params = []*Param{p}
+	l.r.params = []*param.Param{p}
 	l.r.graph = l.graph
 	return l, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dmlbench/dmlbench/trainers/param"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -46,7 +47,7 @@ func (s mpnSpec) headDim() int { return (s.D + s.Heads - 1) / s.Heads }
 // mpnNet owns the MPN parameters, in the order forward consumes them.
 type mpnNet struct {
 	spec   mpnSpec
-	params []*Param
+	params []*param.Param
 }
 
 // newMPN creates the parameters with the reference code's initialisation:
@@ -65,7 +66,7 @@ func newMPN(prefix string, s mpnSpec, rng *rand.Rand) *mpnNet {
 		for _, v := range shape {
 			n *= v
 		}
-		p := &Param{Name: prefix + "." + name, Shape: shape, Data: make([]float32, n), Grad: make([]float32, n), NoDecay: noDecay}
+		p := &param.Param{Name: prefix + "." + name, Shape: shape, Data: make([]float32, n), Grad: make([]float32, n), NoDecay: noDecay}
 		for i := range p.Data {
 			p.Data[i] = init()
 		}
@@ -198,7 +199,7 @@ type inference struct {
 
 // compileInference builds the test-time graph of m for batches of B rows;
 // with cls (C×D) it also outputs the logits h·clsᵀ/temp.
-func (m *mpnNet) compileInference(B int, cls *Param, temp float64) (inf *inference, err error) {
+func (m *mpnNet) compileInference(B int, cls *param.Param, temp float64) (inf *inference, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			be, ok := p.(buildError)
@@ -217,7 +218,7 @@ func (m *mpnNet) compileInference(B int, cls *Param, temp float64) (inf *inferen
 		G.WithValue(tensor.New(tensor.WithShape(B, D), tensor.WithBacking(inf.emb))))
 	params := m.params
 	if cls != nil {
-		params = append(append([]*Param(nil), params...), cls)
+		params = append(append([]*param.Param(nil), params...), cls)
 	}
 	for _, p := range params {
 		back := make([]float64, len(p.Data))
@@ -236,7 +237,7 @@ func (m *mpnNet) compileInference(B int, cls *Param, temp float64) (inf *inferen
 
 // run refines the B×D batch emb into out (unit rows) and, for a graph with
 // a classifier, writes its logits into logits.
-func (inf *inference) run(params []*Param, emb, out, logits []float32) error {
+func (inf *inference) run(params []*param.Param, emb, out, logits []float32) error {
 	for i, v := range emb {
 		inf.emb[i] = float64(v)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/dmlbench/dmlbench/trainers/param"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -75,9 +76,9 @@ func newMPNCE(c Config) (Loss, error) {
 	rng := rand.New(rand.NewSource(c.Seed))
 	l.net = newMPN("mpn", spec, rng)
 	l.refiner.m = l.net
-	params := append([]*Param(nil), l.net.params...)
-	cls := func(name string) *Param {
-		p := &Param{Name: name, Shape: []int{l.C, l.D}, Data: make([]float32, l.C*l.D), Grad: make([]float32, l.C*l.D)}
+	params := append([]*param.Param(nil), l.net.params...)
+	cls := func(name string) *param.Param {
+		p := &param.Param{Name: name, Shape: []int{l.C, l.D}, Data: make([]float32, l.C*l.D), Grad: make([]float32, l.C*l.D)}
 		for i := range p.Data {
 			p.Data[i] = float32(0.001 * rng.NormFloat64())
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/dmlbench/dmlbench/trainers/param"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -82,10 +83,10 @@ func newMPNDistill(c Config) (Loss, error) {
 	if c.Dim < 1 || (l.kd > 0 && c.NumClasses < 2) {
 		return nil, fmt.Errorf("loss mpn-distill needs Config.Dim ≥ 1 and, with kd > 0, NumClasses ≥ 2 (got %d, %d)", c.Dim, c.NumClasses)
 	}
-	var params []*Param
+	var params []*param.Param
 	if l.kd > 0 {
 		rng := rand.New(rand.NewSource(c.Seed))
-		p := &Param{Name: "distill.cls.W", Shape: []int{l.C, l.D}, Data: make([]float32, l.C*l.D), Grad: make([]float32, l.C*l.D)}
+		p := &param.Param{Name: "distill.cls.W", Shape: []int{l.C, l.D}, Data: make([]float32, l.C*l.D), Grad: make([]float32, l.C*l.D)}
 		for i := range p.Data {
 			p.Data[i] = float32(0.001 * rng.NormFloat64())
 		}

@@ -1,6 +1,9 @@
 package losses
 
-import G "gorgonia.org/gorgonia"
+import (
+	"github.com/dmlbench/dmlbench/trainers/param"
+	G "gorgonia.org/gorgonia"
+)
 
 // normSoftmax is the normalised softmax loss of Zhai & Wu (2018), Roth et al. 2020
 // §A.1 eq. 19: cross-entropy over cosine logits to unit class proxies,
@@ -28,7 +31,7 @@ func init() {
 			if err := positive(map[string]float64{"temperature": l.temp, "proxy_lr": lr}); err != nil {
 				return nil, err
 			}
-			var p *Param
+			var p *param.Param
 			var err error
 			if l.proxies, p, err = newProxies("normsoftmax", c, uniformInit(c.Dim)); err != nil {
 				return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 
+	"github.com/dmlbench/dmlbench/trainers/param"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -18,7 +19,7 @@ type proxies struct {
 
 // newProxies creates the C×D proxy Param, initialised by init(rng) from the
 // config seed. c.NumClasses ≥ 2 and c.Dim ≥ 1 are required.
-func newProxies(name string, c Config, init func(*rand.Rand) float64) (proxies, *Param, error) {
+func newProxies(name string, c Config, init func(*rand.Rand) float64) (proxies, *param.Param, error) {
 	if err := noMiner(name, c); err != nil {
 		return proxies{}, nil, err
 	}
@@ -26,13 +27,13 @@ func newProxies(name string, c Config, init func(*rand.Rand) float64) (proxies, 
 		return proxies{}, nil, fmt.Errorf("loss %s needs Config.NumClasses ≥ 2 and Config.Dim ≥ 1 (got %d, %d)", name, c.NumClasses, c.Dim)
 	}
 	rng := rand.New(rand.NewSource(c.Seed))
-	p := &Param{Name: name + ".proxies", Shape: []int{c.NumClasses, c.Dim},
+	p := &param.Param{Name: name + ".proxies", Shape: []int{c.NumClasses, c.Dim},
 		Data: make([]float32, c.NumClasses*c.Dim), Grad: make([]float32, c.NumClasses*c.Dim), NoDecay: true}
 	for i := range p.Data {
 		p.Data[i] = float32(init(rng))
 	}
 	pr := proxies{base: base{name: name}, C: c.NumClasses, D: c.Dim}
-	pr.r.params = []*Param{p}
+	pr.r.params = []*param.Param{p}
 	return pr, p, nil
 }
 

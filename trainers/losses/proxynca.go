@@ -3,6 +3,7 @@ package losses
 import (
 	"math/rand"
 
+	"github.com/dmlbench/dmlbench/trainers/param"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -34,7 +35,7 @@ func init() {
 			if err := positive(map[string]float64{"scale": l.scale, "proxy_lr_mult": mult}); err != nil {
 				return nil, err
 			}
-			var p *Param
+			var p *param.Param
 			var err error
 			l.proxies, p, err = newProxies("proxynca", c, func(r *rand.Rand) float64 { return r.NormFloat64() / 8 })
 			if err != nil {

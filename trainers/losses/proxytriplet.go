@@ -1,6 +1,9 @@
 package losses
 
-import G "gorgonia.org/gorgonia"
+import (
+	"github.com/dmlbench/dmlbench/trainers/param"
+	G "gorgonia.org/gorgonia"
+)
 
 // proxyTriplet is the proxy triplet loss of Movshovitz-Attias et al. (2017),
 // Fehérvári et al. 2019 §2.9: the triplet loss with the positive and negative samples
@@ -33,7 +36,7 @@ func init() {
 			if err := positive(map[string]float64{"margin": l.margin, "proxy_lr_mult": mult}); err != nil {
 				return nil, err
 			}
-			var p *Param
+			var p *param.Param
 			var err error
 			if l.proxies, p, err = newProxies("proxytriplet", c, uniformInit(c.Dim)); err != nil {
 				return nil, err

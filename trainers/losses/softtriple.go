@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/dmlbench/dmlbench/trainers/param"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -73,14 +74,14 @@ func newSoftTriple(c Config) (Loss, error) {
 		return nil, fmt.Errorf("loss softtriple needs Config.NumClasses ≥ 2 and Config.Dim ≥ 1 (got %d, %d)", c.NumClasses, c.Dim)
 	}
 	n := l.K * l.C
-	p := &Param{Name: "softtriple.centers", Shape: []int{n, l.D}, Data: make([]float32, n*l.D),
+	p := &param.Param{Name: "softtriple.centers", Shape: []int{n, l.D}, Data: make([]float32, n*l.D),
 		Grad: make([]float32, n*l.D), LR: lr, NoDecay: true}
 	rng := rand.New(rand.NewSource(c.Seed))
 	s := 1 / math.Sqrt(float64(n))
 	for i := range p.Data {
 		p.Data[i] = float32((2*rng.Float64() - 1) * s)
 	}
-	l.r.params = []*Param{p}
+	l.r.params = []*param.Param{p}
 	l.r.graph = l.graph
 	return l, nil
 }

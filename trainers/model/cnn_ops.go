@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/dmlbench/dmlbench/internal/parallel"
-	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
 // The CNN's convolution block: im2col → one GEMM (internal/blas32) → one
@@ -265,7 +265,7 @@ func parallelBatch(B int, f func(b0, b1 int)) {
 // then the fused pool. Its gradient: dz from the pool, dW += colᵀ·dz, the
 // bias from the pool, and dx = col2im(dz·Wᵀ).
 type convBlock struct {
-	w, b       *losses.Param
+	w, b       *param.Param
 	in         geom // B is the chunk; forward and backward use their rows
 	cout       int
 	chw        bool
@@ -273,7 +273,7 @@ type convBlock struct {
 	dw, db     []float32 // the gradients of one pass
 }
 
-func newConvBlock(w, b *losses.Param, in geom, chw bool) *convBlock {
+func newConvBlock(w, b *param.Param, in geom, chw bool) *convBlock {
 	cout := w.Shape[1]
 	n := in.B * in.H * in.W
 	return &convBlock{w: w, b: b, in: in, cout: cout, chw: chw,

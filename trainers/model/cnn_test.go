@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // refCNNForward is an independent float64 implementation of the CNN forward
@@ -273,7 +273,7 @@ func TestCNNDeterministicInit(t *testing.T) {
 	if maxAbs > bound || maxAbs < 0.9*bound {
 		t.Fatalf("conv 2 weights reach %v, He bound %v", maxAbs, bound)
 	}
-	x := knn.Matrix{Rows: 5, Cols: 784, Data: randVec(rand.New(rand.NewSource(1)), 5*784)}
+	x := mat32.Matrix{Rows: 5, Cols: 784, Data: randVec(rand.New(rand.NewSource(1)), 5*784)}
 	ea, err := Embed(a, x)
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@
 // which sum over rows, so rows never mix. BatchNorm is not offered for this
 // reason: its statistics would couple rows across chunks.
 //
-// Parameters are exposed as []*losses.Param whose Data slices the layers
+// Parameters are exposed as []*param.Param whose Data slices the layers
 // read directly, so the trainer's optimiser updates them in place.
 //
 // Matrix products run on the project's own float32 GEMM (internal/blas32:

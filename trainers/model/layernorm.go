@@ -3,7 +3,7 @@ package model
 import (
 	"math"
 
-	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
 // layerNorm is LayerNorm (Ba et al. 2016) over the rows of z (rows×n) with
@@ -16,14 +16,14 @@ import (
 // once. Gradients, with g = dy·γ per row: dz = (g − mean(g) −
 // x̂·mean(g·x̂)) / s, dγ = Σ_rows dy·x̂, dβ = Σ_rows dy (ascending rows).
 type layerNorm struct {
-	gamma, beta *losses.Param
+	gamma, beta *param.Param
 	cols        int
 	eps         float32
 	mu, s       []float32 // row statistics of the latest forward
 	dg, db      []float32 // the γ and β gradients of one pass
 }
 
-func newLayerNorm(gamma, beta *losses.Param, eps float32, chunk int) *layerNorm {
+func newLayerNorm(gamma, beta *param.Param, eps float32, chunk int) *layerNorm {
 	n := gamma.Shape[1]
 	return &layerNorm{gamma: gamma, beta: beta, cols: n, eps: eps,
 		mu: make([]float32, chunk), s: make([]float32, chunk), dg: make([]float32, n), db: make([]float32, n)}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // refForward is an independent float64 implementation of the MLP forward
@@ -156,7 +156,7 @@ func TestDeterministicInitAndInPlaceUpdate(t *testing.T) {
 		t.Fatal("different seeds gave the same first weight")
 	}
 	// Updating Param.Data in place must change the next forward pass.
-	x := knn.Matrix{Rows: 2, Cols: 5, Data: randVec(rand.New(rand.NewSource(1)), 10)}
+	x := mat32.Matrix{Rows: 2, Cols: 5, Data: randVec(rand.New(rand.NewSource(1)), 10)}
 	e1, err := Embed(a, x)
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +174,7 @@ func TestDeterministicInitAndInPlaceUpdate(t *testing.T) {
 func TestEmbedChunksAndErrors(t *testing.T) {
 	c := Config{InDim: 3, Hidden: []int{4}, EmbedDim: 2, Chunk: 4, Seed: 1}
 	m := newTestMLP(t, c)
-	x := knn.Matrix{Rows: 10, Cols: 3, Data: randVec(rand.New(rand.NewSource(2)), 30)}
+	x := mat32.Matrix{Rows: 10, Cols: 3, Data: randVec(rand.New(rand.NewSource(2)), 30)}
 	e, err := Embed(m, x)
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestEmbedChunksAndErrors(t *testing.T) {
 			t.Fatalf("E[%d] = %v, want %v", i, e.Data[i], want[i])
 		}
 	}
-	if _, err := Embed(m, knn.Matrix{Rows: 1, Cols: 2, Data: []float32{1, 2}}); err == nil {
+	if _, err := Embed(m, mat32.Matrix{Rows: 1, Cols: 2, Data: []float32{1, 2}}); err == nil {
 		t.Fatal("wrong width accepted")
 	}
 	if err := m.Forward(x.Data, 5, make([]float32, 10)); err == nil {

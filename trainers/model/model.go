@@ -3,8 +3,8 @@ package model
 import (
 	"fmt"
 
-	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/trainers/param"
 
 	"github.com/dmlbench/dmlbench/internal/registry"
 )
@@ -20,7 +20,7 @@ type Model interface {
 	// Chunk is the most rows one pass handles.
 	Chunk() int
 	// Params are the learnable tensors; Data backs the graph's values.
-	Params() []*losses.Param
+	Params() []*param.Param
 	// Forward writes f(x) for rows ≤ Chunk() input rows (x: rows×InDim)
 	// into out (rows×OutDim).
 	Forward(x []float32, rows int, out []float32) error
@@ -157,20 +157,20 @@ func Summary(name string) string {
 func Names() []string { return reg.Names() }
 
 // Embed computes f(x) for every row of x, Chunk() rows at a time.
-func Embed(m Model, x knn.Matrix) (knn.Matrix, error) {
+func Embed(m Model, x mat32.Matrix) (mat32.Matrix, error) {
 	if x.Cols != m.InDim() {
-		return knn.Matrix{}, fmt.Errorf("model: input has %d columns, model expects %d", x.Cols, m.InDim())
+		return mat32.Matrix{}, fmt.Errorf("model: input has %d columns, model expects %d", x.Cols, m.InDim())
 	}
 	if len(x.Data) != x.Rows*x.Cols {
-		return knn.Matrix{}, fmt.Errorf("model: input data length %d does not match %d×%d", len(x.Data), x.Rows, x.Cols)
+		return mat32.Matrix{}, fmt.Errorf("model: input data length %d does not match %d×%d", len(x.Data), x.Rows, x.Cols)
 	}
 	d := m.OutDim()
-	out := knn.Matrix{Rows: x.Rows, Cols: d, Data: make([]float32, x.Rows*d)}
+	out := mat32.Matrix{Rows: x.Rows, Cols: d, Data: make([]float32, x.Rows*d)}
 	c := m.Chunk()
 	for s := 0; s < x.Rows; s += c {
 		n := min(c, x.Rows-s)
 		if err := m.Forward(x.Data[s*x.Cols:(s+n)*x.Cols], n, out.Data[s*d:(s+n)*d]); err != nil {
-			return knn.Matrix{}, err
+			return mat32.Matrix{}, err
 		}
 	}
 	return out, nil

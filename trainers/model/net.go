@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
 // layer is one stage of a network (package comment). forward maps the
@@ -26,7 +26,7 @@ type layer interface {
 // ones by output.
 type net struct {
 	cfg    Config
-	params []*losses.Param
+	params []*param.Param
 	layers []layer
 	widths []int // widths[i] = width of acts[i]
 	acts   [][]float32
@@ -43,12 +43,12 @@ func newNet(c Config) net {
 }
 
 // newParam adds a zero parameter of the given shape.
-func (n *net) newParam(name string, shape []int, noDecay bool) *losses.Param {
+func (n *net) newParam(name string, shape []int, noDecay bool) *param.Param {
 	size := 1
 	for _, s := range shape {
 		size *= s
 	}
-	q := &losses.Param{Name: name, Shape: append([]int(nil), shape...), Data: make([]float32, size), Grad: make([]float32, size), NoDecay: noDecay}
+	q := &param.Param{Name: name, Shape: append([]int(nil), shape...), Data: make([]float32, size), Grad: make([]float32, size), NoDecay: noDecay}
 	n.params = append(n.params, q)
 	return q
 }
@@ -100,7 +100,7 @@ func (n *net) OutDim() int { return n.cfg.EmbedDim }
 func (n *net) Chunk() int { return n.cfg.Chunk }
 
 // Params implements Model.
-func (n *net) Params() []*losses.Param { return n.params }
+func (n *net) Params() []*param.Param { return n.params }
 
 // checkRows validates a row count and the length of x (and of g when not
 // nil) against it.

@@ -3,9 +3,8 @@ package model
 import (
 	"math"
 
+	"github.com/dmlbench/dmlbench/trainers/param"
 	"gonum.org/v1/gonum/blas"
-
-	"github.com/dmlbench/dmlbench/trainers/losses"
 )
 
 // The MLP's layers and the output layer of both architectures, each a
@@ -18,12 +17,12 @@ import (
 // dense is the linear map y = x W + b for x (rows×in), W (in×out) and a
 // bias row b (1×out) broadcast along rows.
 type dense struct {
-	w, b    *losses.Param
+	w, b    *param.Param
 	in, out int
 	dw, db  []float32 // the gradients of one pass
 }
 
-func newDense(w, b *losses.Param) *dense {
+func newDense(w, b *param.Param) *dense {
 	return &dense{w: w, b: b, in: w.Shape[0], out: w.Shape[1], dw: make([]float32, len(w.Data)), db: make([]float32, w.Shape[1])}
 }
 

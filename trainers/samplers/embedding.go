@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Defaults of the embedding-aware samplers (Roth et al. 2020, Tab. 7–9: DDM, GC, FRD;
@@ -35,12 +36,12 @@ const (
 
 // store holds the training-set embeddings the trainer refreshed last.
 type store struct {
-	emb knn.Matrix
+	emb mat32.Matrix
 }
 
 // Refresh implements EmbeddingSampler: it keeps emb (not copied) for the
 // next Batches calls.
-func (s *store) Refresh(emb knn.Matrix) error {
+func (s *store) Refresh(emb mat32.Matrix) error {
 	if emb.Rows == 0 || emb.Cols == 0 || len(emb.Data) != emb.Rows*emb.Cols {
 		return fmt.Errorf("samplers: embeddings %d×%d with %d values", emb.Rows, emb.Cols, len(emb.Data))
 	}
@@ -143,7 +144,7 @@ func subsample(N, n int, rng *rand.Rand) []int {
 }
 
 // pairDists returns the Euclidean distances of all pairs i<j of rows idx.
-func pairDists(emb knn.Matrix, idx []int) []float64 {
+func pairDists(emb mat32.Matrix, idx []int) []float64 {
 	out := make([]float64, 0, len(idx)*(len(idx)-1)/2)
 	for a := range idx {
 		ra := emb.Row(idx[a])

@@ -6,21 +6,21 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // line embeds the 1-D points xs as rows (x, 0).
-func line(xs ...float64) knn.Matrix {
-	m := knn.Matrix{Rows: len(xs), Cols: 2, Data: make([]float32, 2*len(xs))}
+func line(xs ...float64) mat32.Matrix {
+	m := mat32.Matrix{Rows: len(xs), Cols: 2, Data: make([]float32, 2*len(xs))}
 	for i, x := range xs {
 		m.Data[2*i] = float32(x)
 	}
 	return m
 }
 
-func randEmb(rows, cols int, seed int64) knn.Matrix {
+func randEmb(rows, cols int, seed int64) mat32.Matrix {
 	rng := rand.New(rand.NewSource(seed))
-	m := knn.Matrix{Rows: rows, Cols: cols, Data: make([]float32, rows*cols)}
+	m := mat32.Matrix{Rows: rows, Cols: cols, Data: make([]float32, rows*cols)}
 	for i := range m.Data {
 		m.Data[i] = float32(rng.NormFloat64())
 	}

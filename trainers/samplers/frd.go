@@ -5,9 +5,8 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/dmlbench/dmlbench/mat32"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/dmlbench/dmlbench/knn"
 )
 
 func init() {
@@ -62,7 +61,7 @@ type gaussRef struct {
 
 // meanCov returns the mean and covariance (denominator n−1; 0 for n = 1)
 // of rows idx.
-func meanCov(emb knn.Matrix, idx []int) ([]float64, *mat.SymDense) {
+func meanCov(emb mat32.Matrix, idx []int) ([]float64, *mat.SymDense) {
 	D := emb.Cols
 	mu := make([]float64, D)
 	for _, i := range idx {
@@ -84,7 +83,7 @@ func meanCov(emb knn.Matrix, idx []int) ([]float64, *mat.SymDense) {
 	return mu, cov
 }
 
-func newGaussRef(emb knn.Matrix, idx []int) (*gaussRef, error) {
+func newGaussRef(emb mat32.Matrix, idx []int) (*gaussRef, error) {
 	return gaussFrom(meanCov(emb, idx))
 }
 
@@ -113,7 +112,7 @@ func gaussFrom(mu []float64, cov *mat.SymDense) (*gaussRef, error) {
 
 // frechet is the Fréchet distance between the reference and the Gaussian
 // fitted to rows idx.
-func (g *gaussRef) frechet(emb knn.Matrix, idx []int) float64 {
+func (g *gaussRef) frechet(emb mat32.Matrix, idx []int) float64 {
 	return g.frechetTo(meanCov(emb, idx))
 }
 

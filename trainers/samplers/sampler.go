@@ -5,9 +5,8 @@ import (
 	"math/rand"
 	"sort"
 
-	"github.com/dmlbench/dmlbench/knn"
-
 	"github.com/dmlbench/dmlbench/internal/registry"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Sampler produces the batches of one epoch.
@@ -23,7 +22,7 @@ type Sampler interface {
 // every epoch's Batches call with the current model's embeddings.
 type EmbeddingSampler interface {
 	Sampler
-	Refresh(emb knn.Matrix) error
+	Refresh(emb mat32.Matrix) error
 }
 
 // Info describes a registered sampler for `dmlbench list samplers`.

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/internal/testutil"
@@ -43,11 +43,11 @@ func TestEmbeddingSamplersTrain(t *testing.T) {
 // spy records the embeddings the trainer refreshes it with.
 type spy struct {
 	samplers.SPC
-	got []knn.Matrix
+	got []mat32.Matrix
 }
 
-func (s *spy) Refresh(emb knn.Matrix) error {
-	s.got = append(s.got, knn.Matrix{Rows: emb.Rows, Cols: emb.Cols, Data: append([]float32(nil), emb.Data...)})
+func (s *spy) Refresh(emb mat32.Matrix) error {
+	s.got = append(s.got, mat32.Matrix{Rows: emb.Rows, Cols: emb.Cols, Data: append([]float32(nil), emb.Data...)})
 	return nil
 }
 

@@ -27,6 +27,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 )
 
@@ -111,16 +112,16 @@ type batch struct {
 
 // Refine returns the refined embeddings (N × r.RefineDim(), unit rows) of
 // every row of emb, built with opt.Mode.
-func Refine(ctx context.Context, emb knn.Matrix, r losses.Refiner, opt Options) (knn.Matrix, error) {
+func Refine(ctx context.Context, emb mat32.Matrix, r losses.Refiner, opt Options) (mat32.Matrix, error) {
 	opt = opt.WithDefaults()
 	N := emb.Rows
 	switch {
 	case opt.K < 1 || opt.KR < 1 || opt.Chunks < 1:
-		return knn.Matrix{}, fmt.Errorf("test-time: k = %d, k_r = %d and chunks = %d must be ≥ 1", opt.K, opt.KR, opt.Chunks)
+		return mat32.Matrix{}, fmt.Errorf("test-time: k = %d, k_r = %d and chunks = %d must be ≥ 1", opt.K, opt.KR, opt.Chunks)
 	case opt.Alpha < 0 || opt.Alpha > 1 || math.IsNaN(opt.Alpha):
-		return knn.Matrix{}, fmt.Errorf("test-time: alpha = %v must be in [0, 1]", opt.Alpha)
+		return mat32.Matrix{}, fmt.Errorf("test-time: alpha = %v must be in [0, 1]", opt.Alpha)
 	case N < 2:
-		return knn.Matrix{}, fmt.Errorf("test-time: need at least 2 embeddings, got %d", N)
+		return mat32.Matrix{}, fmt.Errorf("test-time: need at least 2 embeddings, got %d", N)
 	}
 	var batches []batch
 	var err error
@@ -132,18 +133,18 @@ func Refine(ctx context.Context, emb knn.Matrix, r losses.Refiner, opt Options) 
 	case "cluster":
 		batches, err = clusterBatches(ctx, emb, opt)
 	default:
-		return knn.Matrix{}, fmt.Errorf("test-time: unknown mode %q (have knn, reciprocal, cluster)", opt.Mode)
+		return mat32.Matrix{}, fmt.Errorf("test-time: unknown mode %q (have knn, reciprocal, cluster)", opt.Mode)
 	}
 	if err != nil {
-		return knn.Matrix{}, err
+		return mat32.Matrix{}, err
 	}
 	D, RD := emb.Cols, r.RefineDim()
-	out := knn.Matrix{Rows: N, Cols: RD, Data: make([]float32, N*RD)}
+	out := mat32.Matrix{Rows: N, Cols: RD, Data: make([]float32, N*RD)}
 	done := make([]bool, N)
 	var in, res []float32
 	for _, b := range batches {
 		if err := ctx.Err(); err != nil {
-			return knn.Matrix{}, err
+			return mat32.Matrix{}, err
 		}
 		in, res = in[:0], res[:0]
 		for _, i := range b.rows {
@@ -151,7 +152,7 @@ func Refine(ctx context.Context, emb knn.Matrix, r losses.Refiner, opt Options) 
 		}
 		res = append(res, make([]float32, len(b.rows)*RD)...)
 		if err := r.Refine(in, len(b.rows), D, res); err != nil {
-			return knn.Matrix{}, fmt.Errorf("test-time: %w", err)
+			return mat32.Matrix{}, fmt.Errorf("test-time: %w", err)
 		}
 		for _, p := range b.keep {
 			copy(out.Row(b.rows[p]), res[p*RD:(p+1)*RD])
@@ -160,7 +161,7 @@ func Refine(ctx context.Context, emb knn.Matrix, r losses.Refiner, opt Options) 
 	}
 	for i, d := range done {
 		if !d {
-			return knn.Matrix{}, fmt.Errorf("test-time: internal error: row %d was not refined", i)
+			return mat32.Matrix{}, fmt.Errorf("test-time: internal error: row %d was not refined", i)
 		}
 	}
 	return out, nil
@@ -170,7 +171,7 @@ func Refine(ctx context.Context, emb knn.Matrix, r losses.Refiner, opt Options) 
 // NN_{K−1}(i)] by Euclidean distance: the sample itself first (as in Zhong
 // et al. 2017, a query belongs to its own k-NN set), then its K−1 nearest
 // other rows.
-func neighbourLists(ctx context.Context, emb knn.Matrix, K int, s knn.Searcher) ([][]int32, error) {
+func neighbourLists(ctx context.Context, emb mat32.Matrix, K int, s knn.Searcher) ([][]int32, error) {
 	K = min(K, emb.Rows)
 	lists := make([][]int32, emb.Rows)
 	var nb *knn.Neighbors
@@ -226,7 +227,7 @@ func head(l []int32, k int) []int32 { return l[:min(k, len(l))] }
 //
 // Seidenschwarz et al. 2021 expand over g ∈ N_q^k (Zhong et al. over g ∈ R(q,k)); both give
 // the same set whenever R(g,⌈k/2⌉) ⊂ R(q,k).
-func ReciprocalBatch(emb knn.Matrix, lists [][]int32, q, k, kr int, alpha float64) []int {
+func ReciprocalBatch(emb mat32.Matrix, lists [][]int32, q, k, kr int, alpha float64) []int {
 	rq := reciprocalSet(lists, q, k)
 	in := map[int32]bool{}
 	for _, g := range rq {
@@ -281,7 +282,7 @@ func ReciprocalBatch(emb knn.Matrix, lists [][]int32, q, k, kr int, alpha float6
 	return out
 }
 
-func reciprocalBatches(ctx context.Context, emb knn.Matrix, opt Options) ([]batch, error) {
+func reciprocalBatches(ctx context.Context, emb mat32.Matrix, opt Options) ([]batch, error) {
 	if opt.KR > emb.Rows {
 		return nil, fmt.Errorf("test-time: k_r = %d exceeds the %d test samples", opt.KR, emb.Rows)
 	}
@@ -318,7 +319,7 @@ func group(chunks []batch, n int) []batch {
 	return out
 }
 
-func knnBatches(ctx context.Context, emb knn.Matrix, opt Options) ([]batch, error) {
+func knnBatches(ctx context.Context, emb mat32.Matrix, opt Options) ([]batch, error) {
 	if opt.K > emb.Rows {
 		return nil, fmt.Errorf("test-time: k = %d exceeds the %d test samples", opt.K, emb.Rows)
 	}
@@ -338,7 +339,7 @@ func knnBatches(ctx context.Context, emb knn.Matrix, opt Options) ([]batch, erro
 	return group(chunks, min(opt.Chunks, len(chunks))), nil
 }
 
-func clusterBatches(ctx context.Context, emb knn.Matrix, opt Options) ([]batch, error) {
+func clusterBatches(ctx context.Context, emb mat32.Matrix, opt Options) ([]batch, error) {
 	if opt.K > emb.Rows {
 		return nil, fmt.Errorf("test-time: k = %d exceeds the %d test samples", opt.K, emb.Rows)
 	}

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Seven points in the plane with distinct pairwise distances. Squared
 // distances from q = 1 (2,9): 0 → 8, 4 → 41, 5 → 52, 6 → 72, 3 → 81, 2 → 117.
-var plane = knn.Matrix{Rows: 7, Cols: 2, Data: []float32{
+var plane = mat32.Matrix{Rows: 7, Cols: 2, Data: []float32{
 	4, 7, // 0
 	2, 9, // 1
 	8, 0, // 2
@@ -113,7 +114,7 @@ func (f fake) Refine(emb []float32, B, D int, out []float32) error {
 func TestRefineModes(t *testing.T) {
 	// 3 tight groups of 8 on a line.
 	N := 24
-	emb := knn.Matrix{Rows: N, Cols: 1, Data: make([]float32, N)}
+	emb := mat32.Matrix{Rows: N, Cols: 1, Data: make([]float32, N)}
 	for i := range emb.Data {
 		emb.Data[i] = float32(100*(i%3) + i)
 	}

@@ -9,6 +9,7 @@ import (
 	"math/rand"
 
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/record"
 )
 
@@ -19,8 +20,8 @@ import (
 // to unseen classes that share the structure. Rows come class by class, per
 // rows each, labelled first, first+1, …; every draw is from rng, in row
 // order, so a seed fixes the data.
-func Synth(rng *rand.Rand, classes, per, dim, signal int, first int32) (knn.Matrix, []int32) {
-	x := knn.Matrix{Rows: classes * per, Cols: dim, Data: make([]float32, classes*per*dim)}
+func Synth(rng *rand.Rand, classes, per, dim, signal int, first int32) (mat32.Matrix, []int32) {
+	x := mat32.Matrix{Rows: classes * per, Cols: dim, Data: make([]float32, classes*per*dim)}
 	var labels []int32
 	for c := 0; c < classes; c++ {
 		centre := make([]float64, signal)
@@ -44,7 +45,7 @@ func Synth(rng *rand.Rand, classes, per, dim, signal int, first int32) (knn.Matr
 
 // R1 is an independent Recall@1 evaluator (a trainers.EvalFunc):
 // leave-one-out, exact L2 search with knn.BruteForce.
-func R1(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, error) {
+func R1(ctx context.Context, emb mat32.Matrix, labels []int32) (record.Metrics, error) {
 	nb, err := knn.BruteForce{}.Search(ctx, emb, emb, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf})
 	if err != nil {
 		return nil, err

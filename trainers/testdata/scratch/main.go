@@ -10,6 +10,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
@@ -30,7 +31,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	ev := func(ctx context.Context, emb knn.Matrix, labels []int32) (record.Metrics, error) {
+	ev := func(ctx context.Context, emb mat32.Matrix, labels []int32) (record.Metrics, error) {
 		r, err := metrics.Evaluate(ctx, metrics.Input{Emb: emb, Labels: labels}, metrics.Options{Metrics: []string{"R@1", "NMI", "mAP@C"}, Searcher: knn.BruteForce{}})
 		if err != nil {
 			return nil, err

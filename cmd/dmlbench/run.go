@@ -113,8 +113,9 @@ func datasetBatchSize(c *cli.Context, cfg *trainers.Config) {
 // extended (epochs) or re-scored (evaluation and test-time settings).
 const resumable = "epochs, eval-every, metrics, compat, distance, backend, test-time*, save-embeddings"
 
-// runConfig builds the run's configuration: the defaults (trainers.Defaults),
-// then a --config file's keys, then the flags given. With --resume the base
+// runConfig builds the run's configuration, the one place it is defaulted
+// and validated: the defaults (trainers.Defaults), then a --config file's
+// keys, then the flags given, then trainers.Config.Resolve. With --resume the base
 // is the configuration recorded in DIR/run.json instead, and a flag that
 // would change a hashed setting is a usage error.
 func runConfig(c *cli.Context) (trainers.Config, error) {
@@ -169,10 +170,11 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	if cfg.Loss == "" {
 		return cfg, usagef("--loss is required (see dmlbench list losses)")
 	}
-	if err := cfg.Validate(); err != nil {
+	resolved, err := cfg.Resolve()
+	if err != nil {
 		return cfg, usagef("%v", err)
 	}
-	return cfg, nil
+	return resolved, nil
 }
 
 // checkResumeFlags refuses flags given with --resume that change a setting

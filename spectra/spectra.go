@@ -1,13 +1,13 @@
 package spectra
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
 
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/mat32"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -97,33 +97,20 @@ func gram(x mat32.Matrix) []float64 {
 	n, d := x.Rows, x.Cols
 	nchunks := (n + gramChunk - 1) / gramChunk
 	parts := make([][]float64, nchunks)
-	workers := min(runtime.GOMAXPROCS(0), nchunks)
-	var wg sync.WaitGroup
-	next := make(chan int, nchunks)
-	for c := 0; c < nchunks; c++ {
-		next <- c
-	}
-	close(next)
 	impl := blas64.Implementation()
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]float64, gramChunk*d)
-			for c := range next {
-				r0, r1 := c*gramChunk, min((c+1)*gramChunk, n)
-				a := buf[:(r1-r0)*d]
-				for i, v := range x.Data[r0*d : r1*d] {
-					a[i] = float64(v)
-				}
-				p := make([]float64, d*d)
-				// Upper triangle of Aᵀ·A.
-				impl.Dsyrk(blas.Upper, blas.Trans, d, r1-r0, 1, a, d, 0, p, d)
-				parts[c] = p
+	_ = parallel.Blocks(context.Background(), 0, nchunks, func() []float64 { return make([]float64, gramChunk*d) },
+		func(buf []float64, c int) error {
+			r0, r1 := c*gramChunk, min((c+1)*gramChunk, n)
+			a := buf[:(r1-r0)*d]
+			for i, v := range x.Data[r0*d : r1*d] {
+				a[i] = float64(v)
 			}
-		}()
-	}
-	wg.Wait()
+			p := make([]float64, d*d)
+			// Upper triangle of Aᵀ·A.
+			impl.Dsyrk(blas.Upper, blas.Trans, d, r1-r0, 1, a, d, 0, p, d)
+			parts[c] = p
+			return nil
+		})
 	g := parts[0]
 	for _, p := range parts[1:] {
 		for i, v := range p {

@@ -190,22 +190,6 @@ func Rho(s []float64, m int) (float64, error) {
 	return kl, nil
 }
 
-// RothRho reproduces ρ@m of the roth convention (docs/metrics.md; their
-// metrics/rho_spectrum.py): sklearn TruncatedSVD(n_components = D−1,
-// n_iter = 7, random_state = 42) on the raw features returns the D−1
-// largest singular values, i.e. the smallest one is dropped before ρ. Here
-// the spectrum s (all values, as from SingularValues) is sorted, its smallest
-// value removed, and Rho(·, m) applied. Their randomized solver is not
-// exact: expect agreement within about 1e-3 in ρ, not bit equality.
-func RothRho(s []float64, m int) (float64, error) {
-	if len(s) < 2 {
-		return 0, fmt.Errorf("%w: roth rho needs at least 2 singular values (TruncatedSVD keeps D−1), got %d", ErrBadInput, len(s))
-	}
-	sorted := append([]float64(nil), s...)
-	sort.Sort(sort.Reverse(sort.Float64Slice(sorted)))
-	return Rho(sorted[:len(sorted)-1], m)
-}
-
 // PerClass returns the averaged class-conditioned spectrum of Roth et al. 2020
 // supp. §E / Fig. 11: for every class c the singular values of the
 // (uncentred) submatrix Φ_{y=c} are computed (SingularValues), sorted

@@ -72,7 +72,9 @@ type ExperimentOptions struct {
 // builds the evaluator (metrics.Evaluate with the config's metrics,
 // convention, distance and backend; undefined metrics are left out of
 // run.json), trains (Train), and keeps dir/run.json up to date after every
-// epoch. It returns the final record.
+// epoch. It returns the final record. cfg is resolved (Config.Resolve), as
+// the command line's is, or a partial Go literal that WithDefaults
+// completes; it is not defaulted or validated again.
 //
 // What a kill at any moment leaves, and why every state can be continued
 // (docs/recovery.md): a fresh run writes run.json (status "running", the

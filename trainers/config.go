@@ -318,30 +318,36 @@ func (c Config) ModelConfig(inDim int) model.Config {
 
 // LoadConfigFile reads a YAML (or JSON, a YAML subset) config over
 // Defaults: keys not in the file keep their default, and a key given as 0
-// stays 0. An unknown key is a one-line error with its line and the key it
-// probably means, so typos do not pass silently.
-func LoadConfigFile(path string) (Config, error) {
+// stays 0. It also returns the keys the file gives. An unknown key is a
+// one-line error with its line and the key it probably means, so typos do
+// not pass silently.
+func LoadConfigFile(path string) (Config, map[string]bool, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return Config{}, fmt.Errorf("read config %s: %s", path, yamlLine(err))
+		return Config{}, nil, fmt.Errorf("read config %s: %s", path, yamlLine(err))
 	}
 	if len(doc.Content) == 0 {
-		return Config{}, fmt.Errorf("read config %s: the file is empty (want YAML with the flag names as keys)", path)
+		return Config{}, nil, fmt.Errorf("read config %s: the file is empty (want YAML with the flag names as keys)", path)
 	}
-	if err := checkConfigKeys(doc.Content[0], reflect.TypeFor[Config](), ""); err != nil {
-		return Config{}, fmt.Errorf("read config %s: %w", path, err)
+	top := doc.Content[0]
+	if err := checkConfigKeys(top, reflect.TypeFor[Config](), ""); err != nil {
+		return Config{}, nil, fmt.Errorf("read config %s: %w", path, err)
 	}
 	c := Defaults()
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
-		return Config{}, fmt.Errorf("read config %s: %s", path, yamlLine(err))
+		return Config{}, nil, fmt.Errorf("read config %s: %s", path, yamlLine(err))
 	}
-	return c, nil
+	given := map[string]bool{}
+	for i := 0; i < len(top.Content); i += 2 {
+		given[top.Content[i].Value] = true
+	}
+	return c, given, nil
 }
 
 // keyAliases maps names other tools give a setting (normalised by

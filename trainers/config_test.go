@@ -25,7 +25,7 @@ func TestLoadConfigFileUnknownKey(t *testing.T) {
 		if err := os.WriteFile(p, []byte(c.file), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := LoadConfigFile(p)
+		_, _, err := LoadConfigFile(p)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: got %v, want one line with %q", c.file, err, c.want)
 		}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
-	"gopkg.in/yaml.v3"
 
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/record"
@@ -87,22 +86,9 @@ func withDatasetBatchSizes(flags []cli.Flag) []cli.Flag {
 	return flags
 }
 
-// datasetBatchSize gives cfg the batch size its data set carries when
-// neither a flag nor the --config file sets one.
-func datasetBatchSize(c *cli.Context, cfg *trainers.Config) {
-	if c.IsSet("batch-size") {
-		return
-	}
-	if c.IsSet("config") {
-		var keys map[string]any
-		b, err := os.ReadFile(c.String("config"))
-		if err == nil {
-			err = yaml.Unmarshal(b, &keys)
-		}
-		if _, set := keys["batch-size"]; set || err != nil {
-			return // set by the file, or the file was refused already
-		}
-	}
+// datasetBatchSize gives cfg the batch size its data set carries; the
+// caller applies it when neither a flag nor the --config file sets one.
+func datasetBatchSize(cfg *trainers.Config) {
 	if b := fixtures.DefaultBatchSize(cfg.Dataset); b > 0 {
 		cfg.BatchSize = b
 	}
@@ -122,12 +108,13 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	cfg := trainers.Defaults()
 	out := c.String("out")
 	var recorded *trainers.Config
+	var fileKeys map[string]bool // the keys a --config file gives
 	switch {
 	case c.Bool("resume") && c.IsSet("config"):
 		return cfg, usagef("--resume restores the configuration recorded in %s; --config does not apply", filepath.Join(out, trainers.RunFile))
 	case c.IsSet("config"):
 		var err error
-		if cfg, err = trainers.LoadConfigFile(c.String("config")); err != nil {
+		if cfg, fileKeys, err = trainers.LoadConfigFile(c.String("config")); err != nil {
 			return cfg, err
 		}
 	case c.Bool("resume"):
@@ -159,8 +146,8 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	if _, err := applyConfigFlags(c, &cfg); err != nil {
 		return cfg, err
 	}
-	if recorded == nil {
-		datasetBatchSize(c, &cfg)
+	if recorded == nil && !c.IsSet("batch-size") && !fileKeys["batch-size"] {
+		datasetBatchSize(&cfg)
 	}
 	if recorded != nil {
 		if err := checkResumeFlags(*recorded, cfg, out); err != nil {

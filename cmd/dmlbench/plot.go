@@ -48,9 +48,9 @@ func init() {
 		Description: `The run.json subcommands read the run.json files under PATH... (recursively), group
 runs by the --group-by keys of run.json "method" (one curve or point per group, mean ± std
 over seeds: error bars, or a ± band on curves of 12 points or more) and write the figure
-in the format of the --out extension: PNG (--dpi, default 300), PDF (fonts embedded as the
-subset of glyphs used), SVG (text in Liberation Sans with generic fallbacks), EPS, JPEG or
-TIFF (gonum/plot). Each method keeps its colour, marker and dash in every figure of one
+in the format of the --out extension (gonum/plot): .png (--dpi, default 300), .pdf (fonts
+embedded as the subset of glyphs used), .svg (text in Liberation Sans with generic
+fallbacks), .eps, .jpg or .tif. Each method keeps its colour, marker and dash in every figure of one
 directory (its place among the directory's methods, sorted by name). The legend goes into
 a corner where it covers no data, else right of the frame. Text sizes follow the figure
 size, or --style paper for a 3.3-inch column. Points that cannot be drawn (ρ = +Inf) are

@@ -31,7 +31,7 @@ func newCanvas(format string, w, h vg.Length, dpi int) (vg.CanvasWriterTo, error
 	case "svg":
 		return svgCanvas{vgsvg.New(w, h)}, nil
 	case "eps":
-		return vgeps.New(w, h), nil
+		return epsCanvas{vgeps.New(w, h)}, nil
 	}
 	return nil, fmt.Errorf("reports: unknown image format %q", format)
 }
@@ -58,5 +58,23 @@ func (c svgCanvas) WriteTo(w io.Writer) (int64, error) {
 		return []byte(svgFallback[string(svgFamily.FindSubmatch(m)[1])])
 	})
 	n, err := w.Write(out)
+	return int64(n), err
+}
+
+// epsCanvas is vgeps's canvas with the header EPS readers look for: vgeps
+// writes "%%!PS-Adobe-3.0" (a doubled percent sign) where the format
+// wants "%!PS-Adobe-3.0".
+type epsCanvas struct{ *vgeps.Canvas }
+
+func (c epsCanvas) WriteTo(w io.Writer) (int64, error) {
+	var buf bytes.Buffer
+	if _, err := c.Canvas.WriteTo(&buf); err != nil {
+		return 0, err
+	}
+	b := buf.Bytes()
+	if bytes.HasPrefix(b, []byte("%%!PS")) {
+		b = b[1:]
+	}
+	n, err := w.Write(b)
 	return int64(n), err
 }

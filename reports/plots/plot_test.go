@@ -89,7 +89,7 @@ func TestSeriesFromRuns(t *testing.T) {
 	}
 }
 
-// TestSavePlots renders every figure kind in PNG, SVG and PDF and checks
+// TestSavePlots renders every figure kind in every format and checks
 // the files' magic bytes. Set DMLBENCH_PLOT_DIR to keep them for viewing.
 func TestSavePlots(t *testing.T) {
 	dir := os.Getenv("DMLBENCH_PLOT_DIR")
@@ -117,7 +117,8 @@ func TestSavePlots(t *testing.T) {
 			return err
 		},
 	}
-	magic := map[string][]byte{".png": []byte("\x89PNG"), ".svg": []byte("<?xml"), ".pdf": []byte("%PDF")}
+	magic := map[string][]byte{".png": []byte("\x89PNG"), ".svg": []byte("<?xml"), ".pdf": []byte("%PDF"),
+		".eps": []byte("%!PS"), ".jpg": []byte("\xff\xd8"), ".tif": []byte("II*\x00")}
 	for name, f := range figs {
 		for ext, m := range magic {
 			p := filepath.Join(dir, name+ext)

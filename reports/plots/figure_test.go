@@ -264,3 +264,19 @@ func TestOutputFormats(t *testing.T) {
 		}
 	}
 }
+
+// The two panels of a curves figure share one legend, on the right panel.
+func TestCurvesOneLegend(t *testing.T) {
+	cub, _ := cubAndOmniglot(t)
+	p := filepath.Join(t.TempDir(), "c.svg")
+	if _, err := SaveCurves(p, cub, []string{"loss"}, "R@1", false, PlotOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), ">margin<"); n != 1 {
+		t.Errorf("legend entry margin drawn %d times, want once", n)
+	}
+}

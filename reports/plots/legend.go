@@ -50,7 +50,7 @@ func (lp *legendPlacer) size() (w, h vg.Length) {
 // legend there.
 func (lp *legendPlacer) Plot(c draw.Canvas, p *plot.Plot) {
 	lp.fits = false
-	if lp.outside {
+	if lp.outside || len(lp.names) == 0 {
 		return
 	}
 	trX, trY := p.Transforms(&c)

@@ -633,7 +633,7 @@ func SaveCurves(path string, runs []reports.LoadedRun, groupBy []string, metric 
 	}
 	// One legend, on the last panel: both panels show the same methods.
 	for _, f := range figs[:len(figs)-1] {
-		f.legend.names = nil
+		f.legend.names = nil // the placer draws no legend without names
 	}
 	captionLine(figs[0].Plot, opt.Caption)
 	return notes, SavePlots(path, figs, opt.Width*vg.Length(len(figs)), opt.Height, opt.DPI)

@@ -46,7 +46,7 @@ def load(root):
 
 def label(r):
     m = r["method"]
-    return "%s/%s" % (m.get("loss", ""), m.get("miner", "") or "none")
+    return "%s/%s" % (m.get("loss", "") or "-", m.get("miner", "") or "-")
 
 
 def groups(runs, key=label):

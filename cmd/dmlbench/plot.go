@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -219,6 +220,20 @@ func plotRuns(c *cli.Context) ([]reports.LoadedRun, error) {
 	return reportLoad(paths, c.Bool("include-unfinished"))
 }
 
+// plotGroupBy is --group-by, a usage error when a key is in no run's
+// method (a figure's curves are method values; a key no run has would
+// put every run under "-").
+func plotGroupBy(c *cli.Context, runs []reports.LoadedRun) ([]string, error) {
+	keys := reportSplit(c.String("group-by"), ",")
+	have := reports.MethodKeys(runs)
+	for _, k := range keys {
+		if !slices.Contains(have, k) {
+			return nil, usagef("plot %s: unknown --group-by key %q; the runs' method keys are: %s", c.Command.Name, k, strings.Join(have, ", "))
+		}
+	}
+	return keys, nil
+}
+
 // plotStyles is the style index of every method of runs under --group-by
 // (plots.MethodStyles), so a method looks the same in every figure of
 // the directory.
@@ -344,6 +359,9 @@ func plotSpectrumAction(c *cli.Context) error {
 		if runs, err = reportLoad(paths, c.Bool("include-unfinished")); err != nil {
 			return err
 		}
+		if groupBy, err = plotGroupBy(c, runs); err != nil {
+			return err
+		}
 		s, err := plots.RunSpectra(runs, groupBy, mode, top)
 		if err != nil {
 			return err
@@ -433,7 +451,11 @@ func plotRhoAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	metric, groupBy := c.String("metric"), reportSplit(c.String("group-by"), ",")
+	metric := c.String("metric")
+	groupBy, err := plotGroupBy(c, runs)
+	if err != nil {
+		return err
+	}
 	if err := plotCheckMetric(c, runs, metric, false); err != nil {
 		return err
 	}
@@ -457,7 +479,10 @@ func plotRecallAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	groupBy := reportSplit(c.String("group-by"), ",")
+	groupBy, err := plotGroupBy(c, runs)
+	if err != nil {
+		return err
+	}
 	series, err := plots.RecallSeries(runs, groupBy, c.String("source"), c.Bool("raw"))
 	if err != nil {
 		return err
@@ -480,7 +505,11 @@ func plotCurvesAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	metric, groupBy := c.String("metric"), reportSplit(c.String("group-by"), ",")
+	metric := c.String("metric")
+	groupBy, err := plotGroupBy(c, runs)
+	if err != nil {
+		return err
+	}
 	if err := plotCheckMetric(c, runs, metric, true); err != nil {
 		return err
 	}
@@ -505,10 +534,13 @@ func plotSweepAction(c *cli.Context) error {
 	if param == "" {
 		return usagef("sweep needs --param (e.g. embed-dim or batch-size)")
 	}
+	groupBy, err := plotGroupBy(c, runs)
+	if err != nil {
+		return err
+	}
 	if err := plotCheckMetric(c, runs, metric, false); err != nil {
 		return err
 	}
-	groupBy := reportSplit(c.String("group-by"), ",")
 	series, err := plots.SweepSeries(runs, groupBy, param, metric, c.String("source"), c.Bool("raw"))
 	if err != nil {
 		return err

@@ -9,8 +9,8 @@ import (
 )
 
 // A metric no run has is a usage error (exit 2) of one line that names
-// the metrics the runs do have, in every subcommand that takes --metric;
-// nothing is written.
+// the metrics the runs do have, in every subcommand that takes --metric,
+// and so is a --group-by key no run's method has; nothing is written.
 func TestPlotUnknownMetric(t *testing.T) {
 	dir := t.TempDir()
 	cub := testRuns + "/cub200"
@@ -20,6 +20,10 @@ func TestPlotUnknownMetric(t *testing.T) {
 		{"plot", "rho", cub, "--metric", "foo", "--out", out},
 		{"plot", "sweep", testRuns + "/omniglot", "--param", "embed-dim", "--metric", "foo", "--out", out},
 	} {
+		if _, errs, code := runCLI(t, append(args[:len(args)-2:len(args)-2], "--group-by", "nope", "--out", out)...); code != 2 ||
+			!strings.Contains(errs, `"nope"`) || !strings.Contains(errs, "loss") {
+			t.Errorf("%v --group-by nope: exit %d, stderr %q", args[:2], code, errs)
+		}
 		stdout, errs, code := runCLI(t, args...)
 		if code != 2 || stdout != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 ||
 			!strings.Contains(errs, `"foo"`) || !strings.Contains(errs, "R@1") {

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"image"
 	"image/png"
 	"math"
 	"os"
@@ -278,5 +279,21 @@ func TestCurvesOneLegend(t *testing.T) {
 	}
 	if n := strings.Count(string(b), ">margin<"); n != 1 {
 		t.Errorf("legend entry margin drawn %d times, want once", n)
+	}
+}
+
+// The PDF canvas embeds images and survives unbalanced Push/Pop.
+func TestPDFCanvasImage(t *testing.T) {
+	c := newPDFCanvas(2*vg.Inch, 2*vg.Inch)
+	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	c.Push()
+	c.DrawImage(vg.Rectangle{Max: vg.Point{X: vg.Inch, Y: vg.Inch}}, img)
+	c.DrawImage(vg.Rectangle{Min: vg.Point{X: vg.Inch, Y: vg.Inch}, Max: vg.Point{X: 2 * vg.Inch, Y: 2 * vg.Inch}}, img)
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(buf.Bytes(), []byte("/Subtype /Image")); n != 2 {
+		t.Errorf("%d images in the PDF, want 2", n)
 	}
 }

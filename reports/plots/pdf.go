@@ -29,6 +29,7 @@ type pdfCanvas struct {
 	doc   *fpdf.Fpdf
 	w, h  vg.Length
 	fonts map[string]bool // families added to doc
+	nimg  int             // images registered, for their names
 	stack []pdfState
 	err   error
 }
@@ -208,7 +209,8 @@ func (c *pdfCanvas) DrawImage(rect vg.Rectangle, img image.Image) {
 		return
 	}
 	opt := fpdf.ImageOptions{ImageType: "png"}
-	name := fmt.Sprintf("image%d", len(c.stack)+int(rect.Min.X*1000+rect.Min.Y))
+	c.nimg++
+	name := fmt.Sprintf("image%d", c.nimg)
 	c.doc.RegisterImageOptionsReader(name, opt, &buf)
 	sz := rect.Size()
 	c.doc.ImageOptions(name, rect.Min.X.Points(), c.y(rect.Max.Y), sz.X.Points(), sz.Y.Points(), false, opt, 0, "")

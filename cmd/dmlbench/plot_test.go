@@ -108,3 +108,33 @@ func TestPlotEmbName(t *testing.T) {
 		t.Errorf("no run.json: %q, want the directory's name", got)
 	}
 }
+
+// --title "" draws no title; without --title the default one is drawn;
+// --caption adds its line.
+func TestPlotTitleFlag(t *testing.T) {
+	dir := t.TempDir()
+	cub := testRuns + "/cub200"
+	for _, c := range []struct {
+		args       []string
+		title, cap bool
+	}{
+		{nil, true, false},
+		{[]string{"--title", ""}, false, false},
+		{[]string{"--title", "", "--caption", "CUB-200, 3 seeds"}, false, true},
+	} {
+		p := filepath.Join(dir, "r.svg")
+		if _, errs, code := runCLI(t, append([]string{"plot", "recall", cub, "--out", p}, c.args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), ">Recall@k<"); got != c.title {
+			t.Errorf("%v: title drawn %v", c.args, got)
+		}
+		if got := strings.Contains(string(b), ">CUB-200, 3 seeds<"); got != c.cap {
+			t.Errorf("%v: caption drawn %v", c.args, got)
+		}
+	}
+}

@@ -269,25 +269,7 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 // self-excluding search: each query's own row is removed, or the last row
 // when the own row is not among them. It compacts nb in place (K − 1).
 func dropSelf(nb *knn.Neighbors, r0 int) {
-	k := nb.K - 1
-	for i := 0; i < nb.N; i++ {
-		ids, dist := nb.IDsOf(i), nb.DistOf(i)
-		out := i * k
-		self := int32(r0 + i)
-		for j := range ids {
-			if ids[j] == self {
-				self = -2 // removed; no id equals −2
-				continue
-			}
-			if out == (i+1)*k {
-				break
-			}
-			nb.IDs[out], nb.Dist[out] = ids[j], dist[j]
-			out++
-		}
-	}
-	nb.K = k
-	nb.IDs, nb.Dist = nb.IDs[:nb.N*k], nb.Dist[:nb.N*k]
+	dropOwnRows(nb, func(i int) int32 { return int32(r0 + i) })
 }
 
 // retrievalSums accumulates per-query scores.

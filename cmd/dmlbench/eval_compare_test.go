@@ -65,3 +65,28 @@ func TestPerQueryAndCompareCLI(t *testing.T) {
 		}
 	}
 }
+
+// show writes one HTML file (labels and distances without pictures);
+// --worst 0 --random 0 and pictures from a data set of another size are
+// one-line errors.
+func TestShowCLI(t *testing.T) {
+	t.Parallel()
+	page := filepath.Join(t.TempDir(), "show.html")
+	args := []string{"show", "--emb", featDir + "test_emb.npy", "--labels", featDir + "test_labels.npy", "--top", "3", "--worst", "2", "--random", "2"}
+	if _, errs, code := runCLI(t, append(args, "--out", page)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `class="card ok"`) + strings.Count(string(b), `class="card bad"`); n != 4*3 || strings.Contains(string(b), "<img") {
+		t.Errorf("%d retrieval cards (want 12), images %v", n, strings.Contains(string(b), "<img"))
+	}
+	for _, extra := range [][]string{{"--worst", "0", "--random", "0"}, {"--dataset", "omniglot"}} {
+		_, errs, code := runCLI(t, append(append(args, "--out", page), extra...)...)
+		if code == 0 || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q", extra, code, errs)
+		}
+	}
+}

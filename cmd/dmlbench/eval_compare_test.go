@@ -90,3 +90,31 @@ func TestShowCLI(t *testing.T) {
 		}
 	}
 }
+
+// data audit: a clean split exits 0; test rows copied from training rows
+// are reported and exit 1 with one line on stderr.
+func TestDataAuditCLI(t *testing.T) {
+	t.Parallel()
+	out, errs, code := runCLI(t, "data", "audit", "--dataset", "dir:"+featDir)
+	if code != 0 || !strings.Contains(out, "bit for bit): 0") {
+		t.Fatalf("clean split: exit %d\n%s%s", code, out, errs)
+	}
+	dir := t.TempDir()
+	for src, dst := range map[string]string{"train_emb.npy": "train_emb.npy", "train_labels.npy": "train_labels.npy", "test_labels.npy": "test_labels.npy"} {
+		b, err := os.ReadFile(featDir + src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(featDir + "train_emb.npy")
+	if err := os.WriteFile(filepath.Join(dir, "test_emb.npy"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = runCLI(t, "data", "audit", "--dataset", "dir:"+dir)
+	if code != 1 || !strings.Contains(out, "LEAK test rows equal to a training row (bit for bit): 200") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("leaky split: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -127,8 +127,8 @@ func relDistance(x, y []float32) float64 {
 	return 0
 }
 
-// rowHash is FNV-1a over the rows' float32 bit patterns, one word at a
-// time (Fowler, Noll and Vo).
+// rowHash is FNV-1a over the row's float32 bit patterns, one 32-bit
+// word at a time.
 func rowHash(row []float32) uint64 {
 	h := uint64(14695981039346656037)
 	for _, v := range row {

@@ -8,5 +8,5 @@
 // independent, so the unit of resampling is the class: the paired
 // bootstrap draws classes with replacement (Efron and Tibshirani 1993,
 // ch. 13), the permutation test flips the sign of each class's summed
-// difference (Good 2005, §3.2), as a cluster-level paired test.
+// difference (Good 2005), as a cluster-level paired test.
 package paired

@@ -32,7 +32,7 @@ const DefaultResamples = 10000
 
 // zPower is z_{1−α/2} + z_{power} for α = 0.05 (two-sided) and 80 % power:
 // 1.959964 + 0.841621. A true difference of zPower standard errors is
-// found significant four times out of five (Cohen 1988, ch. 1).
+// found significant four times out of five (Cohen 1988).
 const zPower = 2.801585
 
 // Test is the paired comparison of one metric.

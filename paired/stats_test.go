@@ -69,6 +69,18 @@ func TestIdenticalInputs(t *testing.T) {
 	if tests[2].Testable || tests[2].Why == "" {
 		t.Errorf("NMI (no per-query values) tested: %+v", tests[2])
 	}
+	tests, err = Compare(a, b, keys, Options{Resamples: 99, Seed: 3, Level: 0.95, Average: metrics.PerClass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range tests {
+		if x.Diff != 0 || x.Lo != 0 || x.Hi != 0 || x.P != 1 || x.Classes != 12 {
+			t.Errorf("per-class %s: %+v", x.Key, x)
+		}
+	}
+	if _, err := Compare(a, evalPQ(t, m, append([]int32{5}, y[1:]...)), keys, Options{Resamples: 9, Level: 0.95}); err == nil {
+		t.Error("results of other labels compared")
+	}
 }
 
 // The paired sign-flip test over classes, hand-checked: two classes with

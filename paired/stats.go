@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 )
@@ -138,31 +139,36 @@ func Compare(ra, rb *metrics.Result, keys []string, opt Options) ([]Test, error)
 	if err := sameQueries(a, b); err != nil {
 		return nil, err
 	}
-	var out []Test
-	for _, k := range keys {
-		t := Test{Key: k, A: ra.Metrics[k], B: rb.Metrics[k]}
+	out := make([]Test, len(keys))
+	cts := make([]classTerms, len(keys))
+	for i, k := range keys {
+		t := &out[i]
+		*t = Test{Key: k, A: ra.Metrics[k], B: rb.Metrics[k]}
 		t.Diff = t.B - t.A
 		ja, jb := slices.Index(a.Keys, k), slices.Index(b.Keys, k)
 		if ja < 0 || jb < 0 {
 			t.Why = "no per-query values: one value for the whole set"
-			out = append(out, t)
 			continue
 		}
-		ct, err := terms(a, b, ja, jb, opt.Average)
-		if err != nil {
+		var err error
+		if cts[i], err = terms(a, b, ja, jb, opt.Average); err != nil {
 			return nil, err
 		}
-		if len(ct.num) == 0 {
+		if len(cts[i].num) == 0 {
 			t.Why = "no query counts"
-			out = append(out, t)
 			continue
 		}
-		t.Testable, t.Classes = true, len(ct.num)
-		t.Lo, t.Hi, t.SE = bootstrapCI(ct, opt)
-		t.MDD = zPower * t.SE
-		t.P = signFlipP(ct, opt)
-		out = append(out, t)
+		t.Testable, t.Classes = true, len(cts[i].num)
 	}
+	// Each metric draws from its own generators seeded alike: the numbers
+	// depend neither on the threads nor on the other metrics asked.
+	parallel.For(0, len(out), func(i int) {
+		if t := &out[i]; t.Testable {
+			t.Lo, t.Hi, t.SE = bootstrapCI(cts[i], opt)
+			t.MDD = zPower * t.SE
+			t.P = signFlipP(cts[i], opt)
+		}
+	})
 	return out, nil
 }
 

@@ -152,3 +152,27 @@ func TestFalsePositiveRateAndPower(t *testing.T) {
 		t.Errorf("a real degradation detected %d / 20 times", detected)
 	}
 }
+
+// The same seed gives the same interval and p, whatever the metrics asked
+// alongside; another seed moves them.
+func TestSeeded(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(8, 8))
+	ma, y, centres := embed(r, r, 10, 6, 6, 0.7)
+	mb, _, _ := noisy(r, centres, 6, 0.9)
+	a, b := evalPQ(t, ma, y), evalPQ(t, mb, y)
+	opt := Options{Resamples: 500, Seed: 4, Level: 0.95}
+	both, err := Compare(a, b, keys, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, _ := Compare(a, b, keys[1:], opt)
+	if both[1] != alone[0] {
+		t.Errorf("MAP@R with R@1 %+v, alone %+v", both[1], alone[0])
+	}
+	opt.Seed = 5
+	other, _ := Compare(a, b, keys[1:], opt)
+	if other[0].Lo == alone[0].Lo && other[0].Hi == alone[0].Hi && other[0].P == alone[0].P {
+		t.Errorf("seed 4 and 5 agree: %+v", other[0])
+	}
+}

@@ -3,7 +3,6 @@ package metrics
 import (
 	"math"
 	"slices"
-	"strconv"
 )
 
 // Per-query values (Options.PerQuery): each scored query's term of every
@@ -69,22 +68,10 @@ type queryRecord struct {
 	vals [][]float64
 }
 
-// newQueryRecord holds one column per k-NN value the plan computes, for
-// rows query rows.
+// newQueryRecord holds one column per k-NN value the plan computes (the
+// keys of values), for rows query rows.
 func (p *retrievalPlan) newQueryRecord(rows int) *queryRecord {
-	var keys []string
-	for _, k := range p.ks {
-		keys = append(keys, "R@"+strconv.Itoa(k))
-	}
-	if p.mapR {
-		keys = append(keys, "MAP@R", "R-Precision", "mAP@C")
-	}
-	if p.map1000 {
-		keys = append(keys, "mAP@1000")
-	}
-	for _, d := range p.perQuery {
-		keys = append(keys, d.Key)
-	}
+	keys := Keys(p.values(p.newSums()))
 	r := &queryRecord{keys: keys, vals: make([][]float64, len(keys))}
 	for j := range r.vals {
 		r.vals[j] = make([]float64, rows)
@@ -95,29 +82,13 @@ func (p *retrievalPlan) newQueryRecord(rows int) *queryRecord {
 	return r
 }
 
-// record stores the terms of query row q, scored alone into one, in the
-// column order of newQueryRecord. Rows are disjoint across workers.
-func (r *queryRecord) record(q int, one *retrievalSums) {
-	j := 0
-	put := func(v float64, counted bool) {
-		if counted {
-			r.vals[j][q] = v
-		}
-		j++
-	}
-	for i := range one.recall {
-		put(one.recall[i], one.recallN > 0)
-	}
-	if j < len(r.keys) && r.keys[j] == "MAP@R" {
-		put(one.mapR, one.mapRN > 0)
-		put(one.rprec, one.mapRN > 0)
-		put(one.mapC, one.mapCN > 0)
-	}
-	if j < len(r.keys) && r.keys[j] == "mAP@1000" {
-		put(one.map1000, one.map1000N > 0)
-	}
-	for i := range one.extra {
-		put(one.extra[i], one.extraN[i] > 0)
+// record stores the values of query row q, scored alone into one: each
+// metric's mean over this one query, t/1 = t, or NaN where it does not
+// count (a mean over no query). Rows are disjoint across workers.
+func (r *queryRecord) record(p *retrievalPlan, q int, one *retrievalSums) {
+	v := p.values(one)
+	for j, k := range r.keys {
+		r.vals[j][q] = v[k]
 	}
 }
 

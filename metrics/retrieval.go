@@ -390,7 +390,7 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi, 
 		rankBuf = p.scoreQuery(one, hits[p.offset:], ranks, rq, y, padded, rankBuf)
 		s.add(one)
 		if p.record != nil {
-			p.record.record(q, one)
+			p.record.record(p, q, one)
 		}
 		if !p.extras.perClass {
 			continue

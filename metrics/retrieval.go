@@ -36,16 +36,16 @@ type retrievalPlan struct {
 	rank1000   bool
 	rankWindow int
 	extras     planExtras
+	depth      int // neighbours searched
+	offset     int // leading columns dropped (roth leave-one-out)
+	exclude    knn.Exclusion
+	gallery    int // gallery size seen by one query
+	qLabels    []int32
+	gLabels    []int32
+	relevant   []int // R_q per dense class: other same-class gallery items
+	classSize  []int // n_c as Roth uses it: class size incl. the query (LOO) or gallery count (QG)
 	// record, when set, receives every scored query's values.
-	record    *queryRecord
-	depth     int // neighbours searched
-	offset    int // leading columns dropped (roth leave-one-out)
-	exclude   knn.Exclusion
-	gallery   int // gallery size seen by one query
-	qLabels   []int32
-	gLabels   []int32
-	relevant  []int // R_q per dense class: other same-class gallery items
-	classSize []int // n_c as Roth uses it: class size incl. the query (LOO) or gallery count (QG)
+	record *queryRecord
 }
 
 const map1000Window = 1000

@@ -33,6 +33,7 @@ Examples:
 				&cli.StringFlag{Name: "dataset", Required: true, Usage: "data set with a training split (see dmlbench list datasets)"},
 				&cli.IntFlag{Name: "size", DefaultText: "per data set", Usage: "image side after downsampling"},
 				&cli.StringFlag{Name: "path", Usage: "data location override (emoji .npz, fashion-mnist directory)"},
+				&cli.BoolFlag{Name: "rgb", Usage: "emoji: keep the colour channels (gray makes emoji that differ only in colour identical)"},
 				&cli.Float64Flag{Name: "near", Value: audit.DefaultNear, Usage: "near-duplicate threshold on ‖x − y‖ / max(‖x‖, ‖y‖)"},
 				&cli.IntFlag{Name: "show", Value: 5, Usage: "examples listed per finding"},
 				&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads (0 = all cores)"},
@@ -49,7 +50,7 @@ func dataAuditAction(c *cli.Context) error {
 	if c.Int("show") < 0 || c.Int("threads") < 0 {
 		return usagef("--show and --threads must be ≥ 0")
 	}
-	ds, err := fixtures.Load(c.String("dataset"), fixtures.Options{Size: c.Int("size"), Path: c.String("path")})
+	ds, err := fixtures.Load(c.String("dataset"), fixtures.Options{Size: c.Int("size"), Path: c.String("path"), RGB: c.Bool("rgb")})
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -248,6 +249,27 @@ func FileImages(paths []string) (Images, error) {
 		uris[i] = dataURI(typ, b)
 	}
 	return func(row int) template.URL { return uris[row] }, nil
+}
+
+// ReadImageList reads one image path per line (blank lines skipped),
+// relative to the list's folder unless absolute.
+func ReadImageList(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		p := strings.TrimSpace(l)
+		if p == "" {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), p)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 func dataURI(typ string, b []byte) template.URL {

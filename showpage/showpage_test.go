@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"image"
-	_ "image/png"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,4 +142,42 @@ func TestChromiumRendersPage(t *testing.T) {
 func lastLines(s string, n int) string {
 	l := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(l[max(0, len(l)-n):], "\n")
+}
+
+// An image list (dir:PATH/test_images.txt, --images) is read relative to
+// its folder and inlined; a file that is no image is refused.
+func TestFileImages(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 2, 2))); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"a.png": b.Bytes(), "sub/b.png": b.Bytes(), "c.txt": []byte("not an image")} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := filepath.Join(dir, "test_images.txt")
+	if err := os.WriteFile(list, []byte("a.png\n\nsub/b.png\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := ReadImageList(list)
+	if err != nil || len(paths) != 2 || paths[1] != filepath.Join(dir, "sub/b.png") {
+		t.Fatalf("%v %v", paths, err)
+	}
+	imgs, err := FileImages(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := string(imgs(1)); !strings.HasPrefix(u, "data:image/png;base64,") {
+		t.Errorf("row 1: %.40s", u)
+	}
+	if _, err := FileImages([]string{filepath.Join(dir, "c.txt")}); err == nil {
+		t.Error("a text file accepted as an image")
+	}
 }

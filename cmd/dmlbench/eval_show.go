@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -102,7 +100,7 @@ func showImages(c *cli.Context, in metrics.Input) (showpage.Images, error) {
 		list = filepath.Join(strings.TrimPrefix(ds, "dir:"), c.String("split")+"_images.txt")
 	}
 	if list != "" {
-		paths, err := readImageList(list)
+		paths, err := showpage.ReadImageList(list)
 		if err != nil {
 			return nil, err
 		}
@@ -127,27 +125,4 @@ func showImages(c *cli.Context, in metrics.Input) (showpage.Images, error) {
 		return nil, fmt.Errorf("--dataset %s --split %s has %d rows but the embeddings have %d: the rows must be the split's, in order", ds, c.String("split"), split.X.Rows, in.Emb.Rows)
 	}
 	return showpage.PixelImages(split.X, d.Shape, ds == "omniglot") // Omniglot stores ink as 1
-}
-
-// readImageList reads one image path per line, relative to the list's
-// folder unless absolute.
-func readImageList(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		p := strings.TrimSpace(sc.Text())
-		if p == "" {
-			continue
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(path), p)
-		}
-		out = append(out, p)
-	}
-	return out, sc.Err()
 }

@@ -59,6 +59,27 @@ func unitRows(e []float32, B, D int) []float64 {
 	return out
 }
 
+// unitRowsBack writes into grad the gradient with respect to the rows e_i
+// of e given dU = ∂L/∂φ for φ = unitRows(e): ∂L/∂e_i = (dU_i − φ_i(φ_iᵀdU_i))/r_i,
+// r_i = √(‖e_i‖² + ε), the Jacobian (I − φ_iφ_iᵀ)/r_i of normalize.
+func unitRowsBack(grad, e []float32, u, dU []float64, B, D int) {
+	for i := 0; i < B; i++ {
+		r := sqrtEps
+		for _, v := range e[i*D : (i+1)*D] {
+			r += float64(v) * float64(v)
+		}
+		inv := 1 / math.Sqrt(r)
+		ui, gi := u[i*D:(i+1)*D], dU[i*D:(i+1)*D]
+		dot := 0.0
+		for j := range gi {
+			dot += ui[j] * gi[j]
+		}
+		for j := range gi {
+			grad[i*D+j] = float32((gi[j] - ui[j]*dot) * inv)
+		}
+	}
+}
+
 // gram returns x·yᵀ for row-major x (n×d) and y (m×d).
 func gram(x []float64, n int, y []float64, m, d int) []float64 {
 	c := make([]float64, n*m)

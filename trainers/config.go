@@ -139,7 +139,7 @@ func (c Config) WithDefaults() Config {
 		}
 	}
 	if c.Arch == "cnn" && len(c.Channels) == 0 {
-		c.Channels = append([]int(nil), model.DefaultCNNChannels...)
+		c.Channels = model.DefaultCNNChannels()
 	}
 	if c.EmbedNorm == "" {
 		c.EmbedNorm = "l2"

@@ -45,7 +45,11 @@ func checkBatch(b Batch, grad []float32, numClasses int, needRng bool) error {
 // unitRows returns the rows of the B×D float32 matrix e scaled to unit L2
 // norm, in float64 (the value side of normalize in nodes.go).
 func unitRows(e []float32, B, D int) []float64 {
-	out := make([]float64, B*D)
+	return unitRowsTo(make([]float64, B*D), e, B, D)
+}
+
+// unitRowsTo is unitRows written into out (len B·D), which it returns.
+func unitRowsTo(out []float64, e []float32, B, D int) []float64 {
 	for i := 0; i < B; i++ {
 		row, s := e[i*D:(i+1)*D], sqrtEps
 		for _, v := range row {
@@ -82,7 +86,11 @@ func unitRowsBack(grad, e []float32, u, dU []float64, B, D int) {
 
 // gram returns x·yᵀ for row-major x (n×d) and y (m×d).
 func gram(x []float64, n int, y []float64, m, d int) []float64 {
-	c := make([]float64, n*m)
+	return gramTo(make([]float64, n*m), x, n, y, m, d)
+}
+
+// gramTo is gram written into c (len n·m), which it returns.
+func gramTo(c, x []float64, n int, y []float64, m, d int) []float64 {
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
 		blas64.General{Rows: n, Cols: d, Stride: d, Data: x},
 		blas64.General{Rows: m, Cols: d, Stride: d, Data: y},
@@ -152,3 +160,12 @@ func noMiner(name string, c Config) error {
 }
 
 func sqrtF(x float64) float64 { return math.Sqrt(x) }
+
+// grow returns s resliced to n elements, reallocated when too short; its
+// contents are not cleared.
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}

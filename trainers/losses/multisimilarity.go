@@ -26,6 +26,9 @@ import (
 type multiSimilarity struct {
 	base
 	alpha, beta, lambda, eps float64
+
+	// buffers reused by Forward: unit rows, S, masks, G + Gᵀ, ∂L/∂φ
+	u, S, P, N, w, H, dU []float64
 }
 
 func init() {
@@ -60,14 +63,17 @@ func (l *multiSimilarity) Forward(bt Batch, grad []float32) (float64, error) {
 		return 0, fmt.Errorf("%s: %w", l.name, err)
 	}
 	B, D := bt.B, bt.D
-	u := unitRows(bt.Emb, B, D)
-	S := gram(u, B, u, B, D)
+	l.u = unitRowsTo(grow(l.u, B*D), bt.Emb, B, D)
+	l.S = gramTo(grow(l.S, B*B), l.u, B, l.u, B, D)
+	u, S := l.u, l.S
 	P, N, w, anchors := l.mine(S, bt.Labels)
 	if anchors == 0 {
 		clear(grad)
 		return 0, nil
 	}
-	H := make([]float64, B*B) // G + Gᵀ
+	l.H = grow(l.H, B*B)
+	H := l.H // G + Gᵀ
+	clear(H)
 	x := make([]float64, 0, B)
 	var loss float64
 	for i := 0; i < B; i++ {
@@ -100,7 +106,8 @@ func (l *multiSimilarity) Forward(bt Batch, grad []float32) (float64, error) {
 			}
 		}
 	}
-	dU := make([]float64, B*D)
+	l.dU = grow(l.dU, B*D)
+	dU := l.dU
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
 		blas64.General{Rows: B, Cols: B, Stride: B, Data: H},
 		blas64.General{Rows: B, Cols: D, Stride: D, Data: u},
@@ -111,10 +118,14 @@ func (l *multiSimilarity) Forward(bt Batch, grad []float32) (float64, error) {
 
 // mine returns the kept positive and negative pairs (eq. 11) as B×B 0/1
 // masks, the anchor weights w (1 for an anchor with both, else 0) and the
-// number of anchors kept.
+// number of anchors kept; the slices are l's buffers.
 func (l *multiSimilarity) mine(S []float64, y []int) (P, N, w []float64, anchors int) {
 	B := len(y)
-	P, N, w = make([]float64, B*B), make([]float64, B*B), make([]float64, B)
+	l.P, l.N, l.w = grow(l.P, B*B), grow(l.N, B*B), grow(l.w, B)
+	P, N, w = l.P, l.N, l.w
+	clear(P)
+	clear(N)
+	clear(w)
 	for i := 0; i < B; i++ {
 		minPos, maxNeg, hasP, hasN := 0.0, 0.0, false, false
 		for j := 0; j < B; j++ {

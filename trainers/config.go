@@ -169,7 +169,7 @@ func (c Config) fill(numbers bool) Config {
 // mixup.
 func (c Config) derive() Config {
 	if c.Arch == "cnn" && len(c.Channels) == 0 {
-		c.Channels = append([]int(nil), model.DefaultCNNChannels...)
+		c.Channels = model.DefaultCNNChannels()
 	}
 	if c.EmbedNorm == "" {
 		c.EmbedNorm = "l2"

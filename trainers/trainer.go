@@ -484,6 +484,7 @@ func checkSplits(opt Options) error {
 }
 
 func newTrainer(cfg Config, opt Options) (*trainer, error) {
+	model.UseBLAS()
 	// Dense training labels 0..C−1 in order of the sorted original ids.
 	ids := map[int32]int{}
 	for _, l := range opt.Train.Labels {

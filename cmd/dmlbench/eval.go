@@ -14,6 +14,7 @@ import (
 	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/trainers"
 )
 
@@ -104,7 +105,7 @@ func evalAction(c *cli.Context) error {
 		return usagef("--k: %v", err)
 	}
 	format := c.String("format")
-	if !slices.Contains(evalFormats, format) {
+	if !slices.Contains(reports.ResultFormats, format) {
 		return usagef("--format must be table, json, markdown or latex (got %q)", format)
 	}
 	embs := c.StringSlice("emb")
@@ -124,7 +125,7 @@ func evalAction(c *cli.Context) error {
 	if err := checkPerClassMetrics(c); err != nil {
 		return err
 	}
-	var results []namedResult
+	var results []reports.NamedResult
 	for _, emb := range embs {
 		res, err := evalOne(c, emb, ks)
 		if err != nil {
@@ -134,9 +135,9 @@ func evalAction(c *cli.Context) error {
 		if name == "" {
 			name = c.String("query-emb")
 		}
-		results = append(results, namedResult{name, res})
+		results = append(results, reports.NamedResult{Name: name, Result: res})
 	}
-	return writeResults(c.App.Writer, results, format)
+	return reports.WriteResults(c.App.Writer, results, format)
 }
 
 // evalOne scores one embedding file (emb; "" in query/gallery mode).

@@ -151,22 +151,6 @@ func queryRows(c *cli.Context, in *metrics.Input) error {
 	return nil
 }
 
-// sizeLine describes who searched what, for the table footers.
-func sizeLine(res *metrics.Result) string {
-	if res.Queries == res.N && res.Gallery == res.N-1 {
-		return fmt.Sprintf("%d items (each searches the other %d)", res.N, res.Gallery)
-	}
-	return fmt.Sprintf("%d queries, gallery of %d", res.Queries, res.Gallery)
-}
-
-// averageNote names per-class averaging in the footers.
-func averageNote(res *metrics.Result) string {
-	if res.Average == metrics.PerClass {
-		return ", k-NN metrics averaged per class"
-	}
-	return ""
-}
-
 // loadQueryPair is loadPair for a query set searched against a separate
 // gallery, where a single query is valid.
 func loadQueryPair(embSpec, labSpec string) (mat32.Matrix, []int32, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -53,7 +54,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
 			&cli.StringFlag{Name: "group-by", Usage: "run.json method or config keys forming a row, e.g. loss,miner (default: the method keys that differ)"},
-			&cli.StringFlag{Name: "metrics", Value: strings.Join(reports.DefaultMetrics, ","), Usage: "comma-separated metric columns"},
+			&cli.StringFlag{Name: "metrics", Value: strings.Join(metrics.ReportColumns(), ","), Usage: "comma-separated metric columns"},
 			&cli.StringFlag{Name: "source", Value: "final", Usage: "which metrics of a run: final | best (best epoch) | initial (the untrained model)"},
 			&cli.BoolFlag{Name: "raw", Usage: "show fraction metrics as fractions instead of percent"},
 			&cli.StringFlag{Name: "baseline", Usage: "row `NAME` (as printed, e.g. margin/distance) to compare every row against"},
@@ -174,7 +175,7 @@ func reportOptions(c *cli.Context) (reports.Options, error) {
 }
 
 // reportMetrics resolves the --metrics names as eval does (any case, the
-// aliases of dmlbench list metrics: mapr is MAP@R, r@1 is R@1) to the keys
+// aliases of dmlbench list metrics: mapr is MAP@R, precision_at_1 is R@1) to the keys
 // of the runs' metrics. A name that is neither a metric key of the runs
 // (or of the reference rows) nor a known metric is a usage error listing
 // the valid names; so is a known metric that no run holds.
@@ -198,15 +199,12 @@ func reportMetrics(names []string, runs []reports.LoadedRun, opt reports.Options
 			out[i] = k
 			continue
 		}
-		d, known := metrics.Lookup(n)
-		if known && d.Key != "R@k" {
-			if k, ok := held[strings.ToLower(d.Key)]; ok {
+		if key, known := metrics.Canonical(n); known {
+			if k, ok := held[strings.ToLower(key)]; ok {
 				out[i] = k
 				continue
 			}
-		}
-		if known {
-			return nil, usagef("--metrics %s: no run holds %s (the runs hold %s)", n, d.Key, haveList)
+			return nil, usagef("--metrics %s: no run holds %s (the runs hold %s)", n, key, haveList)
 		}
 		return nil, usagef("--metrics: unknown metric %q; the runs hold %s; names and aliases: %s", n, haveList, metricNamesWithAliases())
 	}
@@ -219,8 +217,13 @@ func metricNamesWithAliases() string {
 	var parts []string
 	for _, d := range metrics.All() {
 		s := d.Key
-		if len(d.Aliases) > 0 {
-			s += " (" + strings.Join(d.Aliases, ", ") + ")"
+		var members []string
+		for m := range d.Members {
+			members = append(members, m)
+		}
+		slices.Sort(members)
+		if names := append(slices.Clone(d.Aliases), members...); len(names) > 0 {
+			s += " (" + strings.Join(names, ", ") + ")"
 		}
 		parts = append(parts, s)
 	}

@@ -67,6 +67,9 @@ type Descriptor struct {
 	// the two in one column "SameAs = Key" when every value agrees bit for
 	// bit.
 	SameAs string
+	// KWindow: the metric reads pml's window, --pml-k or the whole
+	// gallery, and tables title it with that k ("MRR@99").
+	KWindow bool
 	// Definition is one line, strict convention.
 	Definition string
 	// Source cites the definition by author and year.
@@ -182,12 +185,12 @@ var builtins = []Descriptor{
 	{Key: "dist_ratio", Aliases: []string{"dists", "pi_ratio"}, Stage: Whole, Embedding: distRatioMetric,
 		Definition: "π_ratio: mean intra-class distance / mean distance between class means",
 		Source:     "Roth et al. 2020, §5"},
-	{Key: MRRKey, Aliases: []string{"mean_reciprocal_rank"}, Stage: Retrieval, Percent: true,
+	{Key: MRRKey, Aliases: []string{"mean_reciprocal_rank"}, Stage: Retrieval, Percent: true, KWindow: true,
 		Depth: PositiveRanks, PerQuery: reciprocalRank,
 		Conventions: []Convention{Strict, PML}, Unsupported: notRoth, OptIn: []Convention{Strict},
 		Definition: "mean over queries of 1/rank of the first same-class item in the full ranking (lone queries left out)",
 		Source:     "pytorch-metric-learning v2.8.1 (Musgrave et al. 2020)"},
-	{Key: PMLMAPKey, Stage: Retrieval, Percent: true, Depth: PositiveRanks, PerQuery: pmlAveragePrecision,
+	{Key: PMLMAPKey, Stage: Retrieval, Percent: true, KWindow: true, Depth: PositiveRanks, PerQuery: pmlAveragePrecision,
 		Conventions: []Convention{PML},
 		Unsupported: "is pytorch-metric-learning's definition: use --compat pml (MAP@R and mAP@1000 are the standard ones)",
 		Definition:  "pml convention only: mean over queries of (1/R_q) Σ_{i≤k} P@i·rel_i over the first k neighbours (k = gallery, or --pml-k)",
@@ -371,6 +374,21 @@ func IsPercent(key string) bool {
 func LowerIsBetter(key string) bool {
 	d, ok := Lookup(key)
 	return ok && d.LowerIsBetter
+}
+
+// Title is the name of metric key in a table of res: the key, with its k
+// for a metric of pml's window (Descriptor.KWindow: "mean_average_precision@99"
+// beside "mAP@1000").
+func Title(key string, res *Result) string {
+	d, ok := Lookup(key)
+	if !ok || !d.KWindow || res == nil {
+		return key
+	}
+	k := res.Gallery
+	if res.PMLK > 0 {
+		k = min(res.PMLK, res.Gallery)
+	}
+	return key + "@" + strconv.Itoa(k)
 }
 
 // ReportColumns are the default columns of `dmlbench report`: the

@@ -160,7 +160,7 @@ func loadQueryPair(embSpec, labSpec string) (mat32.Matrix, []int32, error) {
 // classNames fills in.ClassNames (for --per-class) with the original label
 // of every id in in.Labels / in.GalleryLabels, read again from the label
 // files (small next to the embeddings).
-func classNames(c *cli.Context, in *metrics.Input) error {
+func classNames(c *cli.Context, emb string, in *metrics.Input) error {
 	if !c.Bool("per-class") {
 		return nil
 	}
@@ -168,7 +168,7 @@ func classNames(c *cli.Context, in *metrics.Input) error {
 		spec string
 		ids  []int32
 	}
-	srcs := []src{{c.String("labels"), in.Labels}}
+	srcs := []src{{evalLabels(c, emb), in.Labels}}
 	if in.Gallery != nil {
 		srcs = []src{{c.String("query-labels"), in.Labels}, {c.String("gallery-labels"), in.GalleryLabels}}
 	}

@@ -315,7 +315,7 @@ func reportArgs(c *cli.Context) ([]string, error) {
 			}
 		}
 		if f == nil {
-			return nil, usagef("flag provided but not defined: -%s", name)
+			return nil, withFlagSuggestion(usagef("flag provided but not defined: -%s", name), c.Command.Flags)
 		}
 		if !hasVal {
 			if _, isBool := f.(*cli.BoolFlag); isBool {

@@ -93,3 +93,22 @@ func TestReportColumns(t *testing.T) {
 		t.Errorf("Keys order %q", got)
 	}
 }
+
+// TestProtocols: the standard splits' ks and sizes, and the warning when
+// the files differ from the split.
+func TestProtocols(t *testing.T) {
+	if got := strings.Join(ProtocolNames(), " "); got != "cars cub inshop sop" {
+		t.Errorf("protocols %q", got)
+	}
+	p, ok := LookupProtocol("sop")
+	if !ok || !slices.Equal(p.Ks, []int{1, 10, 100, 1000}) || p.Warning(&Result{N: 60502}) != "" {
+		t.Errorf("sop: %+v", p)
+	}
+	if w := p.Warning(&Result{N: 100}); !strings.Contains(w, "100 items, but the Stanford Online Products test split has 60502") {
+		t.Errorf("sop warning %q", w)
+	}
+	p, _ = LookupProtocol("inshop")
+	if w := p.Warning(&Result{Queries: 14218, Gallery: 12612}); w != "" || p.Warning(&Result{Queries: 1, Gallery: 12612}) == "" {
+		t.Errorf("inshop warnings %q", w)
+	}
+}

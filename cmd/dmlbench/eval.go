@@ -12,7 +12,6 @@ import (
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/reports"
@@ -224,8 +223,10 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w := protocolWarning(strings.ToLower(c.String("protocol")), proto, res); w != "" {
-		res.Warnings = append(res.Warnings, w)
+	if proto != nil {
+		if w := proto.Warning(res); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
 	}
 	if !c.Bool("quiet") {
 		for _, w := range res.Warnings {
@@ -273,17 +274,13 @@ func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 	if !qg {
 		qe, ql = emb, lab
 	}
-	load := loadPair
-	if qg {
-		load = loadQueryPair // one query against a gallery is valid
-	}
-	x, y, err := load(qe, ql)
+	x, y, err := arrays.LoadPair(qe, ql, qg) // one query against a gallery is valid
 	if err != nil {
 		return in, err
 	}
 	in.Emb, in.Labels = x, y
 	if qg {
-		gx, _, err := loadPair(ge, gl)
+		gx, _, err := arrays.LoadPair(ge, gl, false)
 		if err != nil {
 			return in, err
 		}
@@ -291,10 +288,11 @@ func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 			return in, fmt.Errorf("%s has dimension %d but %s has dimension %d", qe, x.Cols, ge, gx.Cols)
 		}
 		// Labels were remapped per file; map both to one id space by their original names.
-		in.Labels, in.GalleryLabels, err = jointLabels(ql, gl)
+		ids, err := arrays.JointLabels(ql, gl)
 		if err != nil {
 			return in, err
 		}
+		in.Labels, in.GalleryLabels = ids[0], ids[1]
 		in.Gallery = &gx
 	}
 	return in, nil
@@ -308,38 +306,6 @@ func evalLabels(c *cli.Context, emb string) string {
 	}
 	l, _ := arrays.LabelsBeside(emb)
 	return l
-}
-
-// loadPair reads embeddings and their labels for a leave-one-out
-// evaluation (at least two items).
-func loadPair(embSpec, labSpec string) (mat32.Matrix, []int32, error) {
-	return loadChecked(embSpec, labSpec, arrays.CheckPair)
-}
-
-// loadChecked reads embeddings and labels and applies check to the pair.
-func loadChecked(embSpec, labSpec string, check func(mat32.Matrix, []int32, string, string) error) (mat32.Matrix, []int32, error) {
-	x, err := arrays.LoadEmbeddings(embSpec)
-	if err != nil {
-		return x, nil, err
-	}
-	y, _, err := arrays.LoadLabels(labSpec)
-	if err != nil {
-		return x, nil, err
-	}
-	if err := check(x, y, embSpec, labSpec); err != nil {
-		return x, nil, err
-	}
-	return x, y, nil
-}
-
-// jointLabels loads the query and gallery labels into one id space
-// (arrays.JointLabels: integers by value, text by text, a mix refused).
-func jointLabels(a, b string) ([]int32, []int32, error) {
-	ids, err := arrays.JointLabels(a, b)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ids[0], ids[1], nil
 }
 
 // ignoredK returns a k of --k that a --metrics list would not compute (it

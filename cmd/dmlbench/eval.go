@@ -266,7 +266,7 @@ func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 		return in, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
 	case qg && (qe == "" || ql == "" || ge == "" || gl == ""):
 		return in, usagef("query/gallery mode needs --query-emb, --query-labels, --gallery-emb and --gallery-labels")
-	case !qg && emb == "":
+	case !qg && (emb == "" || lab == "" && !holdsMore(emb)):
 		return in, usagef("--emb and --labels are required (see dmlbench eval --help)")
 	case !qg && lab == "":
 		return in, usagef("--labels is required: %s holds no labels (a .pt or .npz that holds them as \"labels\", or an (embeddings, labels) pair, needs none)", emb)
@@ -296,6 +296,13 @@ func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 		in.Gallery = &gx
 	}
 	return in, nil
+}
+
+// holdsMore reports whether an embedding spec names a .pt or .npz file,
+// which may hold the labels too.
+func holdsMore(spec string) bool {
+	l := strings.ToLower(spec)
+	return strings.Contains(l, ".pt") || strings.Contains(l, ".npz")
 }
 
 // evalLabels is --labels, or the labels the embedding file emb holds

@@ -360,11 +360,11 @@ func WriteLaTeX(w io.Writer, rep *Report, standalone bool) error {
 	return err
 }
 
-// texTableStart opens a table environment with its caption, in \small with
+// texTableStart opens a table environment with its caption, in \footnotesize with
 // narrower column gaps (base LaTeX), so that a table of Roth et al. 2020's
 // six columns fits the text width.
 func texTableStart(b *strings.Builder, caption string) {
-	b.WriteString("\\begin{table}[ht]\n\\centering\n\\small\n\\setlength{\\tabcolsep}{4pt}\n")
+	b.WriteString("\\begin{table}[ht]\n\\centering\n\\footnotesize\n\\setlength{\\tabcolsep}{3pt}\n")
 	fmt.Fprintf(b, "\\caption{%s}\n", caption)
 }
 

@@ -12,7 +12,8 @@ import (
 // TestLaTeXCompiles: the LaTeX tables (a baseline, CIs, published rows)
 // compile with pdflatex, standalone and inside a document that loads
 // booktabs and nothing else (OT1 fonts: no \textless and the like), with
-// no \resizebox and no nested tabular. Skipped without pdflatex (Debian:
+// no \resizebox and no nested tabular, and fit the text width of a
+// one-column article (no overfull box). Skipped without pdflatex (Debian:
 // texlive-latex-base, texlive-latex-recommended).
 func TestLaTeXCompiles(t *testing.T) {
 	var standalone, plain bytes.Buffer
@@ -43,6 +44,10 @@ func TestLaTeXCompiles(t *testing.T) {
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("pdflatex %s: %v\n%s", name, err, out)
+		}
+		log, err := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(name, ".tex")+".log"))
+		if err != nil || strings.Contains(string(log), "Overfull \\hbox") {
+			t.Errorf("%s: a table is wider than the text (%v)", name, err)
 		}
 	}
 }

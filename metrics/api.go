@@ -95,6 +95,9 @@ type Result struct {
 	Gallery int `json:"gallery"`
 	// Average is how k-NN metrics pool queries: "query" or "per-class".
 	Average Average `json:"average"`
+	// PMLK is pytorch-metric-learning's explicit k as applied (Options.PMLK,
+	// max_bin_count resolved); 0: the whole gallery.
+	PMLK int `json:"pml_k,omitempty"`
 	// LoneQueries counts queries with no other item of their class.
 	LoneQueries int                `json:"lone_queries"`
 	Timings     map[string]float64 `json:"timings"`

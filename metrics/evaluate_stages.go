@@ -66,6 +66,7 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s undefined: no query counts (every query's class has no other item in the gallery); reported as null / n/a", strings.Join(undef, ", ")))
 	}
 	res.Warnings = append(res.Warnings, rankWarnings(plan, plan.extras.pmlK)...)
+	res.PMLK = plan.extras.pmlK
 	res.LoneQueries = sums.lone
 	res.Warnings = append(res.Warnings, loneWarnings(e.conv, e.loo, sums.lone)...)
 	if e.conv == Roth && sums.padded > 0 {
@@ -81,16 +82,20 @@ func loneWarnings(conv Convention, loo bool, lone int) []string {
 	if lone <= 0 {
 		return nil
 	}
+	who := fmt.Sprintf("%d lone queries (no other item of their class)", lone)
+	if !loo {
+		who = fmt.Sprintf("%d lone queries (no gallery item of their class)", lone)
+	}
 	switch conv {
 	case PML:
-		return []string{fmt.Sprintf("%d lone queries (no other item of their class) dropped from k-NN metrics (pml convention)", lone)}
+		return []string{who + " dropped from k-NN metrics (pml convention)"}
 	case Strict:
-		return []string{fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000", lone)}
+		return []string{who + " score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000"}
 	case Roth:
 		if loo {
-			return []string{fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k, mAP@C and mAP@1000 and are left out of MAP@R, R-Precision (roth convention)", lone)}
+			return []string{who + " score 0 in R@k, mAP@C and mAP@1000 and are left out of MAP@R, R-Precision (roth convention)"}
 		}
-		return []string{fmt.Sprintf("%d queries whose class has no gallery item score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000 (roth convention)", lone)}
+		return []string{who + " score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000 (roth convention)"}
 	}
 	return nil
 }

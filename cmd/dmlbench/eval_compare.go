@@ -6,8 +6,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/paired"
+	"github.com/dmlbench/dmlbench/reports"
 )
 
 // evalFlagsNamed returns eval's flags of the given names, in eval's order.
@@ -76,7 +78,7 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	format := c.String("format")
-	if !slices.Contains(evalFormats, format) {
+	if !slices.Contains(reports.ResultFormats, format) {
 		return usagef("--format must be table, json, markdown or latex (got %q)", format)
 	}
 	if c.Int("resamples") < 1 {
@@ -95,7 +97,7 @@ func compareAction(c *cli.Context) error {
 	}
 	var res [2]*metrics.Result
 	for i, in := range ins {
-		if res[i], err = evalInput(c, in, ks, true); err != nil {
+		if res[i], err = evalInput(c, names[i], in, ks, true); err != nil {
 			return fmt.Errorf("%s: %w", names[i], err)
 		}
 	}
@@ -136,29 +138,29 @@ func loadPairedInputs(c *cli.Context) ([2]metrics.Input, [2]string, error) {
 	}
 	for i := range 2 {
 		if !qg {
-			x, y, err := loadPair(embs[i], c.String("labels"))
+			x, y, err := arrays.LoadPair(embs[i], c.String("labels"), false)
 			if err != nil {
 				return ins, names, err
 			}
 			ins[i], names[i] = metrics.Input{Emb: x, Labels: y}, embs[i]
 			continue
 		}
-		x, _, err := loadQueryPair(qs[i], c.String("query-labels"))
+		x, _, err := arrays.LoadPair(qs[i], c.String("query-labels"), true)
 		if err != nil {
 			return ins, names, err
 		}
-		g, _, err := loadPair(gs[i], c.String("gallery-labels"))
+		g, _, err := arrays.LoadPair(gs[i], c.String("gallery-labels"), false)
 		if err != nil {
 			return ins, names, err
 		}
 		if g.Cols != x.Cols {
 			return ins, names, fmt.Errorf("%s has dimension %d but %s has dimension %d", qs[i], x.Cols, gs[i], g.Cols)
 		}
-		ql, gl, err := jointLabels(c.String("query-labels"), c.String("gallery-labels"))
+		ids, err := arrays.JointLabels(c.String("query-labels"), c.String("gallery-labels"))
 		if err != nil {
 			return ins, names, err
 		}
-		ins[i], names[i] = metrics.Input{Emb: x, Labels: ql, Gallery: &g, GalleryLabels: gl}, qs[i]
+		ins[i], names[i] = metrics.Input{Emb: x, Labels: ids[0], Gallery: &g, GalleryLabels: ids[1]}, qs[i]
 	}
 	return ins, names, nil
 }

@@ -61,7 +61,7 @@ func showAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := classNames(c, &in); err != nil {
+	if err := classNames(c, c.String("emb"), &in); err != nil {
 		return err
 	}
 	imgs, err := showImages(c, in)

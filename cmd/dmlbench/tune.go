@@ -13,6 +13,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/suite"
 	"github.com/dmlbench/dmlbench/tune"
 )
@@ -266,7 +267,7 @@ func tuneStatusAction(c *cli.Context) error {
 		}
 		best := "no trial finished"
 		if m.Best >= 0 {
-			best = fmt.Sprintf("best %s %.4f (trial t%03d: %s)", plan.Spec.Objective, float64(m.BestScore), m.Best, tune.FormatParams(m.BestParams))
+			best = fmt.Sprintf("best %s %s (trial t%03d: %s)", plan.Spec.Objective, reports.FormatMetricUnit(plan.Spec.Objective, float64(m.BestScore)), m.Best, tune.FormatParams(m.BestParams))
 		}
 		fmt.Fprintf(w, "  %-20s %d/%d trials done; %s\n", m.Name, done, plan.Spec.Budget, best)
 	}

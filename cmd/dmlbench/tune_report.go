@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 
@@ -62,7 +61,7 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 	}
 	for _, m := range sum.Methods {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: best of %d %s trials t%03d, validation %s %s (mean over %d folds of the training classes); chosen %s",
-			m.Name, sum.Budget, sum.Search, m.Best, sum.Objective, formatScore(float64(m.BestScore)), sum.Folds, tune.FormatParams(m.BestParams)))
+			m.Name, sum.Budget, sum.Search, m.Best, sum.Objective, reports.FormatMetricUnit(sum.Objective, float64(m.BestScore)), sum.Folds, tune.FormatParams(m.BestParams)))
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("separated: mean over the %d fold models; concatenated: their test embeddings side by side (%d·d dimensions); seeds %v",
 		sum.Folds, sum.Folds, sum.Seeds))
@@ -71,11 +70,4 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 		return err
 	}
 	return reportWriteOutput(c.App.Writer, c.String("out"), buf.Bytes())
-}
-
-func formatScore(v float64) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	return fmt.Sprintf("%.4f", v)
 }

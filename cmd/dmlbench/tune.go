@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,14 +55,15 @@ Examples:
 			&cli.IntFlag{Name: "cell", Value: -1, DefaultText: "all", Usage: "run only cell `N` (what a Slurm array task runs)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write the cells that can run now and print them; run nothing (slurm: write the script, submit nothing)"},
 			&cli.StringFlag{Name: "bin", Usage: "dmlbench binary the cells execute (default: this one)"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no per-cell lines (warnings and errors only)"},
+			maxCellsFlag,
 		},
 		Action: tuneAction,
 		Subcommands: []*cli.Command{{
 			Name:      "status",
 			Usage:     "per method: trials done and best validation score; cells running, pending or failed; ETA",
 			UsageText: "dmlbench tune status SPEC.yaml [--out DIR]",
-			Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the spec's out)"}},
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the spec's out)"}, maxCellsFlag},
 			Action:    tuneStatusAction,
 		}, {
 			Name:      "cell",
@@ -76,21 +79,27 @@ Examples:
 	})
 }
 
-// tuneLoad reads the spec named by the one argument and lays out its cells.
-func tuneLoad(c *cli.Context, what string) (*tune.Plan, error) {
+var maxCellsFlag = &cli.IntFlag{Name: "max-cells", Value: tune.DefaultMaxCells, Usage: "refuse a spec with more cells than `N` (methods × folds × (budget + final seeds))"}
+
+// tuneLoad reads the spec named by the one argument, checks it against its
+// data set and against the output directory's (tune.Plan.CheckSpec), and
+// lays out its cells.
+func tuneLoad(c *cli.Context, what string) (*tune.Plan, tune.Change, error) {
 	arg, err := oneArg(c, what, "spec file")
 	if err != nil {
-		return nil, err
+		return nil, tune.Change{}, err
 	}
-	spec, err := tune.Load(arg)
+	spec, err := tune.Load(arg, tune.Options{MaxCells: c.Int("max-cells")})
 	if err != nil {
-		return nil, err
+		return nil, tune.Change{}, err
 	}
-	return &tune.Plan{Spec: spec, Out: spec.OutDir(c.String("out"))}, nil
+	plan := &tune.Plan{Spec: spec, Out: spec.OutDir(c.String("out")), Warn: c.App.ErrWriter}
+	change, err := plan.CheckSpec()
+	return plan, change, err
 }
 
 func tuneAction(c *cli.Context) error {
-	plan, err := tuneLoad(c, "tune")
+	plan, change, err := tuneLoad(c, "tune")
 	if err != nil {
 		return err
 	}
@@ -118,19 +127,34 @@ func tuneAction(c *cli.Context) error {
 	if c.IsSet("cell") {
 		return tuneCellN(c, plan, bin, claims)
 	}
-	if sum, err := tune.ReadSummary(plan.Out); err == nil && sum.Done {
-		fmt.Fprintf(c.App.ErrWriter, "tune: %s is finished; nothing to do (dmlbench report %s)\n", plan.Out, plan.Out)
-		return nil
+	if done, err := plan.Finished(); err != nil || done {
+		if done {
+			fmt.Fprintf(c.App.ErrWriter, "tune: %s is finished; nothing to do (dmlbench report %s)\n", plan.Out, plan.Out)
+		}
+		return err
+	}
+	if change.Extended {
+		fmt.Fprintf(c.App.ErrWriter, "tune: the spec extends %s (%s): running the added work\n", plan.Out, strings.Join(change.Keys, ", "))
 	}
 	if executor == "slurm" {
 		return tuneSlurm(c, plan, bin, claims)
 	}
+	return tuneLocal(c, plan, bin, claims)
+}
+
+// tuneLocal runs the cells batch after batch on this machine, then
+// writes the results.
+func tuneLocal(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claimer) error {
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	quiet := c.Bool("quiet")
 	r := suiteRunner(c, bin, c.Int("parallel"), claims)
-	if !c.Bool("quiet") && reportIsTTY(c.App.ErrWriter) {
+	if quiet {
+		r.Log = nil
+	} else if reportIsTTY(c.App.ErrWriter) {
 		r.Progress = c.App.ErrWriter
 	}
+	r.Overall = &suite.Overall{Total: plan.NumCells(), Done: tuneDoneCells(plan), Begin: time.Now()}
 	for round := 1; ; round++ {
 		cells, stage, err := tuneNext(plan)
 		if err != nil {
@@ -147,7 +171,9 @@ func tuneAction(c *cli.Context) error {
 			fmt.Fprintf(c.App.Writer, "%d %s cells can run now, output in %s\n", len(cells), stage, plan.Out)
 			return nil
 		}
-		fmt.Fprintf(c.App.ErrWriter, "tune: round %d (%s stage): %d cells\n", round, stage, len(cells))
+		if !quiet {
+			fmt.Fprintf(c.App.ErrWriter, "tune: round %d (%s stage): %d cells; %d of %d cells done\n", round, stage, len(cells), r.Overall.Done, r.Overall.Total)
+		}
 		res, err := r.Run(ctx, jobs)
 		if ctx.Err() != nil {
 			return err
@@ -162,8 +188,23 @@ func tuneAction(c *cli.Context) error {
 	if err := plan.Finish(ctx, Version); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "tune: done; results in %s\nnext: dmlbench report %s --format markdown\n", plan.Out, plan.Out)
+	if !quiet {
+		fmt.Fprintf(c.App.ErrWriter, "tune: done; results in %s\nnext: dmlbench report %s --format markdown\n", plan.Out, plan.Out)
+	}
 	return nil
+}
+
+// tuneDoneCells counts the cells of the plan that are finished.
+func tuneDoneCells(plan *tune.Plan) int {
+	n := 0
+	for _, j := range plan.Jobs() {
+		if suite.IsDone(j.Dir) {
+			n++
+		} else if _, err := os.Stat(filepath.Join(j.Dir, tune.FailedFile)); err == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // tuneOnlyTrialFailures reports whether every failed cell of res is a
@@ -236,17 +277,13 @@ func tuneCellAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	data, err := tune.LoadData(cell.Config)
-	if err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return tune.RunCell(ctx, dir, data, c.Bool("resume"), Version)
+	return tune.RunCell(ctx, dir, tune.LoadData(cell.Config), tune.CellOptions{Resume: c.Bool("resume"), Version: Version, Warn: c.App.ErrWriter})
 }
 
 func tuneStatusAction(c *cli.Context) error {
-	plan, err := tuneLoad(c, "tune status")
+	plan, change, err := tuneLoad(c, "tune status")
 	if err != nil {
 		return err
 	}
@@ -265,8 +302,11 @@ func tuneStatusAction(c *cli.Context) error {
 			}
 		}
 		best := "no trial finished"
-		if m.Best >= 0 {
+		switch {
+		case m.Best >= 0:
 			best = fmt.Sprintf("best %s %.4f (trial t%03d: %s)", plan.Spec.Objective, float64(m.BestScore), m.Best, tune.FormatParams(m.BestParams))
+		case done == plan.Spec.Budget:
+			best = "no trial trained successfully: no final row for this method"
 		}
 		fmt.Fprintf(w, "  %-20s %d/%d trials done; %s\n", m.Name, done, plan.Spec.Budget, best)
 	}
@@ -295,8 +335,10 @@ func tuneStatusAction(c *cli.Context) error {
 		maxPar = plan.Spec.Slurm.MaxParallel
 	}
 	state := "in progress"
-	if sum2, err := tune.ReadSummary(plan.Out); err == nil && sum2.Done {
+	if done, _ := plan.Finished(); done {
 		state = "finished: dmlbench report " + plan.Out
+	} else if change.Extended {
+		state = "the spec extends the directory (" + strings.Join(change.Keys, ", ") + "): dmlbench tune runs the added work"
 	}
 	_, err = fmt.Fprintf(w, "%s; %s\n", suite.Summary(cells, maxPar), state)
 	return err

@@ -62,11 +62,20 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 		return err
 	}
 	for _, m := range sum.Methods {
+		if m.Best < 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no row: none of its %d %s trials trained successfully (see %s)",
+				m.Name, sum.Budget, sum.Search, filepath.Join(dir, "trials", m.Name)))
+			continue
+		}
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: best of %d %s trials t%03d, validation %s %s (mean over %d folds of the training classes); chosen %s",
 			m.Name, sum.Budget, sum.Search, m.Best, sum.Objective, formatScore(float64(m.BestScore)), sum.Folds, tune.FormatParams(m.BestParams)))
 	}
-	rep.Notes = append(rep.Notes, fmt.Sprintf("separated: mean over the %d fold models; concatenated: their test embeddings side by side (%d·d dimensions); seeds %v",
-		sum.Folds, sum.Folds, sum.Seeds))
+	join := "each L2-normalised, "
+	if sum.Join == tune.JoinRaw {
+		join = "as written, "
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("separated: mean over the %d fold models; concatenated: their test embeddings, %sside by side (%d·d dimensions); seeds %v",
+		sum.Folds, join, sum.Folds, sum.Seeds))
 	var buf bytes.Buffer
 	if err := reports.Write(&buf, rep, format, fo); err != nil {
 		return err
@@ -103,7 +112,7 @@ func plotTuneAction(c *cli.Context) error {
 	var series []plots.Series
 	for _, m := range sum.Methods {
 		s := plots.Series{Label: m.Name}
-		for i, v := range tune.BestSoFar(m.Trials) {
+		for i, v := range tune.BestSoFar(m.Trials, sum.LowerIsBetter) {
 			if !math.IsNaN(v) {
 				s.X = append(s.X, float64(m.Trials[i].Index+1))
 				s.Y = append(s.Y, scale*v)

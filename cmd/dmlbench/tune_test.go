@@ -11,7 +11,7 @@ import (
 func TestTuneCLI(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "t.yaml")
-	if err := os.WriteFile(spec, []byte("out: out\ndataset: synthetic\nbudget: 2\nfolds: 2\nfixed: {epochs: 1, batch-size: 32}\nmethods:\n  - {loss: margin, miner: distance, space: {lr: {low: 0.0001, high: 0.01, log: true}}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(spec, []byte("out: out\ndataset: synthetic\nsearch: random\nbudget: 2\nfolds: 2\nfixed: {epochs: 1, batch-size: 32}\nmethods:\n  - {loss: margin, miner: distance, space: {lr: {low: 0.0001, high: 0.01, log: true}}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// --dry-run writes the cells of the first batch and lists them.
@@ -37,7 +37,7 @@ func TestTuneCLI(t *testing.T) {
 	}
 	// Errors: one line, exit 1 for a bad spec, 2 for a bad invocation.
 	bad := filepath.Join(dir, "bad.yaml")
-	if err := os.WriteFile(bad, []byte("dataset: synthetic\nbudget: 2\nmethods:\n  - {loss: margin, space: {lr: {low: 0.01, high: 0.001}}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("dataset: synthetic\nsearch: random\nbudget: 2\nmethods:\n  - {loss: margin, space: {lr: {low: 0.01, high: 0.001}}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, errs, code = runCLI(t, "tune", bad)

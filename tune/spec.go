@@ -240,6 +240,16 @@ func (s *Spec) parseSlurm(n *yaml.Node, p *problems) {
 type problems struct {
 	msgs []string
 	seen map[string]bool
+	// bad are the keys whose value could not be read (their range is not
+	// checked again).
+	bad map[string]bool
+}
+
+func (p *problems) badKey(where string) {
+	if p.bad == nil {
+		p.bad = map[string]bool{}
+	}
+	p.bad[where] = true
 }
 
 func (p *problems) add(format string, a ...any) {
@@ -286,11 +296,13 @@ func (p *problems) int64(n *yaml.Node, where string, dst *int64) bool {
 	}
 	v, ok := p.scalar(n, where, "an integer")
 	if !ok {
+		p.badKey(where)
 		return false
 	}
 	x, err := integer(v)
 	if err != nil {
 		p.add("%s (line %d): %v", where, n.Line, err)
+		p.badKey(where)
 		return false
 	}
 	*dst = x

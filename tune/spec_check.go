@@ -78,10 +78,10 @@ func (s *Spec) checkScalars(p *problems) {
 	case fixtures.Describe(s.Dataset) == "":
 		p.add("dataset %q is not a data set (see dmlbench list datasets)", s.Dataset)
 	}
-	if s.Budget < 1 {
+	if s.Budget < 1 && !p.bad["budget"] {
 		p.add("budget = %d: want the number of trials per method (≥ 1)", s.Budget)
 	}
-	if s.Folds < 2 {
+	if s.Folds < 2 && !p.bad["folds"] {
 		p.add("folds = %d must be ≥ 2", s.Folds)
 	}
 	if s.MaxParallel < 0 {

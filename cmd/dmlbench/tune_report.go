@@ -54,6 +54,9 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range loaded.Warnings {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+	}
 	if len(loaded.Runs) == 0 {
 		return errors.New("no final results under " + tune.ResultsDir(dir))
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -124,6 +123,16 @@ func LogPattern(out string) string {
 	return filepath.Join(SlurmDir(out), "logs", "cell%a_job%A.out")
 }
 
+// DirectiveValue is v as the value of an #SBATCH directive: in double
+// quotes when it holds white space, which sbatch otherwise takes as the
+// end of the directive's argument.
+func DirectiveValue(v string) string {
+	if strings.ContainsAny(v, " \t") {
+		return `"` + v + `"`
+	}
+	return v
+}
+
 // CellLog is the newest Slurm log of cell i ("" if none).
 func CellLog(out string, i int) string {
 	m, _ := filepath.Glob(filepath.Join(SlurmDir(out), "logs", fmt.Sprintf("cell%d_job*.out", i)))
@@ -157,7 +166,7 @@ func (s *Spec) Script(bin, suiteFile, out string, cells []int) string {
 	b.WriteString("# a cell another task runs is left to it, an interrupted one is resumed.\n")
 	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", name)
 	fmt.Fprintf(&b, "#SBATCH --array=%s\n", ArraySpec(cells, c.MaxParallel))
-	fmt.Fprintf(&b, "#SBATCH --output=%s\n", LogPattern(out))
+	fmt.Fprintf(&b, "#SBATCH --output=%s\n", DirectiveValue(LogPattern(out)))
 	opt := func(flag, v string) {
 		if v != "" {
 			fmt.Fprintf(&b, "#SBATCH --%s=%s\n", flag, v)
@@ -343,12 +352,4 @@ func (sl *Slurm) JobAlive(job string) (alive, ok bool) {
 	return strings.TrimSpace(string(b)) != "", true
 }
 
-// sortedKeys returns the keys of m in increasing order.
-func sortedKeys(m map[int]QueueEntry) []int {
-	k := make([]int, 0, len(m))
-	for i := range m {
-		k = append(k, i)
-	}
-	sort.Ints(k)
-	return k
-}
+

@@ -98,6 +98,7 @@ Examples:
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},
 			&cli.StringFlag{Name: "executor", Value: "local", Usage: "where the runs execute: local | slurm (a job array, see docs/slurm.md)"},
 			&cli.IntFlag{Name: "cell", Value: -1, DefaultText: "all", Usage: "run only cell `N` (0-based, the order of --dry-run; what each Slurm array task runs)"},
+			suiteMaxCellsFlag,
 		},
 		Action: suiteAction,
 		Subcommands: []*cli.Command{{
@@ -110,11 +111,14 @@ the log to read (the Slurm task log, else the run's log.txt) and its last error 
 The ETA is the mean time of the finished cells × the cells left ÷ the cells running.`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the suite file's out)"},
+				suiteMaxCellsFlag,
 			},
 			Action: suiteStatusAction,
 		}},
 	})
 }
+
+var suiteMaxCellsFlag = &cli.IntFlag{Name: "max-cells", Value: suite.DefaultMaxCells, Usage: "refuse a suite with more cells than `N` (counted before the grids are expanded)"}
 
 func suiteAction(c *cli.Context) error {
 	arg, err := oneArg(c, "suite", "suite file")
@@ -128,7 +132,7 @@ func suiteAction(c *cli.Context) error {
 	if executor != "local" && executor != "slurm" {
 		return usagef("--executor must be local or slurm (got %q)", executor)
 	}
-	spec, out, jobs, err := suite.LoadCells(arg, c.String("out"))
+	spec, out, jobs, err := suite.LoadCells(arg, c.String("out"), c.Int("max-cells"))
 	if err != nil {
 		return suiteProblems(c, arg, err)
 	}

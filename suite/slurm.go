@@ -351,5 +351,3 @@ func (sl *Slurm) JobAlive(job string) (alive, ok bool) {
 	}
 	return strings.TrimSpace(string(b)) != "", true
 }
-
-

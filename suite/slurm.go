@@ -26,7 +26,7 @@ import (
 //	  mem: 16G
 //	  gpus: 1                 # --gpus (e.g. a100:1)
 //	  account: mylab
-//	  max_parallel: 20        # the %M throttle of the array
+//	  max-parallel: 20        # the %M throttle of the array (alias max_parallel)
 //	  extra: [--qos=normal, "--constraint=avx512"]   # more #SBATCH lines
 //	  claim-timeout: 10m      # heartbeat age after which a cell is taken over
 type SlurmConfig struct {
@@ -36,24 +36,24 @@ type SlurmConfig struct {
 	Mem         string `yaml:"mem"`
 	GPUs        string `yaml:"gpus"`
 	Account     string `yaml:"account"`
-	MaxParallel int    `yaml:"max_parallel"`
-	// MaxParallelDash is the same key spelled like the other keys.
-	MaxParallelDash int    `yaml:"max-parallel"`
-	JobName         string `yaml:"job-name"`
+	MaxParallel int    `yaml:"max-parallel"`
+	// MaxParallelSnake is the alias max_parallel of MaxParallel.
+	MaxParallelSnake int    `yaml:"max_parallel"`
+	JobName          string `yaml:"job-name"`
 	// Extra are further #SBATCH options, one per line.
 	Extra        List   `yaml:"extra"`
 	ClaimTimeout string `yaml:"claim-timeout"`
 }
 
 func (c *SlurmConfig) check() error {
-	if c.MaxParallel != 0 && c.MaxParallelDash != 0 {
-		return errors.New("give max_parallel or max-parallel, not both")
+	if c.MaxParallel != 0 && c.MaxParallelSnake != 0 {
+		return errors.New("give max-parallel or its alias max_parallel, not both")
 	}
-	if c.MaxParallelDash != 0 {
-		c.MaxParallel, c.MaxParallelDash = c.MaxParallelDash, 0
+	if c.MaxParallelSnake != 0 {
+		c.MaxParallel, c.MaxParallelSnake = c.MaxParallelSnake, 0
 	}
 	if c.MaxParallel < 0 {
-		return fmt.Errorf("max_parallel = %d must be ≥ 0", c.MaxParallel)
+		return fmt.Errorf("max-parallel = %d must be ≥ 0", c.MaxParallel)
 	}
 	if c.CPUsPerTask < 0 {
 		return fmt.Errorf("cpus-per-task = %d must be ≥ 0", c.CPUsPerTask)

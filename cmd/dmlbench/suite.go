@@ -49,7 +49,7 @@ with kill -9, the kernel kills its running children (Linux).
 
 --executor slurm (see docs/slurm.md) writes OUT/slurm/suite.sbatch, a job array over
 exactly the unfinished cells that no one runs or has queued ('#SBATCH --array=…%M',
-M = slurm.max_parallel), with the resources of the suite file's slurm: block, task
+M = slurm.max-parallel), with the resources of the suite file's slurm: block, task
 logs in OUT/slurm/logs/cellN_jobJ.out, and submits it with 'sbatch --parsable'
 (job ids recorded in OUT/slurm/jobs.txt; --dry-run only writes the script). Each task
 runs 'dmlbench suite SUITE.yaml --out OUT --cell $SLURM_ARRAY_TASK_ID' with
@@ -64,7 +64,7 @@ line), from the run directories, squeue and sacct, and a summary with an ETA.
      mem: 16G
      gpus: 1
      account: mylab
-     max_parallel: 20
+     max-parallel: 20
      extra: [--qos=normal]
 
 Suite file (paths relative to the file):

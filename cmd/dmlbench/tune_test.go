@@ -54,3 +54,40 @@ func TestTuneCLI(t *testing.T) {
 		t.Fatalf("report on an unfinished tune: exit %d: %s", code, errs)
 	}
 }
+
+// A spec edited after its directory was started: a change that only
+// extends it is accepted by tune and status alike; any other is refused
+// by both in one line naming the key. A budget of 10⁹ is refused at once.
+func TestTuneSpecChangesAndLimits(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "t.yaml")
+	base := "out: out\ndataset: synthetic\nsearch: random\nbudget: 2\nfolds: 2\nfixed: {epochs: 1, batch-size: 32}\nmethods:\n  - {loss: margin, miner: distance, space: {lr: {low: 0.0001, high: 0.01, log: true}}}\n"
+	write := func(s string) {
+		if err := os.WriteFile(spec, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(base)
+	if _, errs, code := runCLI(t, "tune", spec, "--dry-run"); code != 0 {
+		t.Fatalf("dry run: %s", errs)
+	}
+	write(strings.Replace(base, "budget: 2", "budget: 3", 1))
+	out, errs, code := runCLI(t, "tune", "status", spec)
+	if code != 0 || !strings.Contains(out, "the spec extends the directory (budget)") {
+		t.Fatalf("extended: exit %d: %s\n%s", code, errs, out)
+	}
+	write(strings.Replace(base, "high: 0.01", "high: 0.02", 1))
+	for _, args := range [][]string{{"tune", spec}, {"tune", "status", spec}} {
+		_, errs, code := runCLI(t, args...)
+		if code != 1 || !strings.Contains(errs, "spec changed since") || !strings.Contains(errs, "(methods.margin-distance)") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v after a changed space: exit %d, %q", args, code, errs)
+		}
+	}
+	write(strings.Replace(base, "budget: 2", "budget: 1e9", 1))
+	for _, args := range [][]string{{"tune", "status", spec}, {"tune", spec, "--dry-run"}} {
+		_, errs, code := runCLI(t, args...)
+		if code != 1 || !strings.Contains(errs, "more than the limit 100000") {
+			t.Errorf("%v with budget 1e9: exit %d, %q", args, code, errs)
+		}
+	}
+}

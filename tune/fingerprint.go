@@ -26,6 +26,9 @@ func (s *Spec) Fingerprint() map[string]string {
 		"objective": j(s.Objective), "max-parallel": j(s.MaxParallel), "tpe": j(s.TPE), "fixed": j(s.Fixed),
 		"final.metrics": j(s.FinalMetrics), "final.join": j(s.Join), "budget": j(s.Budget), "final.seeds": j(s.FinalSeeds),
 	}
+	if s.SearchRepeats > 1 {
+		fp["search-repeats"] = j(s.SearchRepeats)
+	}
 	for _, m := range s.Methods {
 		fp["methods."+m.Name] = j(map[string]any{"loss": m.Loss, "miner": m.Miner, "fixed": m.Fixed, "space": m.Space, "hyper": m.hyper})
 	}
@@ -78,7 +81,7 @@ func compareFingerprints(old, cur map[string]string, out string) (Change, error)
 		c, hasCur := cur[k]
 		switch {
 		case o == c:
-		case !hadOld && strings.HasPrefix(k, "methods."):
+		case !hadOld && (strings.HasPrefix(k, "methods.") || k == "search-repeats"):
 			ext = append(ext, k)
 		case hadOld && hasCur && extends(k, o, c):
 			ext = append(ext, k)
@@ -89,7 +92,7 @@ func compareFingerprints(old, cur map[string]string, out string) (Change, error)
 	sort.Strings(ext)
 	sort.Strings(changed)
 	if len(changed) > 0 {
-		return Change{}, fmt.Errorf("%w since %s was run (%s): restore it or use a new --out; only a larger budget, more final seeds and new methods extend a tune directory",
+		return Change{}, fmt.Errorf("%w since %s was run (%s): restore it or use a new --out; only a larger budget, more final seeds, more search repeats and new methods extend a tune directory",
 			ErrSpecChanged, out, strings.Join(changed, ", "))
 	}
 	return Change{Extended: len(ext) > 0, Keys: ext}, nil
@@ -99,7 +102,7 @@ func compareFingerprints(old, cur map[string]string, out string) (Change, error)
 // budget, or final seeds that keep the old ones.
 func extends(k, o, c string) bool {
 	switch k {
-	case "budget":
+	case "budget", "search-repeats":
 		var a, b int
 		return json.Unmarshal([]byte(o), &a) == nil && json.Unmarshal([]byte(c), &b) == nil && b > a
 	case "final.seeds":

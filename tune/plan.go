@@ -30,6 +30,9 @@ type Plan struct {
 	Out  string
 	// Warn receives warnings (a final cell redone); nil discards them.
 	Warn io.Writer
+	// Repeat is the search repeat this plan runs (0: the main search,
+	// which alone has a final stage; see Repeats).
+	Repeat int
 }
 
 // NumCells is the number of cells of the spec.
@@ -170,7 +173,7 @@ func methodSeed(seed int64, name string) int64 {
 
 // proposerFor is the proposer of method m.
 func (p *Plan) proposerFor(m int) search.Proposer {
-	seed := methodSeed(p.Spec.Seed, p.Spec.Methods[m].Name)
+	seed := p.searchSeed(m)
 	if p.Spec.Search == "random" {
 		return search.Random{Seed: seed}
 	}
@@ -231,7 +234,7 @@ func (p *Plan) Next() (cells []int, stage string, err error) {
 			}
 		}
 	}
-	if !allTuned {
+	if !allTuned || p.Repeat > 0 {
 		return cells, StageTune, nil
 	}
 	if err := p.writeFinal(); err != nil {
@@ -384,6 +387,12 @@ type MethodSummary struct {
 	Best       int               `json:"best"`
 	BestParams map[string]string `json:"best_params,omitempty"`
 	BestScore  Value             `json:"best_score"`
+	// RepeatBest and RepeatRanks are the method's best validation score
+	// and its rank among the methods in each search repeat (repeat 0
+	// first); RankHolds: the rank is the same in every repeat.
+	RepeatBest  []Value `json:"repeat_best,omitempty"`
+	RepeatRanks []int   `json:"repeat_ranks,omitempty"`
+	RankHolds   *bool   `json:"rank_holds,omitempty"`
 }
 
 // Summary is tune.json: the protocol settings and every trial's score.
@@ -401,6 +410,8 @@ type Summary struct {
 	// FinalMetrics are the test metrics of the final stage (empty: the
 	// trainer's default set).
 	FinalMetrics []string `json:"final_metrics,omitempty"`
+	// SearchRepeats is the number of searches per method (search-repeats).
+	SearchRepeats int `json:"search_repeats,omitempty"`
 	// Join is how the concatenated rows join the fold models' embeddings.
 	Join    string          `json:"join,omitempty"`
 	Methods []MethodSummary `json:"methods"`
@@ -427,7 +438,7 @@ func (p *Plan) Summarize() (*Summary, error) {
 		}
 		sum.Methods = append(sum.Methods, ms)
 	}
-	return sum, nil
+	return sum, p.summarizeRepeats(sum)
 }
 
 // ReadSummary reads dir/tune.json.

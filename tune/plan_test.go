@@ -38,6 +38,7 @@ func TestCompareFingerprints(t *testing.T) {
 		{"more seeds", with("final.seeds", "[2,0,1]"), true, ""},
 		{"other seeds", with("final.seeds", "[0,2]"), false, "(final.seeds)"},
 		{"new method", with("methods.b", `{"x":2}`), true, ""},
+		{"search repeats", with("search-repeats", "3"), true, ""},
 		{"changed method", with("methods.a", `{"x":2}`), false, "(methods.a)"},
 		{"removed method", with("methods.a", ""), false, "(methods.a)"},
 		{"changed seed", with("seed", "1"), false, "(seed)"},

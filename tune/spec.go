@@ -72,6 +72,9 @@ type Spec struct {
 	// FinalMetrics are evaluated on the test classes (empty: the trainer's
 	// default set).
 	FinalMetrics []string
+	// SearchRepeats runs the whole search this many times with different
+	// search streams (default 1), to see whether the methods' order holds.
+	SearchRepeats int
 	// Join is how the concatenated row joins the fold models' embeddings
 	// (JoinL2 or JoinRaw).
 	Join  string
@@ -132,7 +135,7 @@ func Parse(b []byte, opt Options) (*Spec, error) {
 	} else if !errors.Is(err, io.EOF) {
 		p.add("after the first document: %s", strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", " "))
 	}
-	s := &Spec{Search: DefaultSearch, Folds: DefaultFolds, Objective: DefaultObjective, Join: JoinL2}
+	s := &Spec{Search: DefaultSearch, Folds: DefaultFolds, Objective: DefaultObjective, Join: JoinL2, SearchRepeats: 1}
 	top := p.mapping(doc.Content[0], "spec", topKeys)
 	if top == nil {
 		return nil, p.err()
@@ -148,7 +151,7 @@ func Parse(b []byte, opt Options) (*Spec, error) {
 // topKeys, methodKeys, rangeKeys, tpeKeys and finalKeys are the keys a
 // spec may use; aliases maps older spellings to them.
 var (
-	topKeys    = []string{"out", "dataset", "seed", "search", "budget", "max-parallel", "folds", "objective", "tpe", "fixed", "methods", "final", "slurm"}
+	topKeys    = []string{"out", "dataset", "seed", "search", "budget", "max-parallel", "folds", "objective", "tpe", "fixed", "methods", "final", "slurm", "search-repeats"}
 	methodKeys = []string{"name", "loss", "miner", "budget", "fixed", "space"}
 	rangeKeys  = []string{"low", "high", "log", "int", "values"}
 	tpeKeys    = []string{"startup", "gamma", "candidates", "prior-weight"}
@@ -164,6 +167,7 @@ func (s *Spec) parseTop(top map[string]*yaml.Node, p *problems) {
 	p.str(top["search"], "search", &s.Search)
 	p.int(top["budget"], "budget", &s.Budget)
 	p.int(top["max-parallel"], "max-parallel", &s.MaxParallel)
+	p.int(top["search-repeats"], "search-repeats", &s.SearchRepeats)
 	p.int(top["folds"], "folds", &s.Folds)
 	p.str(top["objective"], "objective", &s.Objective)
 	if n := top["tpe"]; n != nil {

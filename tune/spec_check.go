@@ -46,8 +46,8 @@ func (s *Spec) check(p *problems, opt Options) {
 	}
 	// Counted in floating point before anything is laid out, so a budget
 	// of 1e9 is refused without allocating.
-	if n := float64(len(s.Methods)) * float64(max(s.Folds, 0)) * (float64(max(s.Budget, 0)) + float64(len(s.FinalSeeds))); n > float64(limit) {
-		p.add("the spec has %.0f cells (methods × folds × (budget + final seeds)), more than the limit %d: lower the budget, or raise the limit with --max-cells", n, limit)
+	if n := float64(len(s.Methods)) * float64(max(s.Folds, 0)) * (float64(max(s.Budget, 0))*float64(max(s.SearchRepeats, 1)) + float64(len(s.FinalSeeds))); n > float64(limit) {
+		p.add("the spec has %.0f cells (methods × folds × (budget × search repeats + final seeds)), more than the limit %d: lower the budget, or raise the limit with --max-cells", n, limit)
 	}
 	names := map[string]bool{}
 	for _, m := range s.Methods {
@@ -83,6 +83,9 @@ func (s *Spec) checkScalars(p *problems) {
 	}
 	if s.Folds < 2 && !p.bad["folds"] {
 		p.add("folds = %d must be ≥ 2", s.Folds)
+	}
+	if s.SearchRepeats < 1 && !p.bad["search-repeats"] {
+		p.add("search-repeats = %d must be ≥ 1", s.SearchRepeats)
 	}
 	if s.MaxParallel < 0 {
 		p.add("max-parallel = %d must be ≥ 0", s.MaxParallel)

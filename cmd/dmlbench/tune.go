@@ -154,25 +154,25 @@ func tuneLocal(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 	} else if reportIsTTY(c.App.ErrWriter) {
 		r.Progress = c.App.ErrWriter
 	}
-	r.Overall = &suite.Overall{Total: plan.NumCells(), Done: tuneDoneCells(plan), Begin: time.Now()}
+	r.Overall = &suite.Overall{Total: plan.TotalCells(), Done: tuneDoneCells(plan), Begin: time.Now()}
+	plans := append([]*tune.Plan{plan}, plan.Repeats()...)
 	for round := 1; ; round++ {
-		cells, stage, err := tuneNext(plan)
+		jobs, labels, stage, err := tuneRound(plans)
 		if err != nil {
 			return err
 		}
-		if len(cells) == 0 {
+		if len(jobs) == 0 {
 			break
 		}
-		jobs := tuneJobs(plan, cells)
 		if c.Bool("dry-run") {
 			for i, j := range jobs {
-				fmt.Fprintf(c.App.Writer, "%4d %s\n     %s\n", cells[i], j.Name, suite.CommandLine(bin, j))
+				fmt.Fprintf(c.App.Writer, "%4s %s\n     %s\n", labels[i], j.Name, suite.CommandLine(bin, j))
 			}
-			fmt.Fprintf(c.App.Writer, "%d %s cells can run now, output in %s\n", len(cells), stage, plan.Out)
+			fmt.Fprintf(c.App.Writer, "%d %s cells can run now, output in %s\n", len(jobs), stage, plan.Out)
 			return nil
 		}
 		if !quiet {
-			fmt.Fprintf(c.App.ErrWriter, "tune: round %d (%s stage): %d cells; %d of %d cells done\n", round, stage, len(cells), r.Overall.Done, r.Overall.Total)
+			fmt.Fprintf(c.App.ErrWriter, "tune: round %d (%s): %d cells; %d of %d cells done\n", round, stage, len(jobs), r.Overall.Done, r.Overall.Total)
 		}
 		res, err := r.Run(ctx, jobs)
 		if ctx.Err() != nil {
@@ -194,14 +194,52 @@ func tuneLocal(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 	return nil
 }
 
-// tuneDoneCells counts the cells of the plan that are finished.
+// tuneRound writes the cells that can run now in every plan (the main
+// search, then its search repeats) and returns them as jobs named
+// relative to the main output directory, with their labels (cell numbers;
+// rN:i for repeat N) and the stages.
+func tuneRound(plans []*tune.Plan) (jobs []suite.Job, labels []string, stage string, err error) {
+	var stages []string
+	for k, p := range plans {
+		var cells []int
+		var st string
+		if k == 0 {
+			cells, st, err = tuneNext(p)
+		} else {
+			cells, st, err = p.Next()
+		}
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if len(cells) == 0 {
+			continue
+		}
+		prefix, label := "", "%d"
+		if k > 0 {
+			prefix, _ = filepath.Rel(plans[0].Out, p.Out)
+			label, st = fmt.Sprintf("r%d:%%d", k), fmt.Sprintf("search repeat %d", k)
+		}
+		stages = append(stages, st+" stage")
+		for i, j := range tuneJobs(p, cells) {
+			j.Name = filepath.Join(prefix, j.Name)
+			jobs = append(jobs, j)
+			labels = append(labels, fmt.Sprintf(label, cells[i]))
+		}
+	}
+	return jobs, labels, strings.Join(stages, ", "), nil
+}
+
+// tuneDoneCells counts the finished cells of the plan and its search
+// repeats.
 func tuneDoneCells(plan *tune.Plan) int {
 	n := 0
-	for _, j := range plan.Jobs() {
-		if suite.IsDone(j.Dir) {
-			n++
-		} else if _, err := os.Stat(filepath.Join(j.Dir, tune.FailedFile)); err == nil {
-			n++
+	for _, p := range append([]*tune.Plan{plan}, plan.Repeats()...) {
+		for _, j := range p.Jobs() {
+			if suite.IsDone(j.Dir) {
+				n++
+			} else if _, err := os.Stat(filepath.Join(j.Dir, tune.FailedFile)); err == nil {
+				n++
+			}
 		}
 	}
 	return n
@@ -309,6 +347,9 @@ func tuneStatusAction(c *cli.Context) error {
 			best = "no trial trained successfully: no final row for this method"
 		}
 		fmt.Fprintf(w, "  %-20s %d/%d trials done; %s\n", m.Name, done, plan.Spec.Budget, best)
+		if len(m.RepeatRanks) > 1 {
+			fmt.Fprintf(w, "  %-20s rank in each of %d search repeats: %v\n", "", len(m.RepeatRanks), m.RepeatRanks)
+		}
 	}
 	sl := &suite.Slurm{}
 	jobs := plan.Jobs()
@@ -355,6 +396,9 @@ func tuneSlurm(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 		return p
 	}
 	bin, specFile, out := abs(bin), abs(plan.Spec.File), abs(plan.Out)
+	if plan.Spec.SearchRepeats > 1 {
+		return usagef("tune --executor slurm: search-repeats runs with --executor local only")
+	}
 	sl := &suite.Slurm{}
 	if !c.Bool("dry-run") && !sl.Available() {
 		return errors.New("tune --executor slurm: sbatch not found on PATH (run this on a Slurm login node; --dry-run only writes the scripts)")

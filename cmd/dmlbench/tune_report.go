@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -73,6 +75,9 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: best of %d %s trials t%03d, validation %s %s (mean over %d folds of the training classes); chosen %s",
 			m.Name, sum.Budget, sum.Search, m.Best, sum.Objective, formatScore(float64(m.BestScore)), sum.Folds, tune.FormatParams(m.BestParams)))
 	}
+	if sum.SearchRepeats > 1 {
+		rep.Notes = append(rep.Notes, tuneRankNote(sum))
+	}
 	join := "each L2-normalised, "
 	if sum.Join == tune.JoinRaw {
 		join = "as written, "
@@ -84,6 +89,24 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 		return err
 	}
 	return reportWriteOutput(c.App.Writer, c.String("out"), buf.Bytes())
+}
+
+// tuneRankNote says per method its rank by best validation score in each
+// of the search repeats and whether it holds across them.
+func tuneRankNote(sum *tune.Summary) string {
+	var parts []string
+	for _, m := range sum.Methods {
+		holds := "holds"
+		if m.RankHolds == nil || !*m.RankHolds {
+			holds = "does not hold"
+		}
+		ranks := make([]string, len(m.RepeatRanks))
+		for i, r := range m.RepeatRanks {
+			ranks[i] = strconv.Itoa(r)
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", m.Name, strings.Join(ranks, ", "), holds))
+	}
+	return fmt.Sprintf("rank by best validation %s in each of %d searches with different search seeds: %s", sum.Objective, sum.SearchRepeats, strings.Join(parts, "; "))
 }
 
 func formatScore(v float64) string {

@@ -485,8 +485,9 @@ func (s *Spec) NumCells() float64 {
 // LoadCells reads the suite file path (Load) and lists its cells (Jobs)
 // under its output directory: out, or the file's own when out is empty
 // (OutDir). A suite of more than maxCells cells (0: DefaultMaxCells) is
-// refused before its grids are expanded. It returns the spec, the output
-// directory and the cells.
+// refused before its grids are expanded, and one whose started cells
+// changed their settings is refused (CheckManifest). It returns the spec,
+// the output directory and the cells.
 func LoadCells(path, out string, maxCells int) (*Spec, string, []Job, error) {
 	spec, err := Load(path)
 	if err != nil {
@@ -501,6 +502,9 @@ func LoadCells(path, out string, maxCells int) (*Spec, string, []Job, error) {
 	out = spec.OutDir(out)
 	jobs, err := spec.Jobs(out)
 	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := CheckManifest(out, jobs); err != nil {
 		return nil, "", nil, err
 	}
 	return spec, out, jobs, nil

@@ -500,3 +500,38 @@ func TestSlurmScriptPathWithSpace(t *testing.T) {
 		t.Fatalf("unquoted command:\n%s", sc)
 	}
 }
+
+// A started cell whose settings change in the suite file is refused by
+// suite and suite status alike; new cells are added.
+func TestSuiteFingerprint(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("out: out\nextra: --hidden 64\ngrid:\n  dataset: synthetic\n  loss: margin\n  seed: [0, 1]\n")
+	_, out, jobs, err := LoadCells(path, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteManifest(out, path, jobs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(jobs[0].Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(jobs[0].Dir, "run.json"), []byte(`{"status": "done"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write("out: out\nextra: --hidden 64\ngrid:\n  dataset: synthetic\n  loss: margin\n  seed: [0, 1, 2]\n")
+	if _, _, jobs, err := LoadCells(path, "", 0); err != nil || len(jobs) != 3 {
+		t.Fatalf("a new seed: %d cells, %v", len(jobs), err)
+	}
+	write("out: out\nextra: --hidden 128\ngrid:\n  dataset: synthetic\n  loss: margin\n  seed: [0, 1]\n")
+	_, _, _, err = LoadCells(path, "", 0)
+	if err == nil || !strings.Contains(err.Error(), jobs[0].Name) || strings.Contains(err.Error(), jobs[1].Name) {
+		t.Fatalf("changed extra: %v", err)
+	}
+}

@@ -535,3 +535,36 @@ func TestSuiteFingerprint(t *testing.T) {
 		t.Fatalf("changed extra: %v", err)
 	}
 }
+
+// With Overall set, the log lines of several Run calls count every cell
+// of all of them: the progress does not restart with each call.
+func TestRunnerOverallProgress(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Parse([]byte(`grid: {dataset: omniglot, loss: [margin, triplet], seed: [0, 1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := s.Jobs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	var log strings.Builder
+	r := &Runner{Bin: "dmlbench", Exec: fakeTrainer(&calls), Log: &log, Overall: &Overall{Total: 4, Begin: time.Now()}}
+	for _, batch := range [][]Job{jobs[:2], jobs[2:]} {
+		if _, err := r.Run(context.Background(), batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"[1/4, ", "[2/4, ", "[3/4, ", "[4/4, "} {
+		if !strings.Contains(log.String(), want) {
+			t.Fatalf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+	if strings.Contains(log.String(), "[1/2, ") || r.Overall.Done != 4 {
+		t.Fatalf("progress restarted with the second call:\n%s", log.String())
+	}
+	if p := progress(1, 4, 1, time.Now().Add(-10*time.Second)); !strings.Contains(p, "ETA 30s") {
+		t.Fatalf("progress %q, want ETA 30s", p)
+	}
+}

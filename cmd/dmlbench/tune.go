@@ -36,10 +36,15 @@ test embeddings side by side, k·d dimensions).
 
 Every training run is a cell run by the suite machinery (claims, resume after kill -9,
 one process per cell): trials × folds, then methods × folds × seeds. Trials are
-proposed in batches of max_parallel per method, deterministically (same spec, same
+proposed in batches of max-parallel per method, deterministically (same spec, same
 trials). --executor local runs --parallel cells at once until done; --executor slurm
 submits the cells that can run now as a job array plus a follow-up job that proposes
-and submits the next batch. Re-running on a finished directory does nothing.
+and submits the next batch. Only divergence or a refused setting fails a trial; any
+other error fails the cell, which the next run retries. The whole spec is checked
+before anything runs, against its data set too, every problem listed once. Re-running
+with the same spec continues or does nothing; a spec that only extends the directory
+(larger budget, more final seeds or search repeats, new methods) runs the added work;
+any other edit is refused, naming the changed keys.
 Output: OUT/trials/METHOD/tNNN/fF, OUT/final/METHOD/fF/sS, OUT/results (the table's
 runs), OUT/tune.json (every trial's score). See docs/tune.md.
 

@@ -151,7 +151,29 @@ func runTuneCell(ctx context.Context, dir string, c *Cell, tc TrainingClasses, o
 			return fmt.Errorf("%w (and the trial's failure could not be recorded: %v)", err, werr)
 		}
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return checkObjective(dir, c.Objective)
+}
+
+// checkObjective fails a finished tuning cell none of whose epochs holds
+// the objective: the spec, not the configuration, is at fault, so the
+// cell (not the trial) fails, loudly, instead of scoring as the worst.
+func checkObjective(dir, objective string) error {
+	path := filepath.Join(dir, trainers.RunFile)
+	r, err := record.Read(path)
+	if err != nil {
+		return err
+	}
+	if _, _, ok := FoldScore(r, objective); ok {
+		return nil
+	}
+	r.Status = "failed"
+	if err := record.WriteAtomic(path, r); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s: no epoch holds a value of the objective %s; check the objective against the data set (dmlbench tune status)", dir, objective)
 }
 
 // runFinalCell trains on fold c.Fold's training classes for the epochs the

@@ -409,3 +409,22 @@ func TestMissingFinalEmbeddingRedoesCell(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A cell whose objective no epoch holds fails the cell, not the trial.
+func TestObjectiveNotComputedFailsCell(t *testing.T) {
+	data := tinyData(t)
+	p := tinyPlan(t, t.TempDir())
+	dir := firstCell(t, p)
+	c, _ := ReadCell(dir)
+	c.Objective = "R@1" // the cell evaluates MAP@R only
+	if err := writeCell(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	err := RunCell(context.Background(), dir, data, CellOptions{Version: "test"})
+	if err == nil || TrialFailed(err) || failed(dir) || !strings.Contains(err.Error(), "objective R@1") {
+		t.Fatalf("error %v, trial failed %v", err, failed(dir))
+	}
+	if r, _ := record.Read(filepath.Join(dir, trainers.RunFile)); r.Status != "failed" {
+		t.Fatalf("run.json status %q", r.Status)
+	}
+}

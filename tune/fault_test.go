@@ -428,3 +428,48 @@ func TestObjectiveNotComputedFailsCell(t *testing.T) {
 		t.Fatalf("run.json status %q", r.Status)
 	}
 }
+
+// The concatenated row joins the fold models' embeddings L2-normalised:
+// scaling one model's test embeddings leaves it unchanged, while the raw
+// join (final.join: raw) lets that model dominate the distances.
+func TestConcatenatedRowJoinsNormalised(t *testing.T) {
+	data := tinyData(t)
+	p := planOf(t, t.TempDir(), extSpec(2, "[0]"))
+	runAll(t, p, data)
+	_, before, _, err := p.finalMetrics(context.Background(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(p.FinalDir(0, 0, 0), TestEmbFile)
+	emb, err := arrays.LoadEmbeddings(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range emb.Data {
+		emb.Data[i] *= 1000
+	}
+	if err := arrays.SaveNPY(path, emb); err != nil {
+		t.Fatal(err)
+	}
+	_, after, _, err := p.finalMetrics(context.Background(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("l2 join changed with the scale of one model: %v vs %v", before, after)
+	}
+	p.Spec.Join = JoinRaw
+	_, raw, _, err := p.finalMetrics(context.Background(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(raw, after) {
+		t.Fatalf("raw join of a scaled model equals the l2 join: %v", raw)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := p.finalMetrics(context.Background(), 0, 0); err == nil || !strings.Contains(err.Error(), "run tune again") {
+		t.Fatalf("missing embeddings: %v", err)
+	}
+}

@@ -79,7 +79,7 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 		rep.Notes = append(rep.Notes, tuneRankNote(sum))
 	}
 	join := "each L2-normalised, "
-	if sum.Join == tune.JoinRaw {
+	if sum.Join != tune.JoinL2 { // raw, or a tune.json without the key: a raw join
 		join = "as written, "
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("separated: mean over the %d fold models; concatenated: their test embeddings, %sside by side (%d·d dimensions); seeds %v",

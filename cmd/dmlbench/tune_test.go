@@ -1,11 +1,15 @@
 package main
 
 import (
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dmlbench/dmlbench/tune"
 )
 
 func TestTuneCLI(t *testing.T) {
@@ -88,6 +92,44 @@ func TestTuneSpecChangesAndLimits(t *testing.T) {
 		_, errs, code := runCLI(t, args...)
 		if code != 1 || !strings.Contains(errs, "more than the limit 100000") {
 			t.Errorf("%v with budget 1e9: exit %d, %q", args, code, errs)
+		}
+	}
+}
+
+// The report of a tune directory says which method has no row (no
+// successful trial) and, with search repeats, whether each rank holds.
+func TestTuneReportNotes(t *testing.T) {
+	dir := t.TempDir()
+	yes, no := true, false
+	sum := tune.Summary{Dataset: "synthetic", Search: "tpe", Objective: "MAP@R", Budget: 4, Folds: 2, Seeds: []int64{0}, Done: true, SearchRepeats: 2, Join: tune.JoinL2,
+		Methods: []tune.MethodSummary{
+			{Name: "margin", Loss: "margin", Best: 1, BestScore: 0.3, BestParams: map[string]string{"lr": "0.001"}, RepeatRanks: []int{1, 1}, RankHolds: &yes},
+			{Name: "npair", Loss: "npair", Best: -1, BestScore: tune.Value(math.NaN()), RepeatRanks: []int{2, 2}, RankHolds: &yes},
+			{Name: "triplet", Loss: "triplet", Best: 0, BestScore: 0.2, RepeatRanks: []int{3, 1}, RankHolds: &no},
+		}}
+	b, _ := json.Marshal(sum)
+	if err := os.WriteFile(filepath.Join(dir, tune.SummaryFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"margin", "triplet"} {
+		rd := filepath.Join(tune.ResultsDir(dir), m, tune.Separated, "s0")
+		if err := os.MkdirAll(rd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		run := `{"schema": 1, "dataset": "synthetic", "method": {"method": "` + m + `", "embedding": "separated"}, "seed": 0, "status": "done", "final": {"R@1": 0.5}}`
+		if err := os.WriteFile(filepath.Join(rd, "run.json"), []byte(run), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errs, code := runCLI(t, "report", dir, "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"npair: no row: none of its 4 tpe trials trained successfully",
+		"rank by best validation MAP@R in each of 2 searches with different search seeds: margin 1, 1 (holds); npair 2, 2 (holds); triplet 3, 1 (does not hold)",
+		"each L2-normalised"} {
+		if !strings.Contains(strings.ReplaceAll(out, `\_`, "_"), want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -62,7 +62,7 @@ func (p *Plan) CheckSpec() (Change, error) {
 		return Change{}, err
 	}
 	if sum.Fingerprint == nil {
-		return Change{}, nil // written before fingerprints; nothing to compare
+		return Change{}, nil // a tune.json without a fingerprint: nothing to compare
 	}
 	return compareFingerprints(sum.Fingerprint, p.Spec.Fingerprint(), p.Out)
 }

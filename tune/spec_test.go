@@ -22,8 +22,8 @@ methods:
       lr: {low: 1.0e-4, high: 1.0e-2, log: true}
 `
 
-// Every mistake that used to surface only after the budget was spent, or
-// to change a setting silently, is refused at load, one line each.
+// Every mistake that would surface only after the budget is spent, or
+// change a setting silently, is refused at load, one line each.
 func TestSpecMistakesRefusedAtLoad(t *testing.T) {
 	swap := func(old, new string) string {
 		if !strings.Contains(okSpec, old) {

@@ -156,3 +156,40 @@ func TestTuneSlurmScriptPathWithSpace(t *testing.T) {
 		t.Error("FormatParams")
 	}
 }
+
+// Each method draws its own search stream: adding a method leaves the
+// other methods' trials unchanged. A batch is proposed only when every
+// trial before it has finished.
+func TestMethodStreamsAndBatches(t *testing.T) {
+	one := strings.Replace(tinySpec, "  - name: contrastive\n    loss: contrastive\n    miner: distance\n    space:\n      lr: {low: 1.0e-4, high: 1.0e-2, log: true}\n      miner: {values: [distance, semihard]}\n", "", 1)
+	if one == tinySpec {
+		t.Fatal("tinySpec changed; update the test")
+	}
+	a, b := planOf(t, t.TempDir(), one), tinyPlan(t, t.TempDir())
+	ca, _, err := a.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, _, err := b.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ca) != 4 || len(cb) != 8 { // max-parallel 2 trials × 2 folds per method
+		t.Fatalf("first batch: %v and %v", ca, cb)
+	}
+	for tr := range 2 {
+		x, _ := ReadCell(a.TrialDir(0, tr, 0))
+		y, _ := ReadCell(b.TrialDir(0, tr, 0))
+		if FormatParams(x.Params) != FormatParams(y.Params) {
+			t.Fatalf("trial %d of margin: %v alone, %v beside contrastive", tr, x.Params, y.Params)
+		}
+	}
+	// Nothing finished: the same batch again, no trial 2 proposed.
+	again, _, _ := a.Next()
+	if len(again) != 4 {
+		t.Fatalf("second Next: %v", again)
+	}
+	if _, err := ReadCell(a.TrialDir(0, 2, 0)); err == nil {
+		t.Fatal("trial 2 proposed before the first batch finished")
+	}
+}

@@ -22,7 +22,7 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 	if s == nil {
 		s = knn.Exact{}
 	}
-	plan, err := newRetrievalPlanX(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, knn.Watches(s),
+	plan, err := newRetrievalPlan(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, knn.Watches(s),
 		planExtras{pmlK: pmlK(opt.PMLK, e.qLabels, e.gLabels, e.rowMask, e.classes, e.loo), rows: e.rowMask, perClass: opt.PerClass || e.avg == PerClass, budget: opt.neighbourBudget})
 	if err != nil {
 		return inputErr("%v", err)
@@ -37,9 +37,16 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 	if opt.Progress != nil {
 		kopt.Progress = func(done, total int) { opt.Progress("knn", done, total) }
 	}
+	if opt.PerQuery {
+		plan.record = plan.newQueryRecord(q.Rows)
+	}
 	vals, sums, err := plan.search(ctx, s, q, g, kopt, opt.Threads)
 	if err != nil {
 		return fmt.Errorf("k-NN search (%s, depth %d): %w", s.Name(), plan.depth, err)
+	}
+	if plan.record != nil {
+		values, names := labelValues(e.in.Labels, e.gLabelsRaw), e.in.ClassNames
+		res.PerQuery = plan.record.table(plan, e.w.asked, func(y int32) string { return className(values[y], names) })
 	}
 	res.Timings["knn"] = time.Since(t0).Seconds()
 	t1 := time.Now()

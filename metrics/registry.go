@@ -372,6 +372,10 @@ func (w want) perQuery() []Descriptor {
 	return out
 }
 
+// asked reports whether the caller asked for key (every key when no list
+// was given).
+func (w want) asked(key string) bool { return w.all || w.ask[key] }
+
 // split moves the computed values nobody asked for (e.g. R-Precision,
 // computed along with MAP@R) from m into a separate map.
 func (w want) split(m map[string]float64) (asked, extra map[string]float64) {

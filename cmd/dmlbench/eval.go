@@ -87,7 +87,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.IntFlag{Name: "test-time-n", Value: trainers.Defaults().TestTimeN, Usage: "with --refine: chunks per knn/cluster batch"},
 			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the evaluation to `FILE` (go tool pprof)"},
-		}, evalPMLFlags...),
+		}, append(evalPMLFlags, evalPerQueryFlag)...),
 		Action: withCPUProfile(evalAction),
 	})
 }
@@ -124,6 +124,9 @@ func evalAction(c *cli.Context) error {
 	if err := checkPerClassMetrics(c); err != nil {
 		return err
 	}
+	if c.String("per-query") != "" && len(embs) > 1 {
+		return usagef("--per-query writes one file; it takes one --emb file (got %d)", len(embs))
+	}
 	var results []namedResult
 	for _, emb := range embs {
 		res, err := evalOne(c, emb, ks)
@@ -145,6 +148,16 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res, err := evalInput(c, in, ks, c.String("per-query") != "")
+	if err != nil {
+		return nil, err
+	}
+	return res, writePerQuery(c, res)
+}
+
+// evalInput scores in with the eval options of c; perQuery keeps every
+// query's k-NN values (Result.PerQuery).
+func evalInput(c *cli.Context, in metrics.Input, ks []int, perQuery bool) (*metrics.Result, error) {
 	ks, proto, err := applyProtocol(c, ks, in.Gallery != nil)
 	if err != nil {
 		return nil, err
@@ -186,6 +199,7 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 		Threads:    c.Int("threads"),
 		Convention: metrics.Convention(c.String("compat")),
 		Searcher:   searcher,
+		PerQuery:   perQuery,
 	}
 	var stopProgress func()
 	opt.Progress, stopProgress = stageProgress(c.Bool("quiet"))

@@ -174,10 +174,11 @@ func loadQueryPair(embSpec, labSpec string) (mat32.Matrix, []int32, error) {
 }
 
 // classNames fills in.ClassNames (for --per-class) with the original label
-// of every id in in.Labels / in.GalleryLabels, read again from the label
+// of every id in in.Labels / in.GalleryLabels (for --per-class, --per-query and
+// the commands beside eval), read again from the label
 // files (small next to the embeddings).
 func classNames(c *cli.Context, in *metrics.Input) error {
-	if !c.Bool("per-class") {
+	if !c.Bool("per-class") && c.String("per-query") == "" && c.Command.Name == "eval" {
 		return nil
 	}
 	type src struct {

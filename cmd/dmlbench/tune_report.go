@@ -13,7 +13,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/reports"
-	"github.com/dmlbench/dmlbench/reports/plots"
 	"github.com/dmlbench/dmlbench/tune"
 )
 
@@ -114,63 +113,4 @@ func formatScore(v float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.4f", v)
-}
-
-// plotTuneAction draws the best-so-far validation score against the trial
-// number, one curve per method.
-func plotTuneAction(c *cli.Context) error {
-	arg, err := oneArg(c, "plot tune", "tune directory")
-	if err != nil {
-		return err
-	}
-	out := c.String("out")
-	if out == "" {
-		return usagef("plot tune needs --out FILE (.png, .svg or .pdf)")
-	}
-	sum, err := tune.ReadSummary(arg)
-	if err != nil {
-		return fmt.Errorf("%s is not a tune directory: %w", arg, err)
-	}
-	scale, unit := 1.0, ""
-	if reports.IsPercentMetric(sum.Objective) {
-		scale, unit = 100, " (%)"
-	}
-	var series []plots.Series
-	for _, m := range sum.Methods {
-		s := plots.Series{Label: m.Name}
-		for i, v := range tune.BestSoFar(m.Trials, sum.LowerIsBetter) {
-			if !math.IsNaN(v) {
-				s.X = append(s.X, float64(m.Trials[i].Index+1))
-				s.Y = append(s.Y, scale*v)
-			}
-		}
-		if len(s.X) > 0 {
-			series = append(series, s)
-		}
-	}
-	if len(series) == 0 {
-		return errors.New("no finished trial to plot in " + arg)
-	}
-	title := c.String("title")
-	if title == "" {
-		title = fmt.Sprintf("%s: best validation %s so far (%s search, %d folds)", sum.Dataset, sum.Objective, sum.Search, sum.Folds)
-	}
-	opt := plots.PlotOptions{Title: title, XLabel: "trial", YLabel: "best-so-far validation " + sum.Objective + unit, Points: true, Lines: true}
-	if err := plots.SaveSeries(out, series, opt); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", out)
-	return nil
-}
-
-// tunePlotCommand is `dmlbench plot tune` (a subcommand of plot).
-var tunePlotCommand = &cli.Command{
-	Name:      "tune",
-	Usage:     "best-so-far validation score vs trial, one curve per method, of a tune directory",
-	UsageText: "dmlbench plot tune TUNE_DIR --out FILE",
-	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE` (.png, .svg or .pdf); required"},
-		&cli.StringFlag{Name: "title", Usage: "figure title"},
-	},
-	Action: plotTuneAction,
 }

@@ -73,6 +73,9 @@ type Options struct {
 // last checkpoint (end of the previous epoch) stays for --resume.
 var ErrInterrupted = errors.New("training interrupted")
 
+// ErrDiverged is wrapped by the error of a non-finite loss.
+var ErrDiverged = errors.New("diverged; try a smaller --lr")
+
 type trainer struct {
 	cfg      Config
 	opt      Options
@@ -593,7 +596,7 @@ func (t *trainer) step(idx []int, rng *rand.Rand, factor float64) (float64, erro
 		return 0, fmt.Errorf("loss %s: %w", t.loss.Name(), err)
 	}
 	if math.IsNaN(l) || math.IsInf(l, 0) {
-		return 0, fmt.Errorf("loss %s is %v (diverged; try a smaller --lr)", t.loss.Name(), l)
+		return 0, fmt.Errorf("loss %s is %v (%w)", t.loss.Name(), l, ErrDiverged)
 	}
 	// 3. surrogate back-propagation Σ E⊙G: through the kept activations,
 	// or re-forwarding chunk by chunk and accumulating (multistage)

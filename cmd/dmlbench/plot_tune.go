@@ -32,7 +32,7 @@ func plotTuneAction(c *cli.Context) error {
 	for _, m := range sum.Methods {
 		names = append(names, m.Name)
 		s := plots.Series{Label: m.Name}
-		for i, v := range tune.BestSoFar(m.Trials) {
+		for i, v := range tune.BestSoFar(m.Trials, sum.LowerIsBetter) {
 			if !math.IsNaN(v) {
 				s.X = append(s.X, float64(m.Trials[i].Index+1))
 				s.Y = append(s.Y, scale*v)

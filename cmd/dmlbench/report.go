@@ -104,6 +104,9 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range loaded.Warnings {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+	}
 	if len(loaded.Runs) == 0 {
 		return fmt.Errorf("no finished runs under %s (%d unfinished: %s)", strings.Join(paths, " "), len(loaded.Skipped), strings.Join(loaded.Skipped, ", "))
 	}

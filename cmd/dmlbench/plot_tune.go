@@ -19,6 +19,9 @@ func plotTuneAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.String("out") == "" { // before reading the directory: the usage error comes first
+		return usagef("--out FILE (.png, .pdf, .svg, .eps, .jpg or .tif) is required")
+	}
 	sum, err := tune.ReadSummary(arg)
 	if err != nil {
 		return fmt.Errorf("%s is not a tune directory: %w", arg, err)

@@ -4,7 +4,7 @@ export GOFLAGS := -buildvcs=false
 GO ?= go
 BIN := bin/dmlbench
 
-.PHONY: all setup datasets build test test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz fault clean gpu-check-build gpu-check
+.PHONY: all setup datasets build test test-kernels test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz fault clean gpu-check-build gpu-check
 
 all: build
 
@@ -28,7 +28,20 @@ demo: setup build
 test: setup datasets lint
 	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -timeout 30m -tags faiss ./knn/... ./clustering/... ./metrics/... ./cmd/...
+	$(MAKE) --no-print-directory test-kernels
 	$(MAKE) --no-print-directory test-slurm
+
+# The packages whose numbers come from the k-NN and k-means kernels, run
+# once more under every other kernel level this CPU has (internal/kernelsel;
+# the run above used the best): their tests hold the same values at every
+# level, so any level that rounded differently fails them.
+KERNEL_PKGS := ./knn/... ./clustering/... ./metrics/...
+
+test-kernels:
+	@for l in $$($(GO) run ./internal/kernelsel/levels -others); do \
+		echo "test-kernels: DMLBENCH_KERNEL=$$l $(KERNEL_PKGS)"; \
+		DMLBENCH_KERNEL=$$l $(GO) test -count=1 -timeout 30m $(KERNEL_PKGS) || exit 1; \
+	done
 
 # The suite's Slurm executor against a real one-node Slurm on localhost
 # (scripts/slurm-local.sh: Debian's slurm-wlm and munge; needs root). Skipped,

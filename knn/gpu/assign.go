@@ -27,8 +27,8 @@ func NearestCentroids(ctx context.Context, x, centroids mat32.Matrix) ([]int32, 
 // Assigner is the k-means assignment step on the GPU
 // (clustering.CentroidAssigner): every Lloyd iteration of clustering.KMeans
 // calls NearestCentroids, so NMI, F1 and AMI's k-means runs there too. The
-// package registers it in clustering for the backends "gpu" and "auto"
-// (register.go); clustering does not import this package.
+// command layer wires it into clustering for the backends "gpu" and "auto"
+// (OpenAssigner); neither package imports the other.
 type Assigner struct {
 	emulate bool // run the CPU emulation of the kernel instead (tests)
 }

@@ -86,11 +86,28 @@ func TestKMeansAssignerEmulationMatchesCPU(t *testing.T) {
 	}
 }
 
-// TestKMeansForGPUBackends: the backends this package registers select
-// the GPU assignment through clustering.KMeansFor: "auto" falls back to the
-// CPU kernel without a device, "gpu" fails there with the reason, and with
-// a device both name the GPU.
+// The command layer's wiring (cmd/dmlbench/gpu.go), for the tests of this
+// package that run metrics or clustering.KMeansFor on the GPU backends.
+func init() {
+	for _, name := range []string{Name, AutoName} {
+		clustering.Engines.Register(name, func(opt clustering.KMeansOptions) (*clustering.KMeansEngine, error) {
+			a, err := OpenAssigner(name)
+			if err != nil || a == nil {
+				return nil, err
+			}
+			return clustering.AssignerEngine(*a, opt), nil
+		})
+	}
+}
+
+// TestKMeansForGPUBackends: OpenAssigner, wired as the command layer wires
+// it, gives clustering.KMeansFor the GPU assignment: "auto" falls back to
+// the CPU kernel without a device, "gpu" fails there with the reason, with
+// a device both name the GPU, and other names get nothing.
 func TestKMeansForGPUBackends(t *testing.T) {
+	if a, err := OpenAssigner("exact"); a != nil || err != nil {
+		t.Fatalf("OpenAssigner(exact) = %v, %v", a, err)
+	}
 	ok, why := Available()
 	auto, err := clustering.KMeansFor(AutoName, "strict", 0)
 	if err != nil {

@@ -109,8 +109,14 @@ func tileValuesGeneric(r, c, cn []float32, v *[tileRows * tileCols]float32, d in
 		for i := 0; i < tileRows; i++ {
 			rv := rt[i*lanes]
 			row := acc[i*tileCols : (i+1)*tileCols]
+			r64 := float64(rv)
 			for j, cv := range ct {
-				row[j] = fma32.FMA(rv, cv, row[j])
+				// fma32.FMA, its common case inlined
+				if t := r64*float64(cv) + float64(row[j]); fma32.OneRounding(t) {
+					row[j] = float32(t)
+				} else {
+					row[j] = fma32.FMA(rv, cv, row[j])
+				}
 			}
 		}
 	}

@@ -112,10 +112,19 @@ func kern6x16Go(a, b *float32, kc int, ep *kernEpi) {
 			for bi := j; bi+3 < len(B); bi += nr {
 				av := A[ai]
 				bp := (*[4]float32)(B[bi : bi+4])
-				s0 = fma32.FMA(av, bp[0], s0)
-				s1 = fma32.FMA(av, bp[1], s1)
-				s2 = fma32.FMA(av, bp[2], s2)
-				s3 = fma32.FMA(av, bp[3], s3)
+				a64 := float64(av)
+				t0 := a64*float64(bp[0]) + float64(s0)
+				t1 := a64*float64(bp[1]) + float64(s1)
+				t2 := a64*float64(bp[2]) + float64(s2)
+				t3 := a64*float64(bp[3]) + float64(s3)
+				if fma32.OneRounding(t0) && fma32.OneRounding(t1) && fma32.OneRounding(t2) && fma32.OneRounding(t3) {
+					s0, s1, s2, s3 = float32(t0), float32(t1), float32(t2), float32(t3)
+				} else {
+					s0 = fma32.FMA(av, bp[0], s0)
+					s1 = fma32.FMA(av, bp[1], s1)
+					s2 = fma32.FMA(av, bp[2], s2)
+					s3 = fma32.FMA(av, bp[3], s3)
+				}
 				ai += mr
 			}
 			o := r*nr + j

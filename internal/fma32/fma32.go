@@ -21,13 +21,25 @@ import "math"
 // recovered exactly (TwoSum; Knuth 1969) to decide the side.
 func FMA(a, b, c float32) float32 {
 	s := float64(a)*float64(b) + float64(c)
-	// A float32 midpoint in the normal range has the float64 significand
-	// bits 28..0 equal to 1<<28 (bit 28 is half a float32 ulp); |s| < 2⁻¹²⁶
-	// (float32's subnormals) has coarser midpoints.
-	if u := math.Float64bits(s); u&(1<<29-1) != 1<<28 && u<<1 >= minNormal32<<1 {
+	if OneRounding(s) {
 		return float32(s)
 	}
 	return fmaSlow(a, b, c)
+}
+
+// OneRounding reports whether float32(s) is FMA(a, b, c) for
+// s = float64(a)·float64(b) + float64(c): true unless s is a float32
+// midpoint or below float32's normal range. Hot loops inline it and call
+// FMA only when it is false (rarely):
+//
+//	t := float64(a)*float64(b) + float64(acc)
+//	if fma32.OneRounding(t) { acc = float32(t) } else { acc = fma32.FMA(a, b, acc) }
+func OneRounding(s float64) bool {
+	// A float32 midpoint in the normal range has the float64 significand
+	// bits 28..0 equal to 1<<28 (bit 28 is half a float32 ulp); |s| < 2⁻¹²⁶
+	// (float32's subnormals) has coarser midpoints.
+	u := math.Float64bits(s)
+	return u&(1<<29-1) != 1<<28 && u<<1 >= minNormal32<<1
 }
 
 // minNormal32 is the float64 bit pattern of 2⁻¹²⁶, float32's smallest

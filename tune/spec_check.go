@@ -127,20 +127,19 @@ func (s *Spec) checkTPE(p *problems) {
 // canonicalMetric is the key a run records for metric name (any case:
 // map@r is MAP@R), or a problem.
 func canonicalMetric(name, where string, p *problems) string {
-	d, ok := metrics.Lookup(name)
+	t := strings.TrimSpace(name)
+	if len(t) >= 2 && strings.EqualFold(t[:2], "R@") {
+		if k, err := strconv.Atoi(t[2:]); err != nil || k < 1 {
+			p.add("%s %q: R@k needs a positive integer k", where, name)
+			return name
+		}
+	}
+	key, ok := metrics.Canonical(t)
 	if !ok {
 		p.add("%s %q is not a metric (see dmlbench list metrics)", where, name)
 		return name
 	}
-	if d.Key == "R@k" {
-		k, err := strconv.Atoi(strings.TrimSpace(name)[2:])
-		if err != nil || k < 1 {
-			p.add("%s %q: R@k needs a positive integer k", where, name)
-			return name
-		}
-		return "R@" + strconv.Itoa(k)
-	}
-	return d.Key
+	return key
 }
 
 // checkMethod builds m's configuration at its space's midpoint and at

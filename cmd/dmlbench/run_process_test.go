@@ -65,11 +65,11 @@ func TestKillResumeAndRunDirLock(t *testing.T) {
 		t.Skip("trains three short runs in child processes")
 	}
 	tmp := t.TempDir()
-	// ~1.5 ms per step here: an epoch of 1500 steps lasts seconds, long
+	// Under 1 ms per step here: an epoch of 6000 steps lasts seconds, long
 	// enough to kill the resume inside it.
 	train := func(out string, extra ...string) []string {
 		return append([]string{"run", "--quiet", "--dataset", "synthetic", "--loss", "multisimilarity", "--sampler", "spc-4",
-			"--iters-per-epoch", "1500", "--batch-size", "32", "--hidden", "16", "--embed-dim", "8", "--metrics", "R@1",
+			"--iters-per-epoch", "6000", "--batch-size", "32", "--hidden", "16", "--embed-dim", "8", "--metrics", "R@1",
 			"--seed", "4", "--out", out}, extra...)
 	}
 	ref, dir := filepath.Join(tmp, "ref"), filepath.Join(tmp, "run")

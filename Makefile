@@ -4,7 +4,7 @@ export GOFLAGS := -buildvcs=false
 GO ?= go
 BIN := bin/dmlbench
 
-.PHONY: all setup datasets build test test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz fault clean gpu-check-build gpu-check
+.PHONY: all setup datasets build test test-python test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz fault clean gpu-check-build gpu-check
 
 all: build
 
@@ -28,7 +28,16 @@ demo: setup build
 test: setup datasets lint
 	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -timeout 30m -tags faiss ./knn/... ./clustering/... ./metrics/... ./cmd/...
+	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-slurm
+
+# The Python package (python/dmlbench) against this checkout's binary; the
+# torch cases skip where torch is absent. Debian's python3 has the numpy
+# that scripts/setup.sh installs.
+PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+test-python: build
+	DMLBENCH_BIN=$(CURDIR)/$(BIN) PYTHONPATH=$(CURDIR)/python:$(CURDIR)/python/tests \
+		$(PYTHON) -m unittest discover -s python/tests -t python/tests
 
 # The suite's Slurm executor against a real one-node Slurm on localhost
 # (scripts/slurm-local.sh: Debian's slurm-wlm and munge; needs root). Skipped,

@@ -49,6 +49,12 @@ type Cell struct {
 	// Objective is the validation metric of the tuning stage.
 	Objective string          `json:"objective"`
 	Config    trainers.Config `json:"config"`
+	// Command cells (command.go): the trainer's command, the directory it
+	// runs in, the data set's directory and the fixed settings it is handed.
+	Command  []string       `json:"command,omitempty"`
+	WorkDir  string         `json:"workdir,omitempty"`
+	DataDir  string         `json:"data_dir,omitempty"`
+	Settings map[string]any `json:"settings,omitempty"`
 }
 
 // ReadCell reads dir/cell.json.
@@ -100,6 +106,9 @@ func RunCell(ctx context.Context, dir string, data Data, resume bool, version st
 	c, err := ReadCell(dir)
 	if err != nil {
 		return err
+	}
+	if len(c.Command) > 0 {
+		return runCommandCell(ctx, dir, c, version)
 	}
 	tc, err := data.TrainingClasses()
 	if err != nil {

@@ -40,6 +40,9 @@ type Method struct {
 	Fixed map[string]any
 	// Space is searched; parameters sorted by name.
 	Space search.Space
+	// Command, when set, is the user's trainer (command.go): no loss, and
+	// Fixed and Space may hold any names, which are handed to it.
+	Command []string
 	// hyper marks the parameters that are loss hyper-parameters (config
 	// key hyper) rather than config keys.
 	hyper map[string]bool
@@ -71,7 +74,7 @@ type Spec struct {
 // topKeys, methodKeys and rangeKeys are the keys a spec may use.
 var (
 	topKeys    = []string{"out", "dataset", "seed", "search", "budget", "max_parallel", "folds", "objective", "tpe", "fixed", "methods", "final", "slurm"}
-	methodKeys = []string{"name", "loss", "miner", "budget", "fixed", "space"}
+	methodKeys = []string{"name", "loss", "miner", "command", "budget", "fixed", "space"}
 	rangeKeys  = []string{"low", "high", "log", "int", "values"}
 	tpeKeys    = []string{"startup", "gamma", "candidates", "prior_weight"}
 	finalKeys  = []string{"seeds", "metrics"}
@@ -350,6 +353,9 @@ func (s *Spec) parseMethod(mn *yaml.Node, i int, budgets map[string]int) (Method
 			}
 		}
 	}
+	if _, ok := m["command"]; ok {
+		return s.parseCommandMethod(me, m, where, budgets)
+	}
 	if me.Loss == "" {
 		return Method{}, fmt.Errorf("%s: no loss", where)
 	}
@@ -522,6 +528,12 @@ func (s *Spec) validate() error {
 		if len(m.Space) == 0 {
 			return fmt.Errorf("method %s: empty search space (every method is tuned)", m.Name)
 		}
+		if len(m.Command) > 0 {
+			if err := s.validateCommand(m); err != nil {
+				return err
+			}
+			continue
+		}
 		mid := make(search.Point, len(m.Space))
 		for i, p := range m.Space {
 			if !p.Categorical() {
@@ -554,6 +566,9 @@ func (s *Spec) validate() error {
 // miner, then the point's values (config keys, or loss hyper-parameters).
 // The objective selects the best epoch and is the only metric evaluated.
 func (s *Spec) Config(m Method, pt search.Point, seed int64) (trainers.Config, error) {
+	if len(m.Command) > 0 {
+		return s.commandConfig(m, seed)
+	}
 	doc := map[string]any{}
 	for k, v := range s.Fixed {
 		doc[k] = v

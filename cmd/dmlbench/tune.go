@@ -236,7 +236,7 @@ func tuneCellAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	data, err := tune.LoadData(cell.Config)
+	data, err := tune.LoadCellData(cell)
 	if err != nil {
 		return err
 	}

@@ -31,9 +31,11 @@ class Cell:
     Attributes: stage ("tune" or "final"), method, trial, fold, folds,
     params (fixed settings and this trial's values, by spec name), seed,
     epochs, dir (the cell's directory, for checkpoints), data (the data set
-    directory), train (split, rows file, count), embed (per split name:
-    the data set split, rows file and count), embeddings (where
-    save_embeddings writes), resume (True when restarted after a kill).
+    directory), items (per split, its item list when the data set has one),
+    train (split, rows file, count), embed (per split name: the data set
+    split, rows file and count), embed_epochs (the epochs after which they
+    are asked), embeddings (where save_embeddings writes), resume (True
+    when restarted after an interruption).
     """
 
     def __init__(self, d):
@@ -51,7 +53,13 @@ class Cell:
         self.train = d["train"]
         self.embed = d["embed"]
         self.embeddings = d["embeddings"]
+        self.embed_epochs = list(d.get("embed_epochs") or range(1, self.epochs + 1))
+        self.items = d.get("items") or {}
         self.resume = bool(d.get("resume")) or os.environ.get(RESUME_ENV) == "1"
+
+    def asks(self, epoch):
+        """Whether embeddings are asked after this epoch (the final stage asks for the last only)."""
+        return int(epoch) in self.embed_epochs
 
     def rows(self, split):
         """Row numbers (int64) into the data set's split of ``train`` or an embed split."""
@@ -102,13 +110,17 @@ def save_embeddings(epoch, split, embeddings, _cell=None):
 
     embeddings: N×D numpy array or torch tensor, row i the embedding of
     row ``rows(split)[i]`` of the data set. The file appears complete or
-    not at all (written beside, then renamed).
+    not at all (written beside, then renamed). An epoch the cell does not
+    ask for (``asks``) writes nothing and returns None, so a trainer may
+    call this after every epoch.
     """
     c = _cell if _cell is not None else cell()
     if split not in c.embed:
         raise ValueError(f"split {split!r}: this cell embeds {sorted(c.embed)}")
     if not (1 <= int(epoch) <= c.epochs):
         raise ValueError(f"epoch {epoch}: want 1 … {c.epochs}")
+    if not c.asks(epoch):
+        return None
     a = embeddings_array(embeddings, f"embeddings of {split}")
     want = c.embed[split]["count"]
     if a.shape[0] != want:

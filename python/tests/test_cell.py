@@ -22,7 +22,7 @@ class TestCell(unittest.TestCase):
                      "params": {"lr": 0.01, "arch": "mlp"}, "seed": 4, "epochs": 2, "dir": self.dir, "data": data,
                      "train": {"split": "train", "rows": os.path.join(self.dir, "train_rows.npy"), "count": 4},
                      "embed": {"val": {"split": "train", "rows": os.path.join(self.dir, "val_rows.npy"), "count": 2}},
-                     "embeddings": os.path.join(self.dir, "emb")}
+                     "embed_epochs": [1, 2], "embeddings": os.path.join(self.dir, "emb")}
         os.environ["DMLBENCH_CELL"] = json.dumps(self.spec)
         os.environ.pop("DMLBENCH_RESUME", None)
         cellmod._current = None
@@ -42,6 +42,13 @@ class TestCell(unittest.TestCase):
         a = np.load(p)
         self.assertEqual((a.dtype, a.shape), (np.float32, (2, 3)))
         self.assertEqual(sorted(os.listdir(c.embeddings)), ["val_e001.npy"])  # no temporary left
+
+    def test_unasked_epoch_writes_nothing(self):
+        self.spec["embed_epochs"] = [2]
+        os.environ["DMLBENCH_CELL"] = json.dumps(self.spec)
+        self.assertIsNone(dmlbench.save_embeddings(1, "val", np.ones((2, 3))))
+        self.assertIsNotNone(dmlbench.save_embeddings(2, "val", np.ones((2, 3))))
+        self.assertEqual(os.listdir(self.spec["embeddings"]), ["val_e002.npy"])
 
     def test_path_form_and_resume(self):
         path = os.path.join(self.dir, "cell.json")

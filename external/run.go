@@ -64,15 +64,15 @@ func (e *DivergedError) Error() string { return e.Msg }
 // run starts the command again with DMLBENCH_RESUME=1.
 var ErrInterrupted = errors.New("interrupted")
 
-// commandInfo is run.json's config of a command cell.
+// commandInfo is run.json's config of a command cell: what is equal across
+// the seeds of one configuration (reports pool only runs that differ in
+// the seed); the command's duration is in run.json's timings ("command").
 type commandInfo struct {
 	Command      []string       `json:"command"`
 	WorkDir      string         `json:"workdir"`
 	Script       string         `json:"script,omitempty"`
 	ScriptSHA256 string         `json:"script_sha256,omitempty"`
 	ExitStatus   *int           `json:"exit_status,omitempty"`
-	Seconds      float64        `json:"seconds,omitempty"`
-	Attempts     int            `json:"attempts"`
 	Params       map[string]any `json:"params"`
 	Epochs       int            `json:"epochs"`
 }
@@ -100,8 +100,12 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 	info.Script, info.ScriptSHA256 = scriptHash(j.Command, j.WorkDir)
 	run := j.Record
 	runPath := filepath.Join(dir, trainers.RunFile)
+	seconds := 0.0
 	write := func(status string) error {
 		run.Status = status
+		if seconds > 0 {
+			run.Timings = map[string]float64{"command": seconds}
+		}
 		run.Config, _ = json.Marshal(info)
 		return record.WriteAtomic(runPath, run)
 	}
@@ -116,7 +120,6 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 			_ = os.Remove(filepath.Join(dir, LossFile))
 		}
 		started.Attempts++
-		info.Attempts = started.Attempts
 		if err := os.MkdirAll(c.Embeddings, 0o755); err != nil {
 			return nil, err
 		}
@@ -128,7 +131,7 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 		}
 		t0 := time.Now()
 		status, err := execute(ctx, j)
-		info.Seconds = time.Since(t0).Seconds()
+		seconds = time.Since(t0).Seconds()
 		if status >= 0 {
 			info.ExitStatus = &status
 		}
@@ -140,13 +143,13 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 			_ = write(st)
 			return nil, err
 		}
-		done = state{Attempts: started.Attempts, Seconds: info.Seconds}
+		done = state{Attempts: started.Attempts, Seconds: seconds}
 		if err := writeState(filepath.Join(dir, DoneFile), done); err != nil {
 			return nil, err
 		}
 	}
 	zero := 0
-	info.ExitStatus, info.Seconds, info.Attempts = &zero, done.Seconds, done.Attempts
+	info.ExitStatus, seconds = &zero, done.Seconds
 	last, err := score(ctx, j, run)
 	if err != nil {
 		_ = write("failed")

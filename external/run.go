@@ -152,6 +152,12 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 	info.ExitStatus, seconds = &zero, done.Seconds
 	last, err := score(ctx, j, run)
 	if err != nil {
+		if ctx.Err() == nil {
+			// Outputs that cannot be scored: the next run starts the
+			// command afresh rather than scoring the same files again.
+			_ = os.Remove(filepath.Join(dir, DoneFile))
+			_ = os.Remove(filepath.Join(dir, StartedFile))
+		}
 		_ = write("failed")
 		return nil, err
 	}

@@ -314,6 +314,13 @@ func TestCommandCellFaults(t *testing.T) {
 			if tc.command == "" && (rerr != nil || r.Status != "failed") {
 				t.Errorf("run.json: %v %+v", rerr, r)
 			}
+			if tc.mode == "wrong-rows" {
+				// The rerun starts the command afresh (DMLBENCH_RESUME unset).
+				_ = RunCell(context.Background(), dir, nil, false, "test")
+				if seen := readSeen(t, dir); len(seen) != 2 || seen[1].Resume {
+					t.Errorf("rerun after unscorable output: starts %+v, want a fresh second start", seen)
+				}
+			}
 			_, ferr := os.Stat(filepath.Join(dir, FailedFile))
 			if (ferr == nil) != (tc.mode == "diverge") {
 				t.Errorf("%s written: %v; only a diverged configuration is a finished trial", FailedFile, ferr == nil)

@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/mat32"
 )
@@ -397,24 +396,12 @@ func (m *csr) chebStep(y, x []float64, b int, alpha, beta, gamma float64) {
 			}
 		}
 	}
-	threads := m.threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
+	threads := parallel.Threads(m.threads)
 	if threads = min(threads, m.n/64); threads <= 1 || len(m.val)*b < 1<<18 {
 		rows(0, m.n)
 		return
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < threads; w++ {
-		lo, hi := w*m.n/threads, (w+1)*m.n/threads
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rows(lo, hi)
-		}()
-	}
-	wg.Wait()
+	parallel.For(threads, threads, func(w int) { rows(w*m.n/threads, (w+1)*m.n/threads) })
 }
 
 // orthonormalize replaces the columns of v (n×b, n ≥ b) by an orthonormal

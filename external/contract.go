@@ -86,30 +86,39 @@ type Dataset struct {
 // LoadDataset reads the label files of dir.
 func LoadDataset(dir string) (*Dataset, error) {
 	ds := &Dataset{Dir: dir}
-	for _, s := range []struct {
-		name string
-		into *Split
-	}{{"train", &ds.Train}, {"test", &ds.Test}} {
-		path := ""
-		for _, ext := range []string{".npy", ".txt"} {
-			if p := filepath.Join(dir, s.name+"_labels"+ext); fileExists(p) {
-				path = p
-				break
-			}
-		}
-		if path == "" {
-			return nil, fmt.Errorf("data set %s: no %s_labels.npy (or .txt): a command cell's data set holds a label file per split", dir, s.name)
-		}
-		ids, names, err := arrays.LoadLabels(path)
-		if err != nil {
-			return nil, err
-		}
-		s.into.Labels, s.into.ClassNames = ids, names
-		if p := filepath.Join(dir, s.name+"_items.txt"); fileExists(p) {
-			s.into.Items = p
-		}
+	var err error
+	if ds.Train, err = LoadSplit(dir, "train"); err != nil {
+		return nil, err
+	}
+	if ds.Test, err = LoadSplit(dir, "test"); err != nil {
+		return nil, err
 	}
 	return ds, nil
+}
+
+// LoadSplit reads the label file of one split of dir (name train or
+// test), and notes its item list when there is one. A tuning cell reads
+// the training split alone: no test file is opened.
+func LoadSplit(dir, name string) (Split, error) {
+	path := ""
+	for _, ext := range []string{".npy", ".txt"} {
+		if p := filepath.Join(dir, name+"_labels"+ext); fileExists(p) {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		return Split{}, fmt.Errorf("data set %s: no %s_labels.npy (or .txt): a command cell's data set holds a label file per split", dir, name)
+	}
+	ids, names, err := arrays.LoadLabels(path)
+	if err != nil {
+		return Split{}, err
+	}
+	s := Split{Labels: ids, ClassNames: names}
+	if p := filepath.Join(dir, name+"_items.txt"); fileExists(p) {
+		s.Items = p
+	}
+	return s, nil
 }
 
 func fileExists(p string) bool {

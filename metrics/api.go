@@ -38,6 +38,8 @@ type Options struct {
 	Average Average
 	// PerClass also reports every class's k-NN metrics (Result.PerClass).
 	PerClass bool
+	// PerQuery also reports every query's k-NN values (Result.PerQuery).
+	PerQuery bool
 	// PMLK is pytorch-metric-learning's explicit k (pml convention only;
 	// 0 = its default, the whole gallery): the window of MRR and
 	// mean_average_precision, and, non-standard, when a class is larger,
@@ -93,6 +95,9 @@ type Result struct {
 	Gallery int `json:"gallery"`
 	// Average is how k-NN metrics pool queries: "query" or "per-class".
 	Average Average `json:"average"`
+	// PMLK is pytorch-metric-learning's explicit k as applied (Options.PMLK,
+	// max_bin_count resolved); 0: the whole gallery.
+	PMLK int `json:"pml_k,omitempty"`
 	// LoneQueries counts queries with no other item of their class.
 	LoneQueries int                `json:"lone_queries"`
 	Timings     map[string]float64 `json:"timings"`
@@ -100,6 +105,10 @@ type Result struct {
 	Warnings    []string           `json:"warnings,omitempty"`
 	// PerClass holds every class's k-NN metrics (Options.PerClass).
 	PerClass []ClassResult `json:"per_class,omitempty"`
+	// PerQuery holds every query's k-NN values (Options.PerQuery) for the
+	// asked k-NN metrics; not part of the JSON result (eval --per-query
+	// writes it to a file of its own).
+	PerQuery *QueryValues `json:"-"`
 }
 
 // KMeansFunc clusters x into k groups and returns one id per row.

@@ -73,7 +73,7 @@ func BenchmarkRetrievalScoring_SOP(b *testing.B) {
 		nb.IDs[i] = int32(rng.Intn(n))
 	}
 	w, _ := resolve(nil, nil)
-	p, err := newRetrievalPlan(Strict, w, y, y, 11316, true, false)
+	p, err := newRetrievalPlan(Strict, w, y, y, 11316, true, false, planExtras{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 	if s == nil {
 		s = knn.Exact{}
 	}
-	plan, err := newRetrievalPlanX(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, knn.Watches(s),
+	plan, err := newRetrievalPlan(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, knn.Watches(s),
 		planExtras{pmlK: pmlK(opt.PMLK, e.qLabels, e.gLabels, e.rowMask, e.classes, e.loo), rows: e.rowMask, perClass: opt.PerClass || e.avg == PerClass, budget: opt.neighbourBudget})
 	if err != nil {
 		return inputErr("%v", err)
@@ -37,9 +37,16 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 	if opt.Progress != nil {
 		kopt.Progress = func(done, total int) { opt.Progress("knn", done, total) }
 	}
+	if opt.PerQuery {
+		plan.record = plan.newQueryRecord(q.Rows)
+	}
 	vals, sums, err := plan.search(ctx, s, q, g, kopt, opt.Threads)
 	if err != nil {
 		return fmt.Errorf("k-NN search (%s, depth %d): %w", s.Name(), plan.depth, err)
+	}
+	if plan.record != nil {
+		values, names := labelValues(e.in.Labels, e.gLabelsRaw), e.in.ClassNames
+		res.PerQuery = plan.record.table(plan, e.w.asked, func(y int32) string { return className(values[y], names) })
 	}
 	res.Timings["knn"] = time.Since(t0).Seconds()
 	t1 := time.Now()
@@ -59,6 +66,7 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s undefined: no query counts (every query's class has no other item in the gallery); reported as null / n/a", strings.Join(undef, ", ")))
 	}
 	res.Warnings = append(res.Warnings, rankWarnings(plan, plan.extras.pmlK)...)
+	res.PMLK = plan.extras.pmlK
 	res.LoneQueries = sums.lone
 	res.Warnings = append(res.Warnings, loneWarnings(e.conv, e.loo, sums.lone)...)
 	if e.conv == Roth && sums.padded > 0 {
@@ -74,16 +82,20 @@ func loneWarnings(conv Convention, loo bool, lone int) []string {
 	if lone <= 0 {
 		return nil
 	}
+	who := fmt.Sprintf("%d lone queries (no other item of their class)", lone)
+	if !loo {
+		who = fmt.Sprintf("%d lone queries (no gallery item of their class)", lone)
+	}
 	switch conv {
 	case PML:
-		return []string{fmt.Sprintf("%d lone queries (no other item of their class) dropped from k-NN metrics (pml convention)", lone)}
+		return []string{who + " dropped from k-NN metrics (pml convention)"}
 	case Strict:
-		return []string{fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000", lone)}
+		return []string{who + " score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000"}
 	case Roth:
 		if loo {
-			return []string{fmt.Sprintf("%d lone queries (no other item of their class) score 0 in R@k, mAP@C and mAP@1000 and are left out of MAP@R, R-Precision (roth convention)", lone)}
+			return []string{who + " score 0 in R@k, mAP@C and mAP@1000 and are left out of MAP@R, R-Precision (roth convention)"}
 		}
-		return []string{fmt.Sprintf("%d queries whose class has no gallery item score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000 (roth convention)", lone)}
+		return []string{who + " score 0 in R@k and are left out of MAP@R, R-Precision, mAP@C, mAP@1000 (roth convention)"}
 	}
 	return nil
 }

@@ -120,11 +120,7 @@ func labelValues(sets ...[]int32) []int32 {
 func classResults(ids []int32, vals []map[string]float64, queries []int, values []int32, names []string) []ClassResult {
 	out := make([]ClassResult, len(ids))
 	for i, y := range ids {
-		v := values[y]
-		name := strconv.Itoa(int(v))
-		if v >= 0 && int(v) < len(names) {
-			name = names[v]
-		}
+		name := className(values[y], names)
 		m := map[string]float64{}
 		for k, x := range vals[i] {
 			if !math.IsNaN(x) {
@@ -134,4 +130,12 @@ func classResults(ids []int32, vals []map[string]float64, queries []int, values 
 		out[i] = ClassResult{Class: name, Queries: queries[i], Metrics: m}
 	}
 	return out
+}
+
+// className is label value v's name: names[v], or v itself.
+func className(v int32, names []string) string {
+	if v >= 0 && int(v) < len(names) {
+		return names[v]
+	}
+	return strconv.Itoa(int(v))
 }

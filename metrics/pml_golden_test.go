@@ -155,7 +155,7 @@ func scoreTable(t *testing.T, loo bool, shift int32) tableScore {
 			rows[i] = true
 		}
 	}
-	p, err := newRetrievalPlanX(PML, w, ids[0], ids[1], classes, loo, false,
+	p, err := newRetrievalPlan(PML, w, ids[0], ids[1], classes, loo, false,
 		planExtras{pmlK: nb.K, rows: rows, perClass: true})
 	if err != nil {
 		t.Fatal(err)
@@ -424,7 +424,7 @@ func TestPMLExplicitKTruncation(t *testing.T) {
 	qL, gL, nb := pmlTableCase(t, false, 0)
 	dense, classes := denseLabels(qL, gL)
 	w, _ := resolve([]string{"R-Precision", "MAP@R", PMLMAPKey, MRRKey}, nil)
-	p, err := newRetrievalPlanX(PML, w, dense[0], dense[1], classes, false, false, planExtras{pmlK: 2})
+	p, err := newRetrievalPlan(PML, w, dense[0], dense[1], classes, false, false, planExtras{pmlK: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,14 +66,14 @@ func TestMAP1000RanksDepth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := newRetrievalPlan(Strict, w, labels, labels, 600, true, true)
+	p, err := newRetrievalPlan(Strict, w, labels, labels, 600, true, true, planExtras{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !p.rank1000 || p.depth != 8 {
 		t.Errorf("rank1000 %v depth %d, want true 8", p.rank1000, p.depth)
 	}
-	p, _ = newRetrievalPlan(Strict, w, labels, labels, 600, true, false)
+	p, _ = newRetrievalPlan(Strict, w, labels, labels, 600, true, false, planExtras{})
 	if p.rank1000 || p.depth != 1000 {
 		t.Errorf("without Watch: rank1000 %v depth %d, want false 1000", p.rank1000, p.depth)
 	}

@@ -186,18 +186,18 @@ func TestRankMetricsDepthGuard(t *testing.T) {
 		labels[i] = int32(i % 4000)
 	}
 	w, _ := resolve([]string{"R@1", MRRKey}, nil)
-	p, err := newRetrievalPlanX(PML, w, labels, labels, 4000, true, false, planExtras{})
+	p, err := newRetrievalPlan(PML, w, labels, labels, 4000, true, false, planExtras{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := p.depthGuard(n); err == nil || !strings.Contains(err.Error(), "--pml-k") {
 		t.Errorf("no guard: depth %d, %v", p.depth, err)
 	}
-	p, _ = newRetrievalPlanX(PML, w, labels, labels, 4000, true, false, planExtras{pmlK: 100})
+	p, _ = newRetrievalPlan(PML, w, labels, labels, 4000, true, false, planExtras{pmlK: 100})
 	if err := p.depthGuard(n); err != nil || p.depth != 100 {
 		t.Errorf("--pml-k 100: depth %d, %v", p.depth, err)
 	}
-	p, _ = newRetrievalPlanX(PML, w, labels, labels, 4000, true, true, planExtras{})
+	p, _ = newRetrievalPlan(PML, w, labels, labels, 4000, true, true, planExtras{})
 	if err := p.depthGuard(n); err != nil || p.depth != 1 || !p.rank1000 {
 		t.Errorf("watched: depth %d, %v", p.depth, err)
 	}

@@ -78,7 +78,8 @@ func TestDescriptors(t *testing.T) {
 	}
 	for key, want := range map[string][2]bool{
 		"R@1": {true, false}, "R@1000": {true, false}, "NMI": {true, false}, "MAP@R": {true, false},
-		"mAP@R": {true, false}, "rho": {false, true}, "dist_ratio": {false, false}, "loss": {false, false}, "R@x": {false, false},
+		"mAP@R": {true, false}, "rho": {false, true}, "dist_ratio": {false, false}, "loss": {false, true}, "R@x": {false, false},
+		"P@5": {true, false}, "mAP@100": {true, false}, "precision_at_1": {true, false}, "rho@3": {false, true}, "ARI": {true, false}, "foo": {false, false},
 	} {
 		if IsPercent(key) != want[0] || LowerIsBetter(key) != want[1] {
 			t.Errorf("%s: percent %v lower-is-better %v, want %v", key, IsPercent(key), LowerIsBetter(key), want)

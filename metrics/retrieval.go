@@ -5,10 +5,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
-	"sync"
 
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/mat32"
 )
@@ -45,6 +44,8 @@ type retrievalPlan struct {
 	gLabels    []int32
 	relevant   []int // R_q per dense class: other same-class gallery items
 	classSize  []int // n_c as Roth uses it: class size incl. the query (LOO) or gallery count (QG)
+	// record, when set, receives every scored query's values.
+	record *queryRecord
 }
 
 const map1000Window = 1000
@@ -54,11 +55,10 @@ const map1000Window = 1000
 // the depth-1000 search is cheaper than ranking every positive.
 const maxWatchPerQuery = 256
 
-func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes int, loo, canWatch bool) (*retrievalPlan, error) {
-	return newRetrievalPlanX(conv, w, qLabels, gLabels, classes, loo, canWatch, planExtras{})
-}
-
-func newRetrievalPlanX(conv Convention, w want, qLabels, gLabels []int32, classes int, loo, canWatch bool, x planExtras) (*retrievalPlan, error) {
+// newRetrievalPlan fixes the search depth, exclusion and windows for
+// scoring the metrics of w on queries qLabels against gallery gLabels
+// (dense class ids); canWatch: the backend can report positives' ranks.
+func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes int, loo, canWatch bool, x planExtras) (*retrievalPlan, error) {
 	p := &retrievalPlan{conv: conv, loo: loo, ks: w.ks, qLabels: qLabels, gLabels: gLabels,
 		mapR: w.needs(windowR), map1000: w.needs(window1000), perQuery: w.perQuery(), extras: x}
 	gc := counts(gLabels, classes)
@@ -221,9 +221,6 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		vals, sums := p.score(nb, threads)
 		return vals, sums, nil
 	}
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
 	if e, ok := s.(knn.Exact); ok && e.TileQ == 0 {
 		// The exact search keeps ~3·depth candidates for every query of
 		// a tile in each worker; at this depth its default tile (240 rows
@@ -258,22 +255,10 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		}
 		// Score the chunk's part of each fixed block; blocks are disjoint.
 		first, last := r0/scoreChunk, (r1-1)/scoreChunk
-		next := make(chan int, last-first+1)
-		for c := first; c <= last; c++ {
-			next <- c
-		}
-		close(next)
-		var wg sync.WaitGroup
-		for w := 0; w < min(threads, last-first+1); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for c := range next {
-					p.scoreRange(nb, parts[c], max(r0, c*scoreChunk), min(r1, (c+1)*scoreChunk), r0)
-				}
-			}()
-		}
-		wg.Wait()
+		parallel.For(threads, last-first+1, func(i int) {
+			c := first + i
+			p.scoreRange(nb, parts[c], max(r0, c*scoreChunk), min(r1, (c+1)*scoreChunk), r0)
+		})
 	}
 	vals, sums := p.merge(parts)
 	return vals, sums, nil
@@ -284,25 +269,7 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 // self-excluding search: each query's own row is removed, or the last row
 // when the own row is not among them. It compacts nb in place (K − 1).
 func dropSelf(nb *knn.Neighbors, r0 int) {
-	k := nb.K - 1
-	for i := 0; i < nb.N; i++ {
-		ids, dist := nb.IDsOf(i), nb.DistOf(i)
-		out := i * k
-		self := int32(r0 + i)
-		for j := range ids {
-			if ids[j] == self {
-				self = -2 // removed; no id equals −2
-				continue
-			}
-			if out == (i+1)*k {
-				break
-			}
-			nb.IDs[out], nb.Dist[out] = ids[j], dist[j]
-			out++
-		}
-	}
-	nb.K = k
-	nb.IDs, nb.Dist = nb.IDs[:nb.N*k], nb.Dist[:nb.N*k]
+	dropOwnRows(nb, func(i int) int32 { return int32(r0 + i) })
 }
 
 // retrievalSums accumulates per-query scores.
@@ -325,29 +292,12 @@ type retrievalSums struct {
 }
 
 func (p *retrievalPlan) score(nb *knn.Neighbors, threads int) (map[string]float64, *retrievalSums) {
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
 	// Fixed-size chunks merged in order: the sums do not depend on threads.
-	const chunk = scoreChunk
-	parts := make([]*retrievalSums, (nb.N+chunk-1)/chunk)
-	next := make(chan int, len(parts))
-	for c := range parts {
+	parts := make([]*retrievalSums, (nb.N+scoreChunk-1)/scoreChunk)
+	parallel.For(threads, len(parts), func(c int) {
 		parts[c] = p.newSums()
-		next <- c
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < threads; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range next {
-				p.scoreRange(nb, parts[c], c*chunk, min((c+1)*chunk, nb.N), 0)
-			}
-		}()
-	}
-	wg.Wait()
+		p.scoreRange(nb, parts[c], c*scoreChunk, min((c+1)*scoreChunk, nb.N), 0)
+	})
 	return p.merge(parts)
 }
 
@@ -397,12 +347,12 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi, 
 	hits := make([]bool, nb.K)
 	var rankBuf []int32 // positive ranks derived from hits (scoreQuery)
 	lastLabel := p.gLabels[len(p.gLabels)-1]
-	var one *retrievalSums // one query's terms, with per-class sums
-	if p.extras.perClass {
+	var one *retrievalSums // one query's terms, for per-class sums or per-query values
+	if p.extras.perClass || p.record != nil {
 		one = p.newSums()
-		if s.classes == nil { // a chunked search scores one part in several calls
-			s.classes = map[int32]*retrievalSums{}
-		}
+	}
+	if p.extras.perClass && s.classes == nil { // a chunked search scores one part in several calls
+		s.classes = map[int32]*retrievalSums{}
 	}
 	for q := lo; q < hi; q++ {
 		if !p.scored(q) {
@@ -439,6 +389,12 @@ func (p *retrievalPlan) scoreRange(nb *knn.Neighbors, s *retrievalSums, lo, hi, 
 		}
 		rankBuf = p.scoreQuery(one, hits[p.offset:], ranks, rq, y, padded, rankBuf)
 		s.add(one)
+		if p.record != nil {
+			p.record.record(p, q, one)
+		}
+		if !p.extras.perClass {
+			continue
+		}
 		c := s.classes[y]
 		if c == nil {
 			c = p.newSums()

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"runtime"
-	"sync"
 
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/mat32"
 )
 
@@ -51,9 +50,7 @@ func (o Options) withDefaults() Options {
 	set(&o.Momentum, 0.5)
 	set(&o.FinalMomentum, 0.8)
 	seti(&o.MomentumSwitch, 250)
-	if o.Threads <= 0 {
-		o.Threads = runtime.GOMAXPROCS(0)
-	}
+	o.Threads = parallel.Threads(o.Threads)
 	return o
 }
 
@@ -231,7 +228,7 @@ func center(Y []float64) {
 }
 
 // parallelRows runs f(i) for i in [0, n) on up to threads goroutines, in
-// interleaved blocks of rows.
+// blocks of 16 rows.
 func parallelRows(n, threads int, f func(i int)) {
 	if threads <= 1 || n < 64 {
 		for i := 0; i < n; i++ {
@@ -240,19 +237,11 @@ func parallelRows(n, threads int, f func(i int)) {
 		return
 	}
 	const block = 16
-	var wg sync.WaitGroup
-	for w := 0; w < threads; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for s := w * block; s < n; s += threads * block {
-				for i := s; i < min(s+block, n); i++ {
-					f(i)
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
+	parallel.For(threads, (n+block-1)/block, func(b int) {
+		for i := b * block; i < min((b+1)*block, n); i++ {
+			f(i)
+		}
+	})
 }
 
 // Affinities returns the conditional input affinities p_{j|i} (row-major
@@ -270,9 +259,7 @@ func Affinities(x mat32.Matrix, perplexity float64, threads int) ([]float64, err
 	if !(perplexity > 0) || perplexity >= float64(n-1) {
 		return nil, fmt.Errorf("projection: perplexity %g must lie in (0, N−1 = %d)", perplexity, n-1)
 	}
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
+	threads = parallel.Threads(threads)
 	for i, v := range x.Data {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return nil, fmt.Errorf("projection: non-finite value in row %d", i/x.Cols)

@@ -5,16 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/dmlbench/dmlbench/metrics"
 )
-
-// DefaultMetrics are the columns of Roth et al. 2020 Tab. 4–6.
-var DefaultMetrics = []string{"R@1", "R@2", "F1", "mAP@C", "mAP@1000", "NMI"}
 
 // CanonicalMethodKeys orders the well-known record.Run.Method keys; other
 // keys follow alphabetically.
@@ -28,7 +24,8 @@ type Options struct {
 	// Table.Common instead). Runs are always also grouped by dataset (one
 	// table per dataset).
 	GroupBy []string
-	// Metrics are the metric keys (columns); empty: DefaultMetrics.
+	// Metrics are the metric keys (columns); empty: the descriptors'
+	// report columns (metrics.ReportColumns: Roth et al. 2020 Tab. 4–6).
 	Metrics []string
 	// Source selects which metrics of a run are read: "final" (default;
 	// falls back to the last history epoch with metrics) or "best".
@@ -108,25 +105,6 @@ type Comparison struct {
 	Significant bool
 	// CILo, CIHi bound the bootstrap CI of the difference (NaN if none).
 	CILo, CIHi float64
-}
-
-// foreignPercent matches percent-valued keys dmlbench does not compute but
-// published tables and other tools report (P@k, ARI).
-var foreignPercent = regexp.MustCompile(`^(P@\d+|ARI)$`)
-
-// IsPercentMetric reports whether key is a fraction in [0, 1] that tables
-// show in percent: the metric's descriptor says so (metrics.All), or it is
-// a well-known foreign fraction (P@k, ARI).
-func IsPercentMetric(key string) bool {
-	return metrics.IsPercent(key) || foreignPercent.MatchString(key)
-}
-
-// LowerIsBetter reports whether smaller values of the metric are better:
-// the metric's descriptor says so (ρ: Roth et al. 2020, §5), ρ of a layer
-// ("rho@..."), and the training loss.
-func LowerIsBetter(key string) bool {
-	k := strings.ToLower(key)
-	return metrics.LowerIsBetter(key) || strings.HasPrefix(k, "rho@") || k == "loss"
 }
 
 // MetricsOf returns the metric map a report reads from a run.
@@ -288,7 +266,7 @@ func withDefaults(opt Options) (Options, error) {
 		return opt, fmt.Errorf("reports: metric source %q: want final, best or initial", opt.Source)
 	}
 	if len(opt.Metrics) == 0 {
-		opt.Metrics = DefaultMetrics
+		opt.Metrics = metrics.ReportColumns()
 	}
 	return opt, nil
 }
@@ -450,7 +428,7 @@ func markBest(t *Table, raw bool) {
 			if math.IsNaN(v) {
 				continue
 			}
-			if math.IsNaN(best) || (LowerIsBetter(m) && v < best) || (!LowerIsBetter(m) && v > best) {
+			if math.IsNaN(best) || (metrics.LowerIsBetter(m) && v < best) || (!metrics.LowerIsBetter(m) && v > best) {
 				best = v
 			}
 		}
@@ -507,19 +485,6 @@ func compare(t *Table, opt Options, rng *rand.Rand) error {
 		}
 	}
 	return nil
-}
-
-// precisionFor is the number of decimals a metric is shown with: 2 for
-// percentages (as in Roth et al. 2020 Tab. 4–9), 4 for raw fractions and for
-// metrics that are not fractions (ρ, distance ratios).
-func precisionFor(m string, raw bool) int {
-	if IsPercentMetric(m) {
-		if raw {
-			return 4
-		}
-		return 2
-	}
-	return 4
 }
 
 // allFinite reports whether no value is ±Inf (NaN never reaches a cell).

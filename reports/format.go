@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -110,29 +111,40 @@ func deltaCell(t *Table, i int, m string, opt Options, dagger string) string {
 	if i == t.BaselineRow {
 		return "baseline"
 	}
-	r := t.Rows[i]
+	d, sub := deltaParts(t, t.Rows[i], m, opt)
+	d = strings.Replace(d, symDagger, dagger, 1)
+	if sub != "" {
+		d += " " + sub
+	}
+	return d
+}
+
+// deltaParts are a Δ cell's value (with † when significant) and its
+// details: "(p=0.104) [+1.00, +5.00]", "(n<2)".
+func deltaParts(t *Table, r *Row, m string, opt Options) (string, string) {
 	c := r.Delta[m]
 	if c == nil {
-		return symDash
+		return symDash, ""
 	}
 	p := t.prec(m, opt.Raw)
 	s := fsigned(c.Delta, p)
+	var sub []string
 	if c.Err != "" {
-		s += " (" + c.Err + ")"
+		sub = append(sub, "("+c.Err+")")
 	} else {
 		if c.Significant {
-			s += dagger
+			s += symDagger
 		}
 		if ps := FormatP(c.P); strings.HasPrefix(ps, "<") {
-			s += " (p" + ps + ")"
+			sub = append(sub, "(p"+ps+")")
 		} else {
-			s += " (p=" + ps + ")"
+			sub = append(sub, "(p="+ps+")")
 		}
 	}
 	if opt.CI > 0 && !math.IsNaN(c.CILo) {
-		s += " [" + fsigned(c.CILo, p) + ", " + fsigned(c.CIHi, p) + "]"
+		sub = append(sub, "["+fsigned(c.CILo, p)+", "+fsigned(c.CIHi, p)+"]")
 	}
-	return s
+	return s, strings.Join(sub, " ")
 }
 
 func refCell(t *Table, ref ReferenceRow, m string, opt Options, pm string) string {
@@ -167,6 +179,15 @@ func (t *Table) header(delta string) []string {
 
 // Legend explains the cells of a table in words.
 func Legend(rep *Report, t *Table) string {
+	delta := ""
+	if t.BaselineRow >= 0 {
+		delta = fmt.Sprintf("Δ: difference to the baseline %s, † Welch two-sided t-test p < %g", t.Rows[t.BaselineRow].Label, rep.Opt.Alpha)
+	}
+	return legend(rep, t, delta)
+}
+
+// legend is Legend with the baseline's part as given ("" for none).
+func legend(rep *Report, t *Table, delta string) string {
 	opt := rep.Opt
 	var parts []string
 	src := "final"
@@ -199,8 +220,8 @@ func Legend(rep *Report, t *Table) string {
 	if opt.CI > 0 {
 		parts = append(parts, fmt.Sprintf("[lo, hi]: %g%% percentile-bootstrap CI of the mean (%d resamples, seed %d)", opt.CI*100, opt.Bootstrap, opt.Seed))
 	}
-	if t.BaselineRow >= 0 {
-		parts = append(parts, fmt.Sprintf("Δ: difference to the baseline %s, † Welch two-sided t-test p < %g", t.Rows[t.BaselineRow].Label, opt.Alpha))
+	if delta != "" {
+		parts = append(parts, delta)
 	}
 	if len(t.References) > 0 {
 		cites := map[string]bool{}
@@ -226,13 +247,10 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		}
 		fmt.Fprintf(&b, "### %s\n\n", mdEscape(t.Dataset))
 		h := t.header(symDelta)
-		writeMDRow(&b, h)
-		aligns := make([]string, len(h))
-		for i := range aligns {
-			aligns[i] = "---:"
+		for i := range h {
+			h[i] = mdEscape(h[i])
 		}
-		aligns[0] = ":---"
-		b.WriteString("| " + strings.Join(aligns, " | ") + " |\n")
+		writeMDHeader(&b, h)
 		for i, r := range t.Rows {
 			label := mdEscape(r.Label)
 			if i == t.BaselineRow {
@@ -278,93 +296,61 @@ func writeMDRow(b *strings.Builder, cells []string) {
 	b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 }
 
-var mdReplacer = strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;")
+// writeMDHeader writes the header row and the alignment row: the first
+// column left-aligned, the others (numbers) right-aligned.
+func writeMDHeader(b *strings.Builder, head []string) {
+	writeMDRow(b, head)
+	b.WriteString("| :---" + strings.Repeat(" | ---:", len(head)-1) + " |\n")
+}
 
-func mdEscape(s string) string { return mdReplacer.Replace(s) }
+// mdEscape escapes text for GitHub Markdown (CommonMark): the characters
+// that would end a cell or start emphasis or code are backslash-escaped,
+// and '<' only where it could open an HTML tag, so "p < 0.05" stays as
+// written.
+func mdEscape(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch r {
+		case '\\', '|', '*', '_', '`':
+			b.WriteByte('\\')
+		case '<':
+			if i+1 < len(s) && (isASCIILetter(s[i+1]) || strings.IndexByte("/!?", s[i+1]) >= 0) {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
-// WriteLaTeX renders booktabs tables (\toprule, \midrule, \bottomrule),
-// best values in \textbf{}, one table environment per dataset; CIs and
-// p-values in \scriptsize on a second line of the cell; tables wider than the line are scaled down
-// (graphicx). With standalone the output is a complete landscape document
-// (booktabs, graphicx, geometry) that pdflatex compiles.
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// WriteLaTeX renders booktabs tables that compile with \usepackage{booktabs}
+// alone and stay as wide as their metric columns: one table per dataset,
+// best values in \textbf{}, CIs and partial counts on a \scriptsize line
+// under the values, † on a value that differs from the baseline (Welch
+// p < α), and with a baseline a second table of the differences Δ with
+// their p-values (and CIs). With standalone the output is a complete
+// document that pdflatex compiles.
 func WriteLaTeX(w io.Writer, rep *Report, standalone bool) error {
 	var b strings.Builder
 	if standalone {
-		b.WriteString("\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage[T1]{fontenc}\n\\usepackage[landscape,margin=1.5cm]{geometry}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n\\begin{document}\n")
+		b.WriteString("\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n\\begin{document}\n")
 	}
 	for ti, t := range rep.Tables {
 		if ti > 0 {
 			b.WriteString("\n")
 		}
-		h := t.header("$\\Delta$")
-		b.WriteString("\\begin{table}[ht]\n\\centering\n")
-		fmt.Fprintf(&b, "\\caption{%s: %s}\n", texEscape(t.Dataset), texEscape(Legend(rep, t)))
-		wide := len(h) > 8
-		if wide {
-			// Shrink to the line width only when wider than it.
-			b.WriteString("\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n")
+		writeLaTeXMeasured(&b, rep, t)
+		if t.BaselineRow >= 0 {
+			b.WriteString("\n")
+			writeLaTeXDelta(&b, rep, t)
 		}
-		b.WriteString("\\begin{tabular}{l" + strings.Repeat("r", len(h)-1) + "}\n\\toprule\n")
-		hs := make([]string, len(h))
-		for i, x := range h {
-			if i == 1 {
-				hs[i] = "$n$"
-				continue
-			}
-			if strings.HasPrefix(x, "$\\Delta$ ") {
-				hs[i] = "$\\Delta$ " + texEscape(strings.TrimPrefix(x, "$\\Delta$ "))
-				continue
-			}
-			hs[i] = texEscape(x)
-		}
-		b.WriteString(strings.Join(hs, " & ") + " \\\\\n\\midrule\n")
-		for i, r := range t.Rows {
-			label := texEscape(r.Label)
-			if i == t.BaselineRow {
-				label += " (baseline)"
-			}
-			cells := []string{label, strconv.Itoa(r.N)}
-			for _, m := range t.Metrics {
-				c := measuredCell(t, r, m, rep.Opt, "\x00")
-				s := texEscape(c.main)
-				if c.best {
-					s = "\\textbf{" + s + "}"
-				}
-				cells = append(cells, texStack(texMinus(s), texMinus(texEscape(strings.TrimSpace(c.extra)))))
-				if t.BaselineRow >= 0 {
-					d := texMinus(texEscape(deltaCell(t, i, m, rep.Opt, "\x01")))
-					sub := ""
-					if k := strings.Index(d, " ("); k > 0 {
-						d, sub = d[:k], d[k+1:]
-					}
-					cells = append(cells, texStack(d, sub))
-				}
-			}
-			b.WriteString(strings.Join(cells, " & ") + " \\\\\n")
-		}
-		if len(t.References) > 0 {
-			fmt.Fprintf(&b, "\\midrule\n\\multicolumn{%d}{l}{\\emph{Published}} \\\\\n", len(h))
-			for _, ref := range t.References {
-				cells := []string{texEscape(ref.Approach) + " {\\footnotesize [" + texEscape(ref.Citation()) + "]}", "--"}
-				for _, m := range t.Metrics {
-					cells = append(cells, "\\emph{"+texEscape(refCell(t, ref, m, rep.Opt, "\x00"))+"}")
-					if t.BaselineRow >= 0 {
-						cells = append(cells, "")
-					}
-				}
-				b.WriteString(strings.Join(cells, " & ") + " \\\\\n")
-			}
-		}
-		b.WriteString("\\bottomrule\n\\end{tabular}")
-		if wide {
-			b.WriteString("}")
-		}
-		b.WriteString("\n\\end{table}\n")
 	}
 	if len(rep.Notes) > 0 {
 		b.WriteString("% Notes:\n")
 		for _, n := range rep.Notes {
-			b.WriteString("% " + strings.ReplaceAll(n, "\n", " ") + "\n")
+			b.WriteString("% " + texComment(n) + "\n")
 		}
 	}
 	if standalone {
@@ -374,14 +360,170 @@ func WriteLaTeX(w io.Writer, rep *Report, standalone bool) error {
 	return err
 }
 
-// texStack puts the small second line under the main one in a nested
-// right-aligned tabular (base LaTeX only), keeping wide tables narrow.
-func texStack(main, small string) string {
-	if small == "" {
-		return main
-	}
-	return "\\begin{tabular}[t]{@{}r@{}}" + main + " \\\\ \\scriptsize " + small + "\\end{tabular}"
+// texTableStart opens a table environment with its caption, in \footnotesize with
+// narrower column gaps (base LaTeX), so that a table of Roth et al. 2020's
+// six columns fits the text width.
+func texTableStart(b *strings.Builder, caption string) {
+	b.WriteString("\\begin{table}[ht]\n\\centering\n\\footnotesize\n\\setlength{\\tabcolsep}{3pt}\n")
+	fmt.Fprintf(b, "\\caption{%s}\n", caption)
 }
+
+// writeLaTeXMeasured writes t's table of measured (and published) rows.
+func writeLaTeXMeasured(b *strings.Builder, rep *Report, t *Table) {
+	delta := ""
+	if t.BaselineRow >= 0 {
+		delta = fmt.Sprintf("†: differs from the baseline %s, Welch two-sided t-test p < %g (Δ and p in the next table)", t.Rows[t.BaselineRow].Label, rep.Opt.Alpha)
+	}
+	texTableStart(b, texEscape(t.Dataset)+": "+texEscape(legend(rep, t, delta)))
+	head := []string{"Method", "$n$"}
+	for _, m := range t.Metrics {
+		head = append(head, texEscape(m))
+	}
+	var rows [][]string
+	for i, r := range t.Rows {
+		label := texEscape(r.Label)
+		if i == t.BaselineRow {
+			label += " (baseline)"
+		}
+		main := []string{label, strconv.Itoa(r.N)}
+		var small [][]string
+		for _, m := range t.Metrics {
+			c := measuredCell(t, r, m, rep.Opt, symPM)
+			// The std goes to a small line: a column is as wide as its mean.
+			if k := strings.Index(c.main, " "+symPM+" "); k >= 0 {
+				c.extra = " " + symPM + c.main[k+len(" "+symPM+" "):] + c.extra
+				c.main = c.main[:k]
+			}
+			s := texMinus(texEscape(c.main))
+			if c.best {
+				s = "\\textbf{" + s + "}"
+			}
+			if d := r.Delta[m]; d != nil && d.Significant {
+				s += "$^\\dagger$"
+			}
+			main = append(main, s)
+			small = append(small, texPieces(c.extra))
+		}
+		rows = append(rows, main)
+		rows = append(rows, smallRows(2, small)...)
+	}
+	if len(t.References) > 0 {
+		var cites []string
+		for _, ref := range t.References {
+			if !slices.Contains(cites, ref.Citation()) {
+				cites = append(cites, ref.Citation())
+			}
+		}
+		rows = append(rows, []string{"\\midrule"}, []string{fmt.Sprintf("\\multicolumn{%d}{l}{\\emph{Published: %s}}", len(head), texEscape(strings.Join(cites, "; ")))})
+		for _, ref := range t.References {
+			main := []string{texEscape(ref.Approach), "--"}
+			var small [][]string
+			for _, m := range t.Metrics {
+				v, extra := refCell(t, ref, m, rep.Opt, symPM), ""
+				if k := strings.Index(v, " "+symPM+" "); k >= 0 {
+					v, extra = v[:k], " "+symPM+v[k+len(" "+symPM+" "):]
+				}
+				main = append(main, "\\emph{"+texMinus(texEscape(v))+"}")
+				small = append(small, texPieces(extra))
+			}
+			rows = append(rows, main)
+			rows = append(rows, smallRows(2, small)...)
+		}
+	}
+	writeTabular(b, head, rows)
+	b.WriteString("\\end{table}\n")
+}
+
+// writeLaTeXDelta writes the differences of t's rows to its baseline: Δ
+// per metric (with † where p < α) and, on a \scriptsize line, the p-value
+// and the bootstrap CI of Δ.
+func writeLaTeXDelta(b *strings.Builder, rep *Report, t *Table) {
+	caption := fmt.Sprintf("%s: difference Δ of each method's mean to the baseline %s (units of the previous table); p: Welch two-sided t-test, † p < %g",
+		t.Dataset, t.Rows[t.BaselineRow].Label, rep.Opt.Alpha)
+	if rep.Opt.CI > 0 {
+		caption += fmt.Sprintf("; [lo, hi]: %g%% percentile-bootstrap CI of Δ", rep.Opt.CI*100)
+	}
+	texTableStart(b, texEscape(caption+"."))
+	head := []string{"Method"}
+	for _, m := range t.Metrics {
+		head = append(head, "$\\Delta$ "+texEscape(m))
+	}
+	var rows [][]string
+	for i, r := range t.Rows {
+		if i == t.BaselineRow {
+			continue
+		}
+		main := []string{texEscape(r.Label)}
+		var small [][]string
+		for _, m := range t.Metrics {
+			d, s := deltaParts(t, r, m, rep.Opt)
+			main = append(main, texMinus(texEscape(d)))
+			small = append(small, texPieces(s))
+		}
+		rows = append(rows, main)
+		rows = append(rows, smallRows(1, small)...)
+	}
+	writeTabular(b, head, rows)
+	b.WriteString("\\end{table}\n")
+}
+
+// texPieces splits the details of a cell ("±1.41 (n = 2/3) [55.00, 57.00]")
+// into its pieces, escaped, one per small line.
+func texPieces(s string) []string {
+	var out []string
+	s = strings.TrimSpace(s)
+	for s != "" {
+		k := len(s)
+		for _, sep := range []string{" (", " ["} {
+			if j := strings.Index(s, sep); j > 0 && j < k {
+				k = j
+			}
+		}
+		out = append(out, texMinus(texEscape(s[:k])))
+		s = strings.TrimSpace(s[k:])
+	}
+	return out
+}
+
+// smallRows lays out the small lines under a row: line i holds each
+// column's piece i in \scriptsize, after lead empty cells.
+func smallRows(lead int, cols [][]string) [][]string {
+	n := 0
+	for _, c := range cols {
+		n = max(n, len(c))
+	}
+	rows := make([][]string, n)
+	for i := range rows {
+		rows[i] = make([]string, lead, lead+len(cols))
+		for _, c := range cols {
+			cell := ""
+			if i < len(c) {
+				cell = "\\scriptsize " + c[i]
+			}
+			rows[i] = append(rows[i], cell)
+		}
+	}
+	return rows
+}
+
+// writeTabular writes a booktabs tabular: the first column left-aligned,
+// the others right-aligned; a row that is the single cell \midrule is
+// written as a rule.
+func writeTabular(b *strings.Builder, head []string, rows [][]string) {
+	b.WriteString("\\begin{tabular}{l" + strings.Repeat("r", len(head)-1) + "}\n\\toprule\n")
+	b.WriteString(strings.Join(head, " & ") + " \\\\\n\\midrule\n")
+	for _, r := range rows {
+		if len(r) == 1 && r[0] == "\\midrule" {
+			b.WriteString("\\midrule\n")
+			continue
+		}
+		b.WriteString(strings.Join(r, " & ") + " \\\\\n")
+	}
+	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+}
+
+// texComment keeps a text on one LaTeX comment line.
+func texComment(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 var texNegative = regexp.MustCompile(`(^|[\s\[(])-(\d)`)
 
@@ -389,8 +531,7 @@ var texNegative = regexp.MustCompile(`(^|[\s\[(])-(\d)`)
 func texMinus(s string) string { return texNegative.ReplaceAllString(s, "${1}$$-$$${2}") }
 
 // texEscape escapes LaTeX specials and maps the Unicode symbols tables use
-// to math-mode commands, so that pdflatex needs no extra packages. The
-// placeholders \x00 and \x01 stand for ± and † inside cells.
+// to math-mode commands, so that pdflatex needs no extra packages.
 func texEscape(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -405,12 +546,12 @@ func texEscape(s string) string {
 		case '^':
 			b.WriteString(`\textasciicircum{}`)
 		case '<':
-			b.WriteString(`\textless{}`)
+			b.WriteString(`$<$`)
 		case '>':
-			b.WriteString(`\textgreater{}`)
-		case '\x00', '±':
+			b.WriteString(`$>$`)
+		case '±':
 			b.WriteString(`$\pm$`)
-		case '\x01', '†':
+		case '†':
 			b.WriteString(`$^\dagger$`)
 		case '–':
 			b.WriteString(`--`)

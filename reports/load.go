@@ -1,13 +1,16 @@
 package reports
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 
+	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 )
 
@@ -32,6 +35,8 @@ type Loaded struct {
 	Runs []LoadedRun
 	// Skipped lists "path (status)" for each run left out.
 	Skipped []string
+	// Warnings name the run.json files that could not be read (left out).
+	Warnings []string
 }
 
 // LoadRuns reads run.json files. Each path may be a run.json file, a
@@ -78,10 +83,22 @@ func LoadRuns(paths []string, opt LoadOptions) (*Loaded, error) {
 	}
 	sort.Strings(files)
 	out := &Loaded{}
+	same := map[string]string{}
 	for _, f := range files {
 		r, err := record.Read(f)
 		if err != nil {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s is unreadable, left out: %v", f, err))
+			continue
+		}
+		if err := checkValues(f, r); err != nil {
 			return nil, err
+		}
+		if r.Status == "done" {
+			k := runKey(r)
+			if prev, dup := same[k]; dup {
+				return nil, fmt.Errorf("reports: %s and %s are the same run (data set, method, settings and seed %d): a copy of a run directory would count it twice; report one of them", prev, f, r.Seed)
+			}
+			same[k] = f
 		}
 		// record.Metrics decodes null as NaN (undefined: left out of means
 		// and counted in the cell's n) and "+Inf" as +Inf.
@@ -99,4 +116,37 @@ func LoadRuns(paths []string, opt LoadOptions) (*Loaded, error) {
 		return nil, fmt.Errorf("reports: no %s found under %v", RunFile, paths)
 	}
 	return out, nil
+}
+
+// runKey identifies a run by what it ran: data set, method keys, settings
+// and seed (two directories with one key hold the same run twice).
+func runKey(r *record.Run) string {
+	b, _ := json.Marshal([]any{r.Dataset, r.Method, r.Config, r.Seed})
+	return string(b)
+}
+
+// checkValues refuses a record holding an impossible value: a fraction
+// metric (R@k, MAP@R, NMI, …) outside [0, 1]. No computation writes one,
+// so the file is corrupt, and averaging it would print a wrong number.
+func checkValues(path string, r *record.Run) error {
+	check := func(where string, m record.Metrics) error {
+		for k, v := range m {
+			if metrics.IsPercent(k) && !math.IsNaN(v) && (v < 0 || v > 1) {
+				return fmt.Errorf("reports: %s: %s %s = %v is impossible (a fraction in [0, 1]): the file is corrupt", path, where, k, v)
+			}
+		}
+		return nil
+	}
+	if err := check("final", r.Final); err != nil {
+		return err
+	}
+	for _, e := range r.History {
+		if err := check(fmt.Sprintf("epoch %d", e.Epoch), e.Metrics); err != nil {
+			return err
+		}
+		if err := check(fmt.Sprintf("epoch %d validation", e.Epoch), e.ValMetric); err != nil {
+			return err
+		}
+	}
+	return nil
 }

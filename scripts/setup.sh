@@ -6,6 +6,10 @@ export PATH=$PATH:/usr/local/go/bin
 if [ -x scripts/install-faiss.sh ] || [ -f scripts/install-faiss.sh ]; then
 	bash scripts/install-faiss.sh
 fi
+# Headless Chromium renders dmlbench show's page in its test (skipped without it).
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+fi
 # Data sets are not installed here: Omniglot is embedded, and the commands that
 # need Fashion-MNIST (make test, make datasets) install it themselves.
 go mod download

@@ -7,8 +7,5 @@
 //     near rank-deficient spectra) or gonum's SVD (N < D).
 //   - Rho(s, m) = KL(U ‖ ŝ) after dropping the m−1 largest values (natural
 //     log; +Inf when a kept value is 0, the caller warns).
-//   - RothRho: the roth convention (sklearn TruncatedSVD with D−1
-//     components drops the smallest value; ~1e-3 agreement with their
-//     randomized solver).
 //   - PerClass: averaged normalised class-conditioned spectra.
 package spectra

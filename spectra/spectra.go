@@ -1,13 +1,13 @@
 package spectra
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
 
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/mat32"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -97,33 +97,20 @@ func gram(x mat32.Matrix) []float64 {
 	n, d := x.Rows, x.Cols
 	nchunks := (n + gramChunk - 1) / gramChunk
 	parts := make([][]float64, nchunks)
-	workers := min(runtime.GOMAXPROCS(0), nchunks)
-	var wg sync.WaitGroup
-	next := make(chan int, nchunks)
-	for c := 0; c < nchunks; c++ {
-		next <- c
-	}
-	close(next)
 	impl := blas64.Implementation()
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]float64, gramChunk*d)
-			for c := range next {
-				r0, r1 := c*gramChunk, min((c+1)*gramChunk, n)
-				a := buf[:(r1-r0)*d]
-				for i, v := range x.Data[r0*d : r1*d] {
-					a[i] = float64(v)
-				}
-				p := make([]float64, d*d)
-				// Upper triangle of Aᵀ·A.
-				impl.Dsyrk(blas.Upper, blas.Trans, d, r1-r0, 1, a, d, 0, p, d)
-				parts[c] = p
+	_ = parallel.Blocks(context.Background(), 0, nchunks, func() []float64 { return make([]float64, gramChunk*d) },
+		func(buf []float64, c int) error {
+			r0, r1 := c*gramChunk, min((c+1)*gramChunk, n)
+			a := buf[:(r1-r0)*d]
+			for i, v := range x.Data[r0*d : r1*d] {
+				a[i] = float64(v)
 			}
-		}()
-	}
-	wg.Wait()
+			p := make([]float64, d*d)
+			// Upper triangle of Aᵀ·A.
+			impl.Dsyrk(blas.Upper, blas.Trans, d, r1-r0, 1, a, d, 0, p, d)
+			parts[c] = p
+			return nil
+		})
 	g := parts[0]
 	for _, p := range parts[1:] {
 		for i, v := range p {
@@ -201,22 +188,6 @@ func Rho(s []float64, m int) (float64, error) {
 		kl += u * math.Log(u*sum/v)
 	}
 	return kl, nil
-}
-
-// RothRho reproduces ρ@m of the roth convention (docs/metrics.md; their
-// metrics/rho_spectrum.py): sklearn TruncatedSVD(n_components = D−1,
-// n_iter = 7, random_state = 42) on the raw features returns the D−1
-// largest singular values, i.e. the smallest one is dropped before ρ. Here
-// the spectrum s (all values, as from SingularValues) is sorted, its smallest
-// value removed, and Rho(·, m) applied. Their randomized solver is not
-// exact: expect agreement within about 1e-3 in ρ, not bit equality.
-func RothRho(s []float64, m int) (float64, error) {
-	if len(s) < 2 {
-		return 0, fmt.Errorf("%w: roth rho needs at least 2 singular values (TruncatedSVD keeps D−1), got %d", ErrBadInput, len(s))
-	}
-	sorted := append([]float64(nil), s...)
-	sort.Sort(sort.Reverse(sort.Float64Slice(sorted)))
-	return Rho(sorted[:len(sorted)-1], m)
 }
 
 // PerClass returns the averaged class-conditioned spectrum of Roth et al. 2020

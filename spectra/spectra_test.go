@@ -158,17 +158,6 @@ func TestRhoReferenceValues(t *testing.T) {
 	}
 }
 
-func TestRothRho(t *testing.T) {
-	// Roth drops the smallest value: (3, 1, 0) → ρ of (3, 1), finite.
-	want := 0.5 * math.Log(4.0/3)
-	if r, err := RothRho([]float64{0, 3, 1}, 1); err != nil || !near(r, want, 1e-15) {
-		t.Fatalf("roth: %v %v want %v", r, err, want)
-	}
-	if _, err := RothRho([]float64{1}, 1); !errors.Is(err, ErrBadInput) {
-		t.Fatal("one value accepted")
-	}
-}
-
 func TestPerClass(t *testing.T) {
 	// Class 0: rows (3,0),(0,1) → σ = (3, 1) → ŝ = (.75, .25).
 	// Class 5: rows (2,2),(1,1) → rank 1 → ŝ = (1, 0).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
@@ -23,6 +24,59 @@ type Manifest struct {
 	// Cells are the run directories relative to the output directory,
 	// in cell order (cell N is Cells[N]).
 	Cells []string `json:"cells"`
+	// Commands fingerprint each cell: its command line without --out and
+	// --quiet, by run directory. A cell that has started is not run again
+	// under another command (CheckManifest).
+	Commands map[string]string `json:"commands,omitempty"`
+}
+
+// command is the fingerprint of job j's settings.
+func command(j Job) string {
+	var parts []string
+	for i := 0; i < len(j.Args); i++ {
+		switch j.Args[i] {
+		case "--out":
+			i++
+			continue
+		case "--quiet":
+			continue
+		}
+		parts = append(parts, j.Args[i])
+	}
+	return strings.Join(parts, " ")
+}
+
+// CheckManifest refuses a suite whose started cells (a run.json exists)
+// were run under another command than the suite now gives them: their
+// results would mix two settings under one name. New cells are fine.
+func CheckManifest(out string, jobs []Job) error {
+	b, err := os.ReadFile(filepath.Join(out, ManifestFile))
+	if err != nil {
+		return nil // a new directory, or one without a manifest
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(out, ManifestFile), err)
+	}
+	var changed []string
+	for _, j := range jobs {
+		old, ok := m.Commands[filepath.ToSlash(j.Name)]
+		if !ok || old == command(j) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(j.Dir, "run.json")); err == nil {
+			changed = append(changed, j.Name)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	more := ""
+	if len(changed) > 3 {
+		more = fmt.Sprintf(" and %d more", len(changed)-3)
+		changed = changed[:3]
+	}
+	return fmt.Errorf("suite: the settings of %s%s changed since %s was run: restore the suite file, remove those run directories, or use a new --out", strings.Join(changed, ", "), more, out)
 }
 
 // WriteManifest records the cells of a suite in out/suite.json.
@@ -31,9 +85,10 @@ func WriteManifest(out, suiteFile string, jobs []Job) error {
 	if err != nil {
 		return err
 	}
-	m := Manifest{Suite: abs, Cells: make([]string, len(jobs))}
+	m := Manifest{Suite: abs, Cells: make([]string, len(jobs)), Commands: map[string]string{}}
 	for i, j := range jobs {
 		m.Cells[i] = filepath.ToSlash(j.Name)
+		m.Commands[m.Cells[i]] = command(j)
 	}
 	// Temporary files of suite processes killed while writing it; other
 	// live writers hold theirs for milliseconds, not a minute.

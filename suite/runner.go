@@ -54,6 +54,26 @@ type Runner struct {
 	// that concurrent suite invocations never run a cell twice; nil: no
 	// claims.
 	Claims *Claimer
+	// Overall, if set, makes the progress of the log lines count every
+	// cell of a run that calls Run several times (tune's batches), so its
+	// ETA does not restart with each call.
+	Overall *Overall
+}
+
+// Overall is the progress of several calls of Run: Total cells, Done so
+// far (those finished before Begin included).
+type Overall struct {
+	Total, Done int
+	Begin       time.Time
+	ran         int // finished since Begin
+}
+
+// progress is "[done/total, elapsed, ETA]": the ETA is the mean time per
+// cell finished since begin times the cells left.
+func progress(done, total, ran int, begin time.Time) string {
+	el := time.Since(begin)
+	eta := time.Duration(float64(el) / float64(max(ran, 1)) * float64(max(total-done, 0))).Round(time.Second)
+	return fmt.Sprintf("[%d/%d, %s elapsed, ETA %s]", done, total, el.Round(time.Second), eta)
 }
 
 // Result lists what happened to each job by name.
@@ -263,9 +283,12 @@ func (t *tally) finish(j Job, err error) {
 		return
 	}
 	n := len(res.Done) + len(res.Failed)
-	el := time.Since(t.begin)
-	eta := time.Duration(float64(el) / float64(n) * float64(t.todo-n)).Round(time.Second)
-	prog := fmt.Sprintf("[%d/%d, %s elapsed, ETA %s]", n, t.todo, el.Round(time.Second), eta)
+	prog := progress(n, t.todo, n, t.begin)
+	if o := t.r.Overall; o != nil {
+		o.Done++
+		o.ran++
+		prog = progress(o.Done, o.Total, o.ran, o.Begin)
+	}
 	if err != nil {
 		fmt.Fprintf(log, "FAIL %s %s: %v\n", j.Name, prog, err)
 	} else {

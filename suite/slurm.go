@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +26,7 @@ import (
 //	  mem: 16G
 //	  gpus: 1                 # --gpus (e.g. a100:1)
 //	  account: mylab
-//	  max_parallel: 20        # the %M throttle of the array
+//	  max-parallel: 20        # the %M throttle of the array (alias max_parallel)
 //	  extra: [--qos=normal, "--constraint=avx512"]   # more #SBATCH lines
 //	  claim-timeout: 10m      # heartbeat age after which a cell is taken over
 type SlurmConfig struct {
@@ -37,24 +36,24 @@ type SlurmConfig struct {
 	Mem         string `yaml:"mem"`
 	GPUs        string `yaml:"gpus"`
 	Account     string `yaml:"account"`
-	MaxParallel int    `yaml:"max_parallel"`
-	// MaxParallelDash is the same key spelled like the other keys.
-	MaxParallelDash int    `yaml:"max-parallel"`
-	JobName         string `yaml:"job-name"`
+	MaxParallel int    `yaml:"max-parallel"`
+	// MaxParallelSnake is the alias max_parallel of MaxParallel.
+	MaxParallelSnake int    `yaml:"max_parallel"`
+	JobName          string `yaml:"job-name"`
 	// Extra are further #SBATCH options, one per line.
 	Extra        List   `yaml:"extra"`
 	ClaimTimeout string `yaml:"claim-timeout"`
 }
 
 func (c *SlurmConfig) check() error {
-	if c.MaxParallel != 0 && c.MaxParallelDash != 0 {
-		return errors.New("give max_parallel or max-parallel, not both")
+	if c.MaxParallel != 0 && c.MaxParallelSnake != 0 {
+		return errors.New("give max-parallel or its alias max_parallel, not both")
 	}
-	if c.MaxParallelDash != 0 {
-		c.MaxParallel, c.MaxParallelDash = c.MaxParallelDash, 0
+	if c.MaxParallelSnake != 0 {
+		c.MaxParallel, c.MaxParallelSnake = c.MaxParallelSnake, 0
 	}
 	if c.MaxParallel < 0 {
-		return fmt.Errorf("max_parallel = %d must be ≥ 0", c.MaxParallel)
+		return fmt.Errorf("max-parallel = %d must be ≥ 0", c.MaxParallel)
 	}
 	if c.CPUsPerTask < 0 {
 		return fmt.Errorf("cpus-per-task = %d must be ≥ 0", c.CPUsPerTask)
@@ -124,6 +123,16 @@ func LogPattern(out string) string {
 	return filepath.Join(SlurmDir(out), "logs", "cell%a_job%A.out")
 }
 
+// DirectiveValue is v as the value of an #SBATCH directive: in double
+// quotes when it holds white space, which sbatch otherwise takes as the
+// end of the directive's argument.
+func DirectiveValue(v string) string {
+	if strings.ContainsAny(v, " \t") {
+		return `"` + v + `"`
+	}
+	return v
+}
+
 // CellLog is the newest Slurm log of cell i ("" if none).
 func CellLog(out string, i int) string {
 	m, _ := filepath.Glob(filepath.Join(SlurmDir(out), "logs", fmt.Sprintf("cell%d_job*.out", i)))
@@ -157,7 +166,7 @@ func (s *Spec) Script(bin, suiteFile, out string, cells []int) string {
 	b.WriteString("# a cell another task runs is left to it, an interrupted one is resumed.\n")
 	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", name)
 	fmt.Fprintf(&b, "#SBATCH --array=%s\n", ArraySpec(cells, c.MaxParallel))
-	fmt.Fprintf(&b, "#SBATCH --output=%s\n", LogPattern(out))
+	fmt.Fprintf(&b, "#SBATCH --output=%s\n", DirectiveValue(LogPattern(out)))
 	opt := func(flag, v string) {
 		if v != "" {
 			fmt.Fprintf(&b, "#SBATCH --%s=%s\n", flag, v)
@@ -341,14 +350,4 @@ func (sl *Slurm) JobAlive(job string) (alive, ok bool) {
 		return false, false
 	}
 	return strings.TrimSpace(string(b)) != "", true
-}
-
-// sortedKeys returns the keys of m in increasing order.
-func sortedKeys(m map[int]QueueEntry) []int {
-	k := make([]int, 0, len(m))
-	for i := range m {
-		k = append(k, i)
-	}
-	sort.Ints(k)
-	return k
 }

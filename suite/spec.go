@@ -481,17 +481,46 @@ func argsPoint(args []string) string {
 	return strings.Join(kv, " ")
 }
 
+// DefaultMaxCells is the most cells a suite may have unless raised.
+const DefaultMaxCells = 100000
+
+// NumCells counts the cells of the suite without expanding its grids
+// (in floating point: a grid of 10⁹ points is counted, not built).
+func (s *Spec) NumCells() float64 {
+	n := float64(len(s.Eval))
+	for _, g := range s.Grids {
+		p := 1.0
+		for _, l := range []List{g.Dataset, g.Loss, orEmpty(g.Miner), orEmpty(g.Sampler), orEmpty(g.Regularizer), orEmpty(g.EmbedDim), orEmpty(g.BatchSize), g.Seed} {
+			p *= float64(len(l))
+		}
+		n += p
+	}
+	return n
+}
+
 // LoadCells reads the suite file path (Load) and lists its cells (Jobs)
 // under its output directory: out, or the file's own when out is empty
-// (OutDir). It returns the spec, the output directory and the cells.
-func LoadCells(path, out string) (*Spec, string, []Job, error) {
+// (OutDir). A suite of more than maxCells cells (0: DefaultMaxCells) is
+// refused before its grids are expanded, and one whose started cells
+// changed their settings is refused (CheckManifest). It returns the spec,
+// the output directory and the cells.
+func LoadCells(path, out string, maxCells int) (*Spec, string, []Job, error) {
 	spec, err := Load(path)
 	if err != nil {
 		return nil, "", nil, err
 	}
+	if maxCells <= 0 {
+		maxCells = DefaultMaxCells
+	}
+	if n := spec.NumCells(); n > float64(maxCells) {
+		return nil, "", nil, fmt.Errorf("suite %s: %.0f cells, more than the limit %d: shorten the grid's lists, or raise the limit with --max-cells", path, n, maxCells)
+	}
 	out = spec.OutDir(out)
 	jobs, err := spec.Jobs(out)
 	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := CheckManifest(out, jobs); err != nil {
 		return nil, "", nil, err
 	}
 	return spec, out, jobs, nil

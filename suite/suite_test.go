@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/dmlbench/dmlbench/record"
 )
@@ -305,17 +307,17 @@ func TestLoadCells(t *testing.T) {
 	if err := os.WriteFile(path, []byte("grid:\n  dataset: toy-lines\n  loss: [margin, triplet]\n  seed: [0]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, out, jobs, err := LoadCells(path, "")
+	spec, out, jobs, err := LoadCells(path, "", 0)
 	if err != nil || spec == nil || out != filepath.Join(dir, "s") || len(jobs) != 2 {
 		t.Fatalf("got %v %q %d jobs, %v", spec, out, len(jobs), err)
 	}
 	if !strings.HasPrefix(jobs[0].Dir, out+string(filepath.Separator)) {
 		t.Fatalf("cell %s outside %s", jobs[0].Dir, out)
 	}
-	if _, out, _, _ := LoadCells(path, "elsewhere"); out != "elsewhere" {
+	if _, out, _, _ := LoadCells(path, "elsewhere", 0); out != "elsewhere" {
 		t.Fatalf("override: %q", out)
 	}
-	if _, _, _, err := LoadCells(filepath.Join(dir, "none.yaml"), ""); err == nil {
+	if _, _, _, err := LoadCells(filepath.Join(dir, "none.yaml"), "", 0); err == nil {
 		t.Fatal("missing file accepted")
 	}
 }
@@ -451,5 +453,118 @@ func TestParseQuietBooleans(t *testing.T) {
 	}
 	if _, err := Parse([]byte("quiet: maybe\ngrid: {dataset: d, loss: a, seed: 0}")); err == nil {
 		t.Error("quiet: maybe accepted")
+	}
+}
+
+// A grid of 10⁹ cells is counted, not expanded, and refused at once;
+// --max-cells raises the limit.
+func TestHugeGridRefusedBeforeExpansion(t *testing.T) {
+	var l []string
+	for i := range 1000 {
+		l = append(l, strconv.Itoa(i+1))
+	}
+	list := "[" + strings.Join(l, ", ") + "]"
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	spec := "grid:\n  dataset: synthetic\n  loss: margin\n  embed-dim: " + list + "\n  batch-size: " + list + "\n  seed: " + list + "\n"
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	_, _, _, err := LoadCells(path, "", 0)
+	if err == nil || !strings.Contains(err.Error(), "1000000000 cells, more than the limit 100000") {
+		t.Fatalf("10⁹ cells: %v", err)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Fatalf("refusing took %v", d)
+	}
+	small := "grid:\n  dataset: synthetic\n  loss: margin\n  seed: [0, 1, 2]\n"
+	if err := os.WriteFile(path, []byte(small), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := LoadCells(path, "", 2); err == nil {
+		t.Fatal("3 cells pass a limit of 2")
+	}
+	if _, _, jobs, err := LoadCells(path, "", 3); err != nil || len(jobs) != 3 {
+		t.Fatalf("3 cells, limit 3: %d jobs, %v", len(jobs), err)
+	}
+}
+
+// Paths with spaces are quoted in #SBATCH directives and the command.
+func TestSlurmScriptPathWithSpace(t *testing.T) {
+	s := &Spec{Slurm: &SlurmConfig{}}
+	sc := s.Script("/my bin/dmlbench", "/my runs/s.yaml", "/my runs/out", []int{0, 1})
+	if !strings.Contains(sc, `#SBATCH --output="/my runs/out/slurm/logs/cell%a_job%A.out"`+"\n") {
+		t.Fatalf("unquoted --output:\n%s", sc)
+	}
+	if !strings.Contains(sc, "'/my bin/dmlbench'") || !strings.Contains(sc, "'/my runs/out'") {
+		t.Fatalf("unquoted command:\n%s", sc)
+	}
+}
+
+// A started cell whose settings change in the suite file is refused by
+// suite and suite status alike; new cells are added.
+func TestSuiteFingerprint(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("out: out\nextra: --hidden 64\ngrid:\n  dataset: synthetic\n  loss: margin\n  seed: [0, 1]\n")
+	_, out, jobs, err := LoadCells(path, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteManifest(out, path, jobs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(jobs[0].Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(jobs[0].Dir, "run.json"), []byte(`{"status": "done"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write("out: out\nextra: --hidden 64\ngrid:\n  dataset: synthetic\n  loss: margin\n  seed: [0, 1, 2]\n")
+	if _, _, jobs, err := LoadCells(path, "", 0); err != nil || len(jobs) != 3 {
+		t.Fatalf("a new seed: %d cells, %v", len(jobs), err)
+	}
+	write("out: out\nextra: --hidden 128\ngrid:\n  dataset: synthetic\n  loss: margin\n  seed: [0, 1]\n")
+	_, _, _, err = LoadCells(path, "", 0)
+	if err == nil || !strings.Contains(err.Error(), jobs[0].Name) || strings.Contains(err.Error(), jobs[1].Name) {
+		t.Fatalf("changed extra: %v", err)
+	}
+}
+
+// With Overall set, the log lines of several Run calls count every cell
+// of all of them: the progress does not restart with each call.
+func TestRunnerOverallProgress(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Parse([]byte(`grid: {dataset: omniglot, loss: [margin, triplet], seed: [0, 1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := s.Jobs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	var log strings.Builder
+	r := &Runner{Bin: "dmlbench", Exec: fakeTrainer(&calls), Log: &log, Overall: &Overall{Total: 4, Begin: time.Now()}}
+	for _, batch := range [][]Job{jobs[:2], jobs[2:]} {
+		if _, err := r.Run(context.Background(), batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"[1/4, ", "[2/4, ", "[3/4, ", "[4/4, "} {
+		if !strings.Contains(log.String(), want) {
+			t.Fatalf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+	if strings.Contains(log.String(), "[1/2, ") || r.Overall.Done != 4 {
+		t.Fatalf("progress restarted with the second call:\n%s", log.String())
+	}
+	if p := progress(1, 4, 1, time.Now().Add(-10*time.Second)); !strings.Contains(p, "ETA 30s") {
+		t.Fatalf("progress %q, want ETA 30s", p)
 	}
 }

@@ -3,9 +3,8 @@ package trainers
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
@@ -59,30 +58,41 @@ func (a *Adam) Step(lr, factor float64) error {
 		if p.NoDecay {
 			wd = 0
 		}
+		c := adamConsts{wd: wd, b1: a.Beta1, c1: 1 - a.Beta1, b2: a.Beta2, c2: 1 - a.Beta2,
+			step: step, invBc2: 1 / math.Sqrt(bc2), eps: a.Eps}
 		m, v := a.M[k], a.V[k]
-		b1, b2 := a.Beta1, a.Beta2
-		invBc2 := 1 / math.Sqrt(bc2)
 		// Elementwise, so the update is the same on any split: large
 		// tensors are shared among the cores (adamBlock elements at least
-		// per goroutine).
-		update := func(lo, hi int) (sum float64) { // NaN/Inf in any gradient makes the sum non-finite
-			for i := lo; i < hi; i++ {
-				g32 := p.Grad[i]
-				th := float64(p.Data[i])
-				g := float64(g32) + wd*th
-				sum += float64(g32)
-				mi := b1*float64(m[i]) + (1-b1)*g
-				vi := b2*float64(v[i]) + (1-b2)*g*g
-				m[i], v[i] = float32(mi), float32(vi)
-				p.Data[i] = float32(th - step*mi/(math.Sqrt(vi)*invBc2+a.Eps))
-			}
-			return sum
-		}
-		if !finite(parallelSum(len(p.Grad), update)) {
+		// per goroutine). NaN/Inf in any gradient makes the sum non-finite.
+		sum := parallelSum(len(p.Grad), func(lo, hi int) float64 { return adamUpdate(&c, p.Data, p.Grad, m, v, lo, hi) })
+		if !finite(sum) {
 			return fmt.Errorf("adam: non-finite gradient in %s", p.Name)
 		}
 	}
 	return nil
+}
+
+// adamConsts are the per-parameter constants of the update, in the order
+// adam_amd64.s reads them.
+type adamConsts struct {
+	wd, b1, c1, b2, c2 float64 // c1 = 1−β₁, c2 = 1−β₂
+	step, invBc2, eps  float64 // lr/(1−β₁ᵗ), 1/√(1−β₂ᵗ), ε
+}
+
+// adamScalar updates elements [lo, hi) in float64 and returns the sum of
+// their gradients.
+func adamScalar(c *adamConsts, data, grad, m, v []float32, lo, hi int) (sum float64) {
+	for i := lo; i < hi; i++ {
+		g32 := grad[i]
+		th := float64(data[i])
+		g := float64(g32) + c.wd*th
+		sum += float64(g32)
+		mi := c.b1*float64(m[i]) + c.c1*g
+		vi := c.b2*float64(v[i]) + c.c2*g*g
+		m[i], v[i] = float32(mi), float32(vi)
+		data[i] = float32(th - c.step*mi/(math.Sqrt(vi)*c.invBc2+c.eps))
+	}
+	return sum
 }
 
 // adamBlock is the fewest elements worth a goroutine in Adam.Step.
@@ -91,22 +101,13 @@ const adamBlock = 1 << 15
 // parallelSum runs f over [0, n) in up to GOMAXPROCS contiguous ranges of
 // at least adamBlock elements and adds up what they return (in range order).
 func parallelSum(n int, f func(lo, hi int) float64) float64 {
-	t := min(runtime.GOMAXPROCS(0), n/adamBlock)
+	t := min(parallel.Threads(0), n/adamBlock)
 	if t <= 1 {
 		return f(0, n)
 	}
 	per := (n + t - 1) / t
 	sums := make([]float64, t)
-	var wg sync.WaitGroup
-	for w := 1; w < t; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			sums[w] = f(w*per, min((w+1)*per, n))
-		}(w)
-	}
-	sums[0] = f(0, min(per, n))
-	wg.Wait()
+	parallel.For(t, t, func(b int) { sums[b] = f(b*per, min((b+1)*per, n)) })
 	var s float64
 	for _, x := range sums {
 		s += x

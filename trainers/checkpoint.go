@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -81,8 +82,9 @@ func saveCheckpoint(path string, ck *checkpoint) error {
 	return nil
 }
 
-// errCorrupt is the advice of every damaged-checkpoint error.
-const errCorrupt = "delete it (and run.json) to start the run over"
+// ErrCorruptCheckpoint is wrapped by every damaged-checkpoint error; its
+// text is the advice those errors end with.
+var ErrCorruptCheckpoint = errors.New("delete it (and run.json) to start the run over")
 
 func loadCheckpoint(path string) (*checkpoint, error) {
 	b, err := os.ReadFile(path)
@@ -92,7 +94,7 @@ func loadCheckpoint(path string) (*checkpoint, error) {
 	payload := b
 	if bytes.HasPrefix(b, []byte(checkpointMagic)) {
 		if len(b) < checkpointHeadLen {
-			return nil, fmt.Errorf("resume: checkpoint %s is truncated (%d bytes, shorter than its header): %s", path, len(b), errCorrupt)
+			return nil, fmt.Errorf("resume: checkpoint %s is truncated (%d bytes, shorter than its header): %w", path, len(b), ErrCorruptCheckpoint)
 		}
 		layout := binary.LittleEndian.Uint32(b[8:])
 		n := binary.LittleEndian.Uint64(b[12:])
@@ -101,15 +103,15 @@ func loadCheckpoint(path string) (*checkpoint, error) {
 		}
 		payload = b[checkpointHeadLen:]
 		if uint64(len(payload)) != n {
-			return nil, fmt.Errorf("resume: checkpoint %s is damaged (%d payload bytes, its header says %d): %s", path, len(payload), n, errCorrupt)
+			return nil, fmt.Errorf("resume: checkpoint %s is damaged (%d payload bytes, its header says %d): %w", path, len(payload), n, ErrCorruptCheckpoint)
 		}
 		if sum := sha256.Sum256(payload); !bytes.Equal(sum[:], b[20:checkpointHeadLen]) {
-			return nil, fmt.Errorf("resume: checkpoint %s is damaged (checksum mismatch): %s", path, errCorrupt)
+			return nil, fmt.Errorf("resume: checkpoint %s is damaged (checksum mismatch): %w", path, ErrCorruptCheckpoint)
 		}
 	}
 	var ck checkpoint
 	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&ck); err != nil {
-		return nil, fmt.Errorf("resume: checkpoint %s is unreadable (%v): %s", path, oneLine(err), errCorrupt)
+		return nil, fmt.Errorf("resume: checkpoint %s is unreadable (%v): %w", path, oneLine(err), ErrCorruptCheckpoint)
 	}
 	if ck.Format != checkpointFormat {
 		return nil, fmt.Errorf("resume: checkpoint %s has format %d, this build reads %d", path, ck.Format, checkpointFormat)

@@ -5,15 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"reflect"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/model"
 	"github.com/dmlbench/dmlbench/trainers/regularizers"
@@ -28,10 +28,15 @@ import (
 // default of every flag is the field's value in Defaults, the one source of
 // defaults: a --config file and the command line both start from Defaults,
 // so a key or flag that is not given takes the default and an explicit 0
-// stays 0 (and is then valid or a Validate error). WithDefaults fills the
-// zero fields of a partial Config built in Go (tests, library callers) and
-// the settings whose default depends on another one (embed-norm on the
-// loss, channels on the arch, das-params, mixup-alpha).
+// stays 0 (and is then valid or a Validate error).
+//
+// A config reaches training by one path: parse (Defaults, then a --config
+// file, then flags; or WithDefaults for a partial Config built in Go), then
+// Resolve, which fills the settings whose default depends on another one
+// (embed-norm on the loss, channels on the arch, das-params, mixup-alpha)
+// and validates the result once. RunExperiment and Train take the resolved
+// config as it is and neither default nor validate it again; its fields
+// are read-only from then on (only the data's image shape is set later).
 //
 // Threads are deliberately not a setting: results are identical for any
 // thread count (every parallel reduction has a fixed order), so the count
@@ -106,6 +111,9 @@ type Config struct {
 	// SaveEmbeddings also writes the final test embeddings and labels as
 	// DIR/test_emb.npy and DIR/test_labels.npy; not hashed.
 	SaveEmbeddings bool `json:"save-embeddings,omitempty" yaml:"save-embeddings" usage:"also write the final test embeddings as DIR/test_emb.npy and DIR/test_labels.npy (for eval, plot tsne, --clustering)"`
+
+	// resolved marks a config returned by Resolve.
+	resolved bool
 }
 
 // Defaults is the one source of default settings: the flags of `dmlbench
@@ -128,18 +136,40 @@ var zeroKept = map[string]bool{"Epochs": true, "WeightDecay": true, "Dataset": t
 // WithDefaults fills the zero fields of a partial c (a Config literal built
 // in Go) with their value in Defaults, except zeroKept (a literal that wants
 // their defaults says so), and the settings whose default depends on
-// another one. Hidden: an explicit empty list (hidden: []) keeps a linear
-// head; only a nil one takes the default.
+// another one (derive). Hidden: an explicit empty list (hidden: []) keeps a
+// linear head; only a nil one takes the default.
 func (c Config) WithDefaults() Config {
+	return c.fill(true)
+}
+
+// fill sets the zero fields of c, except zeroKept, to their value in
+// Defaults (numbers only when numbers is set), then derives the dependent
+// settings.
+func (c Config) fill(numbers bool) Config {
 	d := reflect.ValueOf(Defaults())
 	v := reflect.ValueOf(&c).Elem()
 	for i := range v.NumField() {
-		if f := v.Field(i); f.IsZero() && !zeroKept[v.Type().Field(i).Name] {
-			f.Set(d.Field(i))
+		sf, f := v.Type().Field(i), v.Field(i)
+		if !sf.IsExported() || !f.IsZero() || zeroKept[sf.Name] {
+			continue
 		}
+		switch f.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Float64:
+			if !numbers {
+				continue
+			}
+		}
+		f.Set(d.Field(i))
 	}
+	return c.derive()
+}
+
+// derive fills the settings whose default depends on another one: channels
+// on the arch, embed-norm on the loss, das-params on das, mixup-alpha on
+// mixup.
+func (c Config) derive() Config {
 	if c.Arch == "cnn" && len(c.Channels) == 0 {
-		c.Channels = append([]int(nil), model.DefaultCNNChannels...)
+		c.Channels = model.DefaultCNNChannels()
 	}
 	if c.EmbedNorm == "" {
 		c.EmbedNorm = "l2"
@@ -157,9 +187,36 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
+// Resolve is the edge between a parsed config and a run: it gives an empty
+// name or list its default (an empty sampler is spc-2), fills the settings
+// whose default depends on another one, and validates the result, once.
+// A zero number is kept and validated, so an explicit --lr 0 is an error,
+// not a silent default. The error is a *ConfigError.
+func (c Config) Resolve() (Config, error) {
+	if c.resolved {
+		return c, nil
+	}
+	c = c.fill(false)
+	if err := c.Validate(); err != nil {
+		return Config{}, &ConfigError{err}
+	}
+	c.resolved = true
+	return c, nil
+}
+
+// ready is the config a library entry point runs: c itself when Resolve
+// made it, otherwise a partial Go literal completed by WithDefaults and
+// resolved.
+func (c Config) ready() (Config, error) {
+	if c.resolved {
+		return c, nil
+	}
+	return c.WithDefaults().Resolve()
+}
+
 // Validate reports the first invalid field of a complete config (one built
-// on Defaults, as the command line and --config files are; Train applies
-// WithDefaults first). Settings whose zero means "derived" (embed-norm,
+// on Defaults, as the command line and --config files are, or completed by
+// WithDefaults); Resolve calls it. Settings whose zero means "derived" (embed-norm,
 // backend, test-time, chunk, iters-per-epoch) may be empty; the others must
 // hold a usable value, so an explicit --lr 0 or --batch-size 0 is an error
 // rather than a silent default.
@@ -261,22 +318,105 @@ func (c Config) ModelConfig(inDim int) model.Config {
 
 // LoadConfigFile reads a YAML (or JSON, a YAML subset) config over
 // Defaults: keys not in the file keep their default, and a key given as 0
-// stays 0. Unknown keys are errors so typos do not pass silently.
-func LoadConfigFile(path string) (Config, error) {
+// stays 0. It also returns the keys the file gives. An unknown key is a
+// one-line error with its line and the key it probably means, so typos do
+// not pass silently.
+func LoadConfigFile(path string) (Config, map[string]bool, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, err
+		return Config{}, nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return Config{}, nil, fmt.Errorf("read config %s: %s", path, yamlLine(err))
+	}
+	if len(doc.Content) == 0 {
+		return Config{}, nil, fmt.Errorf("read config %s: the file is empty (want YAML with the flag names as keys)", path)
+	}
+	top := doc.Content[0]
+	if err := checkConfigKeys(top, reflect.TypeFor[Config](), ""); err != nil {
+		return Config{}, nil, fmt.Errorf("read config %s: %w", path, err)
 	}
 	c := Defaults()
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
-		if errors.Is(err, io.EOF) {
-			return Config{}, fmt.Errorf("read config %s: the file is empty (want YAML with the flag names as keys)", path)
-		}
-		return Config{}, fmt.Errorf("read config %s: %w", path, err)
+		return Config{}, nil, fmt.Errorf("read config %s: %s", path, yamlLine(err))
 	}
-	return c, nil
+	given := map[string]bool{}
+	for i := 0; i < len(top.Content); i += 2 {
+		given[top.Content[i].Value] = true
+	}
+	return c, given, nil
+}
+
+// keyAliases maps names other tools give a setting (normalised by
+// suggest.Key: lower case, '-' for '_') to its key.
+var keyAliases = map[string]string{
+	"learning-rate": "lr", "compat": "convention", "embedding-size": "embed-dim", "embedding-dim": "embed-dim",
+	"num-epochs": "epochs", "n-epochs": "epochs", "milestones": "lr-steps", "gamma": "lr-gamma", "sampling": "sampler",
+	"loss-fn": "loss", "mining": "miner", "hidden-dims": "hidden", "dim": "embed-dim",
+}
+
+// checkConfigKeys refuses a key of the mapping n that type t (Config, or
+// the struct of a nested setting such as das-params) does not have, naming
+// its line and the key (and, for Config, the flag) it probably means.
+func checkConfigKeys(n *yaml.Node, t reflect.Type, where string) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: %swant a mapping of keys (key: value)", n.Line, where)
+	}
+	var known []string
+	fields := map[string]reflect.StructField{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if key != "" && key != "-" {
+			known, fields[key] = append(known, key), f
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		f, ok := fields[k.Value]
+		if !ok {
+			return unknownConfigKey(k, known, fields, where)
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct && v.Kind == yaml.MappingNode {
+			if err := checkConfigKeys(v, ft, k.Value+": "); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// unknownConfigKey is the one-line error of the unknown key k.
+func unknownConfigKey(k *yaml.Node, known []string, fields map[string]reflect.StructField, where string) error {
+	near := suggest.Key(k.Value, known, keyAliases)
+	if where != "" { // a nested setting: its keys are not flags
+		if near == "" {
+			return fmt.Errorf("line %d: %sunknown key %q (known: %s)", k.Line, where, k.Value, strings.Join(known, ", "))
+		}
+		return fmt.Errorf("line %d: %sunknown key %q; did you mean %s?", k.Line, where, k.Value, near)
+	}
+	if near == "" {
+		return fmt.Errorf("line %d: unknown key %q (the keys are the flag names of dmlbench run --help; convention for --compat)", k.Line, k.Value)
+	}
+	flag := near
+	if fl := fields[near].Tag.Get("flag"); fl != "" {
+		flag = fl
+	}
+	return fmt.Errorf("line %d: unknown key %q; did you mean %s (--%s)?", k.Line, k.Value, near, flag)
+}
+
+// yamlLine is a YAML error on one line, without the decoder's prefixes.
+func yamlLine(err error) string {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors: ")
+	return strings.TrimPrefix(msg, "yaml: ")
 }
 
 // Hash identifies the training-relevant part of the config: a checkpoint may

@@ -13,7 +13,7 @@ func TestLoadConfigFileEmpty(t *testing.T) {
 	if err := os.WriteFile(p, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadConfigFile(p)
+	_, _, err := LoadConfigFile(p)
 	if err == nil || !strings.Contains(err.Error(), "is empty") || strings.HasSuffix(err.Error(), "EOF") {
 		t.Fatalf("empty config: %v", err)
 	}

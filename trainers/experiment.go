@@ -72,7 +72,9 @@ type ExperimentOptions struct {
 // builds the evaluator (metrics.Evaluate with the config's metrics,
 // convention, distance and backend; undefined metrics are left out of
 // run.json), trains (Train), and keeps dir/run.json up to date after every
-// epoch. It returns the final record.
+// epoch. It returns the final record. cfg is resolved (Config.Resolve), as
+// the command line's is, or a partial Go literal that WithDefaults
+// completes; it is not defaulted or validated again.
 //
 // What a kill at any moment leaves, and why every state can be continued
 // (docs/recovery.md): a fresh run writes run.json (status "running", the
@@ -90,125 +92,159 @@ type ExperimentOptions struct {
 // A panic inside training is recovered into an error (the checkpoint of the
 // last finished epoch stays).
 func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOptions) (run *record.Run, err error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, &ConfigError{err}
+	if cfg, err = cfg.ready(); err != nil {
+		return nil, err
 	}
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, &ConfigError{err}
+	x, err := openRunDir(dir, eo)
+	if err != nil {
+		return nil, err
 	}
-	runPath := filepath.Join(dir, RunFile)
-	ckPath := filepath.Join(dir, CheckpointFile)
+	defer x.close(&err)
+	opt, err := experimentInputs(&cfg, dir)
+	if err != nil {
+		return nil, err
+	}
+	x.hook(&opt)
+	x.run = newRecord(cfg, dir, eo)
+	if opt.Refine != nil {
+		x.run.Method["test_time"] = testTimeOptions(cfg).String()
+	}
+	if err := checkTrainInputs(cfg, opt); err != nil {
+		return nil, err
+	}
+	if !eo.Resume {
+		// The record (configuration, method, status "running") goes first,
+		// once the settings are known to fit the data: every checkpoint then
+		// has a run.json beside it that says how to continue it.
+		if err := x.write(x.run); err != nil {
+			return nil, err
+		}
+	}
+	return x.run, x.train(ctx, cfg, opt)
+}
+
+// experiment is the run directory of one RunExperiment call and what the
+// call has written there.
+type experiment struct {
+	dir, runPath, ckPath string
+	eo                   ExperimentOptions
+	madeDir              bool     // the call made dir
+	lock                 *RunLock // the call's own lock (nil when eo.Lock is held)
+	written              bool     // run.json was written by this call
+	run                  *record.Run
+}
+
+// openRunDir makes and locks dir (unless eo.Lock is held), removes the
+// temporary files of killed writers, and checks that dir can start a fresh
+// run or holds one to resume. On error, dir is left as it was found.
+func openRunDir(dir string, eo ExperimentOptions) (*experiment, error) {
+	x := &experiment{dir: dir, runPath: filepath.Join(dir, RunFile), ckPath: filepath.Join(dir, CheckpointFile), eo: eo}
 	if eo.Resume {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("resume: %s is not a run directory", dir)
 		}
 	}
 	_, statErr := os.Stat(dir)
-	madeDir := errors.Is(statErr, os.ErrNotExist)
+	x.madeDir = errors.Is(statErr, os.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	lock := eo.Lock
 	if lock == nil {
+		var err error
 		if lock, err = LockRunDir(dir); err != nil {
-			if madeDir {
+			if x.madeDir {
 				os.Remove(dir)
 			}
 			return nil, err
 		}
-		defer lock.Release()
+		x.lock = lock
 	}
 	if lock.Unsupported != nil && eo.Logf != nil {
 		eo.Logf("warning: %v", lock.Unsupported)
 	}
 	_, _ = atomicfile.CleanTemps(dir, 0)
-
-	written := false
+	var err error
 	if !eo.Resume {
-		// A fresh run that ends before its first record leaves the
-		// directory as it found it: no lock file, no directory it made.
-		defer func() {
-			if !written && err != nil {
-				removeLockOnly(dir, madeDir)
-			}
-		}()
-		if err := checkFreshDir(dir, runPath, ckPath); err != nil {
-			return nil, err
-		}
-	} else if _, err := os.Stat(ckPath); err != nil {
-		return nil, fmt.Errorf("resume: %s holds no checkpoint (%s) to continue", dir, CheckpointFile)
+		err = checkFreshDir(dir, x.runPath, x.ckPath)
+	} else if _, serr := os.Stat(x.ckPath); serr != nil {
+		err = fmt.Errorf("resume: %s holds no checkpoint (%s) to continue", dir, CheckpointFile)
 	}
-
-	opt, err := experimentInputs(&cfg, dir)
 	if err != nil {
+		x.close(&err)
 		return nil, err
 	}
-	opt.Checkpoint, opt.Resume, opt.OnProgress = ckPath, eo.Resume, eo.Progress
+	return x, nil
+}
 
-	run = newRecord(cfg, dir, eo)
-	if opt.Refine != nil {
-		run.Method["test_time"] = testTimeOptions(cfg).String()
+// close ends the call's hold on dir: a fresh run that fails before its
+// first record leaves the directory as it found it (no lock file, no
+// directory it made), and the call's own lock is released.
+func (x *experiment) close(err *error) {
+	if !x.eo.Resume && !x.written && *err != nil {
+		removeLockOnly(x.dir, x.madeDir)
 	}
-	write := func(r *record.Run) error {
-		if err := record.WriteAtomic(runPath, r); err != nil {
-			return err
-		}
-		written = true
-		return nil
+	if x.lock != nil {
+		x.lock.Release()
 	}
-	opt.OnStart = write
+}
+
+// write replaces run.json with r.
+func (x *experiment) write(r *record.Run) error {
+	if err := record.WriteAtomic(x.runPath, r); err != nil {
+		return err
+	}
+	x.written = true
+	return nil
+}
+
+// hook sets the checkpoint and the run.json writers of opt.
+func (x *experiment) hook(opt *Options) {
+	opt.Checkpoint, opt.Resume, opt.OnProgress = x.ckPath, x.eo.Resume, x.eo.Progress
+	opt.OnStart = x.write
 	opt.OnEpoch = func(r *record.Run) error {
-		if err := write(r); err != nil {
+		if err := x.write(r); err != nil {
 			return err
 		}
-		if eo.OnEpoch != nil {
-			eo.OnEpoch(r)
+		if x.eo.OnEpoch != nil {
+			x.eo.OnEpoch(r)
 		}
 		return nil
 	}
-	if !eo.Resume {
-		// The record (configuration, method, status "running") goes first,
-		// once the settings are known to fit the data: every checkpoint then
-		// has a run.json beside it that says how to continue it.
-		if err := checkTrainInputs(cfg, opt); err != nil {
-			return nil, err
-		}
-		if err := write(run); err != nil {
-			return nil, err
-		}
-	}
+}
 
+// train runs Train's stages on checked inputs, recovers a panic into an
+// error, and records the outcome. A failure is recorded only over a state
+// this call wrote itself: a resume failing before its first epoch (a bad
+// or foreign checkpoint, an interruption) leaves the earlier run.json, and
+// a fresh run that fails before its first record leaves none.
+func (x *experiment) train(ctx context.Context, cfg Config, opt Options) (err error) {
+	run := x.run
 	defer func() {
 		if p := recover(); p != nil {
-			if eo.Logf != nil {
-				eo.Logf("internal error: %v\n%s", p, debug.Stack())
+			if x.eo.Logf != nil {
+				x.eo.Logf("internal error: %v\n%s", p, debug.Stack())
 			}
 			err = fmt.Errorf("internal error: %v (the checkpoint of the last finished epoch is kept)", p)
 			run.Status = "failed"
-			if written {
-				err = errors.Join(err, record.WriteAtomic(runPath, run))
+			if x.written {
+				err = errors.Join(err, record.WriteAtomic(x.runPath, run))
 			}
 		}
 	}()
-	terr := Train(ctx, cfg, opt, run)
+	terr := trainChecked(ctx, cfg, opt, run)
 	if terr == nil {
-		return run, write(run)
+		return x.write(run)
 	}
 	if run.Status != "interrupted" {
 		run.Status = "failed"
 	}
-	// A failure is recorded only over a state this call wrote itself: a
-	// resume failing before its first epoch (a bad or foreign checkpoint,
-	// an interruption) leaves the earlier run.json, and a fresh run that
-	// fails before its first record (a configuration that does not fit the
-	// data) leaves none.
-	if written {
-		if werr := record.WriteAtomic(runPath, run); werr != nil {
-			return run, errors.Join(terr, werr)
+	if x.written {
+		if werr := record.WriteAtomic(x.runPath, run); werr != nil {
+			return errors.Join(terr, werr)
 		}
 	}
-	return run, terr
+	return terr
 }
 
 // removeLockOnly removes dir's lock file when it is all dir holds, and dir

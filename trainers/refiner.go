@@ -7,6 +7,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/model"
 	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
@@ -25,6 +26,7 @@ func LoadRefiner(dir string) (losses.Refiner, int, error) {
 	if !ok || c.EmbedDim <= 0 || len(cls)%c.EmbedDim != 0 {
 		return nil, 0, fmt.Errorf("run %s was trained with %s, which has no message-passing network (use an mpn-ce run)", dir, c.Loss)
 	}
+	model.UseBLAS()
 	l, err := losses.New(c.Loss, losses.Config{NumClasses: len(cls) / c.EmbedDim, Dim: c.EmbedDim, Miner: c.Miner, Hyper: c.Hyper})
 	if err != nil {
 		return nil, 0, fmt.Errorf("run %s: %w", dir, err)

@@ -73,6 +73,9 @@ type Options struct {
 // last checkpoint (end of the previous epoch) stays for --resume.
 var ErrInterrupted = errors.New("training interrupted")
 
+// ErrDiverged is wrapped by the error of a non-finite loss.
+var ErrDiverged = errors.New("diverged; try a smaller --lr")
+
 type trainer struct {
 	cfg      Config
 	opt      Options
@@ -93,14 +96,27 @@ type trainer struct {
 
 // Train runs cfg on opt's data and fills run (History, Initial, Final, Best,
 // BestEpoch, BestVal, SelectBy, Spectrum, Timings, Status). Run metadata
-// (name, dataset, method, versions, config) is the caller's. cfg is a
-// partial config: WithDefaults fills its zero fields.
+// (name, dataset, method, versions, config) is the caller's. cfg is
+// resolved (Config.Resolve) or a partial Go literal, which is completed by
+// WithDefaults and resolved here.
 //
 // The stages: resume (restore the checkpoint), start (evaluate the
 // untrained model, checkpoint epoch 0), one epoch at a time (train, then
 // evaluate and checkpoint), finish (final metrics, refinement, spectrum,
 // saved embeddings, timings).
-func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err error) {
+func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) error {
+	cfg, err := cfg.ready()
+	if err != nil {
+		return err
+	}
+	if err := checkTrainInputs(cfg, opt); err != nil {
+		return err
+	}
+	return trainChecked(ctx, cfg, opt, run)
+}
+
+// trainChecked is Train on a resolved config and checked inputs.
+func trainChecked(ctx context.Context, cfg Config, opt Options, run *record.Run) (err error) {
 	start := time.Now()
 	defer func() {
 		// A cancelled context surfaces as an interruption wherever it hit
@@ -110,10 +126,6 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 			err = fmt.Errorf("%w (%v); the checkpoint of the last finished epoch is kept", ErrInterrupted, err)
 		}
 	}()
-	cfg = cfg.WithDefaults()
-	if err := checkTrainInputs(cfg, opt); err != nil {
-		return err
-	}
 	t, err := newTrainer(cfg, opt)
 	if err != nil {
 		return err
@@ -144,11 +156,9 @@ func Train(ctx context.Context, cfg Config, opt Options, run *record.Run) (err e
 	return r.finish(start)
 }
 
-// checkTrainInputs validates a defaulted config against Train's inputs.
+// checkTrainInputs checks Train's inputs and that a resolved config fits
+// them.
 func checkTrainInputs(cfg Config, opt Options) error {
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
 	if err := checkSplits(opt); err != nil {
 		return err
 	}
@@ -477,6 +487,7 @@ func checkSplits(opt Options) error {
 }
 
 func newTrainer(cfg Config, opt Options) (*trainer, error) {
+	model.UseBLAS()
 	// Dense training labels 0..C−1 in order of the sorted original ids.
 	ids := map[int32]int{}
 	for _, l := range opt.Train.Labels {
@@ -585,7 +596,7 @@ func (t *trainer) step(idx []int, rng *rand.Rand, factor float64) (float64, erro
 		return 0, fmt.Errorf("loss %s: %w", t.loss.Name(), err)
 	}
 	if math.IsNaN(l) || math.IsInf(l, 0) {
-		return 0, fmt.Errorf("loss %s is %v (diverged; try a smaller --lr)", t.loss.Name(), l)
+		return 0, fmt.Errorf("loss %s is %v (%w)", t.loss.Name(), l, ErrDiverged)
 	}
 	// 3. surrogate back-propagation Σ E⊙G: through the kept activations,
 	// or re-forwarding chunk by chunk and accumulating (multistage)

@@ -290,15 +290,18 @@ func TestConfigFileAndHash(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "run.yaml")
 	os.WriteFile(p, []byte("dataset: omniglot\nloss: margin\nminer: distance\nbatch-size: 64\nhidden: [256, 128]\nlr-steps: [10]\nhyper:\n  beta: 1.2\n"), 0o644)
-	c, err := LoadConfigFile(p)
+	c, given, err := LoadConfigFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Loss != "margin" || c.BatchSize != 64 || !reflect.DeepEqual(c.Hidden, []int{256, 128}) || c.Hyper["beta"] != 1.2 || c.LRSteps[0] != 10 {
 		t.Fatalf("parsed %+v", c)
 	}
+	if !given["batch-size"] || !given["hyper"] || given["lr"] || len(given) != 7 {
+		t.Fatalf("given keys %v", given)
+	}
 	os.WriteFile(p, []byte("loss: margin\nbatchsize: 64\n"), 0o644)
-	if _, err := LoadConfigFile(p); err == nil {
+	if _, _, err := LoadConfigFile(p); err == nil {
 		t.Fatal("unknown key accepted")
 	}
 	a := c.WithDefaults()

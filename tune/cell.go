@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
+	"github.com/dmlbench/dmlbench/external"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/mat32"
@@ -33,7 +36,8 @@ const (
 	TestEmbFile    = "test_emb.npy"
 	TestLabelsFile = "test_labels.npy"
 	// FailedFile marks a tuning cell whose configuration failed to train
-	// (e.g. a diverging learning rate): the trial counts as the worst.
+	// (TrialFailed: it diverged, or the trainer refused a setting): the
+	// trial counts as the worst.
 	FailedFile = "trial-failed.txt"
 )
 
@@ -88,27 +92,57 @@ func (c *Cell) splitNames() (train, eval string) {
 	return train, "test classes"
 }
 
-// LoadData loads the data set of a cell's configuration.
-func LoadData(cfg trainers.Config) (Data, error) {
-	ds, err := fixtures.Load(cfg.Dataset, fixtures.Options{Size: cfg.Size, Path: cfg.DataPath, Seed: cfg.DataSeed})
-	if err != nil {
-		return nil, err
+// CellOptions are the settings of RunCell that are not the cell's.
+type CellOptions struct {
+	// Resume continues from the cell's checkpoint when there is one.
+	Resume bool
+	// Version is recorded in run.json.
+	Version string
+	// Warn receives warnings (a damaged checkpoint restarted); nil
+	// discards them.
+	Warn io.Writer
+}
+
+// ErrNonFinite is wrapped by the error of a model whose embeddings hold
+// NaN or ±Inf: it diverged.
+var ErrNonFinite = errors.New("non-finite embeddings (the model diverged)")
+
+// TrialFailed reports whether err is a configuration's own failure to
+// train: divergence (a non-finite loss or embeddings) or a setting the
+// trainer refuses. Such a tuning cell is a finished trial with the worst
+// score. Any other error (a full disk, a lock held by another process,
+// an interruption) fails only the cell, which the next run retries.
+func TrialFailed(err error) bool {
+	var ce *trainers.ConfigError
+	var de *external.DivergedError // a command's exit status external.ExitDiverged
+	return errors.As(err, &ce) || errors.As(err, &de) || errors.Is(err, trainers.ErrDiverged) || errors.Is(err, ErrNonFinite)
+}
+
+// recordTrialFailure marks the trial of tuning cell dir failed (FailedFile)
+// when err is its configuration's own failure (TrialFailed); it returns
+// err, or the error of writing the mark.
+func recordTrialFailure(ctx context.Context, dir string, err error) error {
+	if err != nil && ctx.Err() == nil && TrialFailed(err) {
+		if werr := atomicfile.WriteBytes(filepath.Join(dir, FailedFile), []byte(err.Error()+"\n")); werr != nil {
+			return fmt.Errorf("%w (and the trial's failure could not be recorded: %v)", err, werr)
+		}
 	}
-	return DatasetData(ds), nil
+	return err
 }
 
 // RunCell trains the cell of dir (its cell.json) on data and writes
-// dir/run.json after every epoch; resume continues from the checkpoint.
-// A tuning-stage cell receives only data.TrainingClasses: the test classes
-// are not reachable from it. A final-stage cell also writes the test
+// dir/run.json after every epoch. A tuning-stage cell receives only
+// data.TrainingClasses: the test classes are not reachable from it, and
+// a configuration that fails to train (TrialFailed) marks the trial
+// failed (FailedFile). A final-stage cell also writes the test
 // embeddings of its last epoch (dir/test_emb.npy, test_labels.npy).
-func RunCell(ctx context.Context, dir string, data Data, resume bool, version string) error {
+func RunCell(ctx context.Context, dir string, data Data, opt CellOptions) error {
 	c, err := ReadCell(dir)
 	if err != nil {
 		return err
 	}
 	if len(c.Command) > 0 {
-		return runCommandCell(ctx, dir, c, version)
+		return runCommandCell(ctx, dir, c, opt.Version)
 	}
 	tc, err := data.TrainingClasses()
 	if err != nil {
@@ -116,37 +150,52 @@ func RunCell(ctx context.Context, dir string, data Data, resume bool, version st
 	}
 	switch c.Stage {
 	case StageTune:
-		return runTuneCell(ctx, dir, c, tc, resume, version)
+		return runTuneCell(ctx, dir, c, tc, opt)
 	case StageFinal:
 		test, err := data.TestClasses()
 		if err != nil {
 			return err
 		}
-		return runFinalCell(ctx, dir, c, tc, test, resume, version)
+		return runFinalCell(ctx, dir, c, tc, test, opt)
 	}
 	return fmt.Errorf("%s: unknown stage %q", filepath.Join(dir, CellFile), c.Stage)
 }
 
 // runTuneCell trains on fold c.Fold's training classes and evaluates its
 // validation classes after every epoch. Its inputs hold no test row.
-func runTuneCell(ctx context.Context, dir string, c *Cell, tc TrainingClasses, resume bool, version string) error {
+func runTuneCell(ctx context.Context, dir string, c *Cell, tc TrainingClasses, opt CellOptions) error {
 	train, val, err := FoldSplit(tc, c.Fold, c.Folds)
 	if err != nil {
 		return err
 	}
-	err = trainCell(ctx, dir, c, tc.Shape, train, val, resume, version, nil)
-	var ce *trainers.ConfigError
-	if err != nil && ctx.Err() == nil && (errors.As(err, &ce) || !errors.Is(err, trainers.ErrInterrupted)) {
-		// The configuration does not train (diverges, does not fit): the
-		// trial is finished, with the worst score.
-		_ = atomicfile.WriteBytes(filepath.Join(dir, FailedFile), []byte(err.Error()+"\n"))
+	if err := recordTrialFailure(ctx, dir, trainCell(ctx, dir, c, tc.Shape, train, val, opt, nil)); err != nil {
+		return err
 	}
-	return err
+	return checkObjective(dir, c.Objective)
+}
+
+// checkObjective fails a finished tuning cell none of whose epochs holds
+// the objective: the spec, not the configuration, is at fault, so the
+// cell (not the trial) fails, loudly, instead of scoring as the worst.
+func checkObjective(dir, objective string) error {
+	path := filepath.Join(dir, trainers.RunFile)
+	r, err := record.Read(path)
+	if err != nil {
+		return err
+	}
+	if _, _, ok := FoldScore(r, objective); ok {
+		return nil
+	}
+	r.Status = "failed"
+	if err := record.WriteAtomic(path, r); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s: no epoch holds a value of the objective %s; check the objective against the data set (dmlbench tune status)", dir, objective)
 }
 
 // runFinalCell trains on fold c.Fold's training classes for the epochs the
 // tuning stage chose and scores the test classes.
-func runFinalCell(ctx context.Context, dir string, c *Cell, tc TrainingClasses, test fixtures.Split, resume bool, version string) error {
+func runFinalCell(ctx context.Context, dir string, c *Cell, tc TrainingClasses, test fixtures.Split, opt CellOptions) error {
 	train, _, err := FoldSplit(tc, c.Fold, c.Folds)
 	if err != nil {
 		return err
@@ -157,17 +206,30 @@ func runFinalCell(ctx context.Context, dir string, c *Cell, tc TrainingClasses, 
 		}
 		return arrays.SaveLabelsNPY(filepath.Join(dir, TestLabelsFile), test.Labels)
 	}
-	return trainCell(ctx, dir, c, tc.Shape, train, test, resume, version, save)
+	return trainCell(ctx, dir, c, tc.Shape, train, test, opt, save)
 }
 
 // afterEpoch, when set (by tests), is called after run.json is written at
 // the end of every epoch.
 var afterEpoch func(dir string, r *record.Run)
 
+// finiteEval refuses non-finite embeddings before evaluating them.
+func finiteEval(e trainers.EvalFunc) trainers.EvalFunc {
+	return func(ctx context.Context, emb mat32.Matrix, labels []int32) (record.Metrics, error) {
+		for i, v := range emb.Data {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return nil, fmt.Errorf("embedding row %d holds %v: %w", i/max(emb.Cols, 1), v, ErrNonFinite)
+			}
+		}
+		return e(ctx, emb, labels)
+	}
+}
+
 // trainCell runs trainers.Train with train as the training split and eval
 // as the split scored after every epoch, keeping run.json current, and
-// removes the checkpoint once run.json says done.
-func trainCell(ctx context.Context, dir string, c *Cell, shape []int, train, eval fixtures.Split, resume bool, version string, final func(mat32.Matrix) error) error {
+// removes the checkpoint once run.json says done. A damaged checkpoint
+// starts the cell over, with a warning.
+func trainCell(ctx context.Context, dir string, c *Cell, shape []int, train, eval fixtures.Split, opt CellOptions, final func(mat32.Matrix) error) error {
 	cfg := c.Config.WithDefaults()
 	if len(shape) == 3 {
 		cfg.InChannels, cfg.InHeight, cfg.InWidth = shape[0], shape[1], shape[2]
@@ -180,7 +242,7 @@ func trainCell(ctx context.Context, dir string, c *Cell, shape []int, train, eva
 	}
 	evaluate, err := trainers.NewEvaluator(cfg)
 	if err != nil {
-		return err
+		return &trainers.ConfigError{Err: err}
 	}
 	lock, err := trainers.LockRunDir(dir)
 	if err != nil {
@@ -188,9 +250,33 @@ func trainCell(ctx context.Context, dir string, c *Cell, shape []int, train, eva
 	}
 	defer lock.Release()
 	ck := filepath.Join(dir, trainers.CheckpointFile)
+	resume := opt.Resume
 	if _, err := os.Stat(ck); err != nil {
 		resume = false
 	}
+	opts := trainers.Options{
+		Train: trainers.Split{X: train.X, Labels: train.Labels}, Test: trainers.Split{X: eval.X, Labels: eval.Labels},
+		Evaluate: finiteEval(evaluate), Checkpoint: ck, Resume: resume, FinalEmbeddings: final,
+	}
+	err = trainOnce(ctx, dir, c, cfg, opts, opt.Version)
+	if resume && errors.Is(err, trainers.ErrCorruptCheckpoint) && ctx.Err() == nil {
+		if opt.Warn != nil {
+			fmt.Fprintf(opt.Warn, "warning: %s: %s; starting the cell over\n", dir, firstLine(err))
+		}
+		if rerr := os.Remove(ck); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			return rerr
+		}
+		opts.Resume = false
+		err = trainOnce(ctx, dir, c, cfg, opts, opt.Version)
+	}
+	if err != nil {
+		return err
+	}
+	return trainers.RemoveCheckpoint(ck)
+}
+
+// trainOnce is one trainers.Train of a cell with its run record.
+func trainOnce(ctx context.Context, dir string, c *Cell, cfg trainers.Config, opts trainers.Options, version string) error {
 	runPath := filepath.Join(dir, trainers.RunFile)
 	trainName, evalName := c.splitNames()
 	cfgJSON, _ := json.Marshal(cfg)
@@ -210,9 +296,9 @@ func trainCell(ctx context.Context, dir string, c *Cell, shape []int, train, eva
 		run.Method["param:"+k] = v
 	}
 	write := func(r *record.Run) error { return record.WriteAtomic(runPath, r) }
-	onEpoch := write
+	opts.OnStart, opts.OnEpoch = write, write
 	if afterEpoch != nil {
-		onEpoch = func(r *record.Run) error {
+		opts.OnEpoch = func(r *record.Run) error {
 			if err := write(r); err != nil {
 				return err
 			}
@@ -220,37 +306,40 @@ func trainCell(ctx context.Context, dir string, c *Cell, shape []int, train, eva
 			return nil
 		}
 	}
-	opt := trainers.Options{
-		Train: trainers.Split{X: train.X, Labels: train.Labels}, Test: trainers.Split{X: eval.X, Labels: eval.Labels},
-		Evaluate: evaluate, Checkpoint: ck, Resume: resume, OnStart: write, OnEpoch: onEpoch, FinalEmbeddings: final,
-	}
-	if err := trainers.Train(ctx, cfg, opt, run); err != nil {
+	if err := trainers.Train(ctx, cfg, opts, run); err != nil {
 		if run.Status != "interrupted" {
 			run.Status = "failed"
 		}
 		_ = write(run)
 		return err
 	}
-	if err := write(run); err != nil {
-		return err
-	}
-	return trainers.RemoveCheckpoint(ck)
+	return write(run)
+}
+
+// firstLine is the first line of err's message.
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
 }
 
 // FoldScore is the objective of a finished tuning cell at its best epoch
-// (the epoch chosen on the validation classes; trained epochs only) and
-// that epoch; ok is false when no epoch holds the objective. Objectives
-// that are better when lower are negated, so higher is always better.
+// (the epoch chosen on the validation classes; trained epochs only; the
+// lowest value for an objective that is better lower) and that epoch; ok
+// is false when no epoch holds the objective. The score keeps its sign.
 func FoldScore(r *record.Run, objective string) (score float64, epoch int, ok bool) {
-	sign := 1.0
-	if metrics.LowerIsBetter(objective) {
-		sign = -1
-	}
-	score = math.Inf(-1)
+	lower := metrics.LowerIsBetter(objective)
 	for _, e := range r.History {
-		if v, has := e.Metrics[objective]; has && !math.IsNaN(v) && sign*v > score {
-			score, epoch, ok = sign*v, e.Epoch, true
+		if v, has := e.Metrics[objective]; has && !math.IsNaN(v) && (!ok || better(v, score, lower)) {
+			score, epoch, ok = v, e.Epoch, true
 		}
 	}
 	return score, epoch, ok
+}
+
+// better reports whether a is strictly better than b.
+func better(a, b float64, lower bool) bool {
+	if lower {
+		return a < b
+	}
+	return a > b
 }

@@ -2,7 +2,6 @@ package tune
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,10 +12,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/dmlbench/dmlbench/external"
+	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/trainers"
+	"github.com/dmlbench/dmlbench/tune/search"
 )
 
 // Command methods: a method with `command: [python3, train.py, ...]`
@@ -24,110 +24,183 @@ import (
 // external (docs/external.md); dmlbench splits the folds, hands out the
 // rows, scores the embeddings and runs the search as for its own trainer.
 
-// commandEvalKeys are the config keys dmlbench itself reads for a command
-// method (the number of epochs and how embeddings are scored); every fixed
-// setting is also handed to the trainer.
-var commandEvalKeys = []string{"epochs", "convention", "distance", "backend", "embed-dim"}
-
-// commandReserved may not be searched for a command method.
-var commandReserved = map[string]string{
-	"seed": "the spec's seed and final.seeds set it", "epochs": "the epoch is chosen on validation",
-	"dataset": "give it at the top level",
+// commandKeys are config keys a command method may not set or search on
+// its own: dmlbench sets them (seed, dataset), they set what a trial costs
+// (costKeys), or they set how dmlbench scores every method's embeddings.
+var commandKeys = map[string]string{
+	"seed": "the spec's seed and final.seeds set it", "dataset": "give it at the top level",
+	"convention": "it sets how dmlbench scores every method; give it in the spec's fixed",
+	"distance":   "it sets how dmlbench scores every method; give it in the spec's fixed",
+	"backend":    "it sets how dmlbench scores every method; give it in the spec's fixed",
 }
 
-// parseCommandMethod reads a method given by its command.
-func (s *Spec) parseCommandMethod(me Method, m map[string]*yaml.Node, where string, budgets map[string]int) (Method, error) {
-	if err := decode(m["command"], where+".command", &me.Command); err != nil {
-		return Method{}, fmt.Errorf("%s: want a list such as [python3, train.py, --arch, resnet18]", err)
+// commandKeyProblem is why key k cannot be a command method's own
+// setting, or "".
+func commandKeyProblem(k string) string {
+	if costKeys[k] {
+		return "it sets what a trial costs, so every method shares it (equal budgets); give it in the spec's fixed"
 	}
-	if len(me.Command) == 0 || me.Command[0] == "" {
-		return Method{}, fmt.Errorf("%s.command (line %d): empty; want a list such as [python3, train.py]", where, m["command"].Line)
+	return commandKeys[k]
+}
+
+// parseCommandMethod reads a method given by its command: its fixed
+// settings and search space may hold any names (they are handed to the
+// command), except the settings every method shares (commandKeyProblem).
+func (s *Spec) parseCommandMethod(me Method, m map[string]*yaml.Node, where string, budgets map[string]int, p *problems) (Method, bool) {
+	n0 := len(p.msgs)
+	cn := m["command"]
+	if cn.Kind != yaml.SequenceNode || len(cn.Content) == 0 {
+		p.add("%s.command (line %d): want a list such as [python3, train.py, --arch, resnet18]", where, cn.Line)
+	} else {
+		for _, a := range cn.Content {
+			if a.Kind != yaml.ScalarNode || a.Tag == "!!null" || a.Value == "" && len(me.Command) == 0 {
+				p.add("%s.command (line %d): want a list of words such as [python3, train.py, --arch, resnet18]", where, a.Line)
+				break
+			}
+			me.Command = append(me.Command, a.Value)
+		}
 	}
 	if me.Loss != "" || me.Miner != "" {
-		return Method{}, fmt.Errorf("%s: a command method trains with its own loss; drop loss and miner (give them as fixed settings for the command)", where)
+		p.add("%s: a command method trains with its own loss; drop loss and miner (give them as fixed settings for the command)", where)
 	}
 	if me.Name == "" {
-		return Method{}, fmt.Errorf("%s: a command method needs a name", where)
+		p.add("%s: a command method needs a name", where)
+		return me, false
+	}
+	if !methodName.MatchString(me.Name) {
+		p.add("%s: name %q must be letters, digits and _ . + - (not starting with . or -): it names the method's directories", where, me.Name)
+		return me, false
 	}
 	where = "method " + me.Name
-	if strings.ContainsAny(me.Name, "/ \t") {
-		return Method{}, fmt.Errorf("%s: the name may not hold '/' or spaces", where)
-	}
-	if n, ok := m["budget"]; ok {
+	if n := m["budget"]; n != nil {
 		var b int
-		if err := decode(n, where+".budget", &b); err != nil {
-			return Method{}, err
-		}
+		p.int(n, where+".budget", &b)
 		budgets[me.Name] = b
 	}
-	if n, ok := m["fixed"]; ok {
-		if err := decode(n, where+".fixed", &me.Fixed); err != nil {
-			return Method{}, err
+	if n := m["fixed"]; n != nil {
+		me.Fixed = map[string]any{}
+		for k, v := range p.mapping(n, where+".fixed", nil) {
+			if why := commandKeyProblem(k); why != "" {
+				p.add("%s.fixed.%s (line %d): cannot be one method's setting (%s)", where, k, v.Line, why)
+				continue
+			}
+			var x any
+			if err := v.Decode(&x); err != nil {
+				p.add("%s.fixed.%s (line %d): %s", where, k, v.Line, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", " "))
+				continue
+			}
+			me.Fixed[k] = x
 		}
 	}
 	me.hyper = map[string]bool{}
-	if n, ok := m["space"]; ok {
-		sm, order, err := mapping(n, where+".space", nil)
-		if err != nil {
-			return Method{}, err
+	if n := m["space"]; n != nil {
+		sm := p.mapping(n, where+".space", nil)
+		order := make([]string, 0, len(sm))
+		for k := range sm {
+			order = append(order, k)
 		}
 		sort.Strings(order)
 		for _, k := range order {
-			if why, bad := commandReserved[k]; bad {
-				return Method{}, fmt.Errorf("%s.space.%s: cannot be searched (%s)", where, k, why)
+			w := where + ".space." + k
+			if why := commandKeyProblem(k); why != "" {
+				p.add("%s: cannot be searched (%s)", w, why)
+				continue
 			}
-			p, err := parseRange(sm[k], where+".space."+k)
-			if err != nil {
-				return Method{}, err
+			if _, dup := me.Fixed[k]; dup {
+				p.add("%s: also in the method's fixed; give it in one place", w)
+				continue
 			}
-			p.Name = k
-			if err := p.Validate(); err != nil {
-				return Method{}, fmt.Errorf("%s.space.%s", where, err)
+			q, ok := parseRange(sm[k], w, p)
+			if !ok {
+				continue
 			}
-			me.Space = append(me.Space, p)
+			q.Name = k
+			if !checkCommandParam(q, w, p) {
+				continue
+			}
+			me.Space = append(me.Space, q)
 		}
 	}
-	return me, nil
+	return me, len(p.msgs) == n0
 }
 
-// commandConfig is the part of a trainer configuration dmlbench uses for a
-// command method: data set, seed, epochs and the scoring settings.
-func (s *Spec) commandConfig(m Method, seed int64) (trainers.Config, error) {
-	doc := map[string]any{"dataset": s.Dataset, "seed": seed}
-	for _, fixed := range []map[string]any{s.Fixed, m.Fixed} {
-		for _, k := range commandEvalKeys {
-			if v, ok := fixed[k]; ok {
-				doc[k] = v
+// checkCommandParam checks one searched parameter of a command method:
+// distinct categorical values (8, 08 and 8.0 are one number), a valid
+// range.
+func checkCommandParam(q search.Param, where string, p *problems) bool {
+	if q.Categorical() {
+		seen := map[string]string{}
+		ok := true
+		for _, v := range q.Values {
+			key := "s:" + v
+			if x, err := finite(v); err == nil {
+				key = "n:" + strconv.FormatFloat(x, 'g', -1, 64)
 			}
+			if prev, dup := seen[key]; dup {
+				p.add("%s: values %q and %q are the same setting", where, prev, v)
+				ok = false
+			}
+			seen[key] = v
 		}
+		return ok
 	}
-	b, err := yaml.Marshal(doc)
-	if err != nil {
-		return trainers.Config{}, err
+	if err := q.Validate(); err != nil {
+		p.add("%s", strings.Replace(err.Error(), q.Name+": ", where+": ", 1))
+		return false
 	}
+	return true
+}
+
+// commandConfig is the part of a trainer configuration dmlbench uses for
+// a command method: the spec's fixed settings (epochs and how embeddings
+// are scored among them), data set and seed.
+func (s *Spec) commandConfig(seed int64) trainers.Config {
 	cfg := trainers.Defaults()
-	if err := yaml.Unmarshal(b, &cfg); err != nil {
-		return trainers.Config{}, fmt.Errorf("method %s: %s", m.Name, strings.ReplaceAll(err.Error(), "\n", " "))
+	keys := make([]string, 0, len(s.Fixed))
+	for k := range s.Fixed {
+		keys = append(keys, k)
 	}
-	return cfg, nil
+	sort.Strings(keys)
+	for _, k := range keys {
+		setKey(&cfg, k, s.Fixed[k])
+	}
+	cfg.Dataset, cfg.Seed = s.Dataset, seed
+	return cfg
 }
 
-// validateCommand checks a command method's settings at load time.
-func (s *Spec) validateCommand(m Method) error {
+// checkCommand adds the problems of a command method's settings to p.
+func (s *Spec) checkCommand(m Method, p *problems) {
 	if !strings.HasPrefix(s.Dataset, "dir:") {
-		return fmt.Errorf("method %s: a command method needs dataset: dir:PATH (label files train_labels.npy and test_labels.npy), not %q", m.Name, s.Dataset)
+		p.add("method %s: a command method needs dataset: dir:PATH (label files train_labels.npy and test_labels.npy), not %q", m.Name, s.Dataset)
 	}
-	cfg, err := s.commandConfig(m, s.Seed)
-	if err != nil {
-		return err
-	}
+	cfg := s.commandConfig(s.Seed).WithDefaults()
 	if cfg.Epochs < 1 {
-		return fmt.Errorf("method %s: epochs = %d must be ≥ 1 (the best epoch is chosen on validation)", m.Name, cfg.Epochs)
+		p.add("method %s: epochs = %d must be ≥ 1 (the best epoch is chosen on validation)", m.Name, cfg.Epochs)
 	}
-	if _, err := trainers.NewEvaluator(cfg.WithDefaults()); err != nil {
-		return fmt.Errorf("method %s: %w", m.Name, err)
+	if _, err := trainers.NewEvaluator(cfg); err != nil {
+		p.add("method %s: %v", m.Name, err)
 	}
-	return nil
+}
+
+// commandOnly reports whether every method of s is a command method.
+func (s *Spec) commandOnly() bool {
+	for _, m := range s.Methods {
+		if len(m.Command) == 0 {
+			return false
+		}
+	}
+	return len(s.Methods) > 0
+}
+
+// commandTrainingClasses reads the training labels of a command spec's
+// data set (relative to the spec's directory); its test files are not
+// opened.
+func (s *Spec) commandTrainingClasses() (TrainingClasses, error) {
+	sp, err := external.LoadSplit(s.dataDir(), "train")
+	if err != nil {
+		return TrainingClasses{}, err
+	}
+	return TrainingClasses{Dataset: s.Dataset, Split: fixtures.Split{Labels: sp.Labels, ClassNames: sp.ClassNames}}, nil
 }
 
 // dataDir is the absolute directory of a dir:PATH data set (relative to
@@ -145,7 +218,8 @@ func (s *Spec) dataDir() string {
 }
 
 // commandCell adds a command method's command, working directory, data
-// directory and fixed settings to its cell.
+// directory and settings (the spec's fixed, then the method's) to its
+// cell.
 func (s *Spec) commandCell(me Method, c *Cell) {
 	if len(me.Command) == 0 {
 		return
@@ -163,15 +237,6 @@ func (s *Spec) commandCell(me Method, c *Cell) {
 	}
 }
 
-// LoadCellData loads the data set of a cell; command cells read their
-// label files themselves (RunCell), so they get nil.
-func LoadCellData(c *Cell) (Data, error) {
-	if len(c.Command) > 0 {
-		return nil, nil
-	}
-	return LoadData(c.Config)
-}
-
 // Files of a command cell's directory.
 const (
 	TrainRowsFile = "train_rows.npy"
@@ -183,9 +248,15 @@ const (
 // validation rows (tuning) or every test row (final stage), handed to the
 // command; the embeddings it writes scored per epoch.
 func runCommandCell(ctx context.Context, dir string, c *Cell, version string) error {
-	ds, err := external.LoadDataset(c.DataDir)
-	if err != nil {
+	var ds external.Dataset
+	var err error
+	if ds.Train, err = external.LoadSplit(c.DataDir, "train"); err != nil {
 		return err
+	}
+	if c.Stage == StageFinal {
+		if ds.Test, err = external.LoadSplit(c.DataDir, "test"); err != nil {
+			return err
+		}
 	}
 	folds, err := FoldClasses(len(ds.Train.ClassNames), c.Folds)
 	if err != nil {
@@ -262,12 +333,13 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 		Command: c.Command, WorkDir: c.WorkDir, Contract: ct, Labels: labels, Record: run,
 		Evaluate: external.EvalFunc(evaluate), Stdout: os.Stdout, Stderr: os.Stderr,
 	})
-	var de *external.DivergedError
-	if errors.As(err, &de) && c.Stage == StageTune {
-		// A configuration that does not train: a finished trial, the worst score.
-		_ = atomicfile.WriteBytes(filepath.Join(dir, FailedFile), []byte(err.Error()+"\n"))
+	if c.Stage == StageTune {
+		if err := recordTrialFailure(ctx, dir, err); err != nil {
+			return err
+		}
+		return checkObjective(dir, c.Objective)
 	}
-	if err != nil || c.Stage != StageFinal {
+	if err != nil {
 		return err
 	}
 	if err := arrays.SaveNPY(filepath.Join(dir, TestEmbFile), last["test"]); err != nil {

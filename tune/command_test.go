@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -30,7 +31,7 @@ var fakeTrainer string
 func TestMain(m *testing.M) {
 	// The re-executed test binary playing `dmlbench tune cell DIR`.
 	if dir := os.Getenv("TUNE_TEST_RUN_CELL"); dir != "" {
-		if err := RunCell(context.Background(), dir, nil, false, "test"); err != nil {
+		if err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -101,12 +102,12 @@ seed: 0
 search: random
 budget: 2
 folds: 3
-fixed: {epochs: 3}
+fixed: {epochs: 3, embed-dim: 16}
 final: {seeds: [0]}
 methods:
   - name: alpha
     command: [%[1]s, --flag]
-    fixed: {hidden: 64, arch: mlp}
+    fixed: {width: 64, act: relu}
     space:
       lr: {low: 1.0e-3, high: 1.0e-1, log: true}
   - name: beta
@@ -124,7 +125,7 @@ func commandPlan(t *testing.T) *Plan {
 	if err := os.WriteFile(path, []byte(fmt.Sprintf(commandSpec, fakeTrainer)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Load(path)
+	s, err := Load(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func runCommandPlan(t *testing.T, p *Plan) {
 		}
 		for _, i := range cells {
 			dir, _ := p.CellDir(i)
-			if err := RunCell(context.Background(), dir, nil, false, "test"); err != nil {
+			if err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"}); err != nil {
 				t.Fatalf("cell %s: %v", dir, err)
 			}
 		}
@@ -193,11 +194,14 @@ func TestCommandMethodsRunTheProtocol(t *testing.T) {
 				t.Fatalf("%s: started %d times (resume %v), want once", dir, len(seen), seen)
 			}
 			c := seen[0].Contract
-			// Parameters arrive typed, with the method's fixed settings and the spec's epochs.
+			// Parameters arrive typed, with the method's fixed settings and the spec's.
 			if _, ok := c.Params["lr"].(float64); !ok {
 				t.Errorf("%s: params %v: lr is not a number", dir, c.Params)
 			}
-			if m == 0 && (c.Params["hidden"] != float64(64) || c.Params["arch"] != "mlp") {
+			if c.Params["embed-dim"] != float64(16) || c.Params["epochs"] != float64(3) {
+				t.Errorf("%s: the spec's fixed settings missing from params %v", dir, c.Params)
+			}
+			if m == 0 && (c.Params["width"] != float64(64) || c.Params["act"] != "relu") {
 				t.Errorf("%s: fixed settings missing from params %v", dir, c.Params)
 			}
 			if m == 1 && c.Params["opt"] != "adam" && c.Params["opt"] != "sgd" {
@@ -303,7 +307,7 @@ func TestCommandCellFaults(t *testing.T) {
 			if tc.command == "./train.sh" {
 				_ = os.WriteFile(filepath.Join(filepath.Dir(dir), "train.sh"), []byte("#!/bin/sh\nexit 0\n"), 0o644)
 			}
-			err := RunCell(context.Background(), dir, nil, false, "test")
+			err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %q, want one line holding %q", err, tc.want)
 			}
@@ -316,7 +320,7 @@ func TestCommandCellFaults(t *testing.T) {
 			}
 			if tc.mode == "wrong-rows" {
 				// The rerun starts the command afresh (DMLBENCH_RESUME unset).
-				_ = RunCell(context.Background(), dir, nil, false, "test")
+				_ = RunCell(context.Background(), dir, nil, CellOptions{Version: "test"})
 				if seen := readSeen(t, dir); len(seen) != 2 || seen[1].Resume {
 					t.Errorf("rerun after unscorable output: starts %+v, want a fresh second start", seen)
 				}
@@ -324,6 +328,9 @@ func TestCommandCellFaults(t *testing.T) {
 			_, ferr := os.Stat(filepath.Join(dir, FailedFile))
 			if (ferr == nil) != (tc.mode == "diverge") {
 				t.Errorf("%s written: %v; only a diverged configuration is a finished trial", FailedFile, ferr == nil)
+			}
+			if TrialFailed(err) != (tc.mode == "diverge") {
+				t.Errorf("TrialFailed(%q) = %v; only exit status %d fails the trial, any other error the cell", err, TrialFailed(err), external.ExitDiverged)
 			}
 		})
 	}
@@ -345,7 +352,7 @@ func history(t *testing.T, dir string) []record.Epoch {
 func TestCommandKilledIsResumed(t *testing.T) {
 	params := map[string]string{"lr": "0.003"}
 	ref := commandCell(t, []string{fakeTrainer}, params)
-	if err := RunCell(context.Background(), ref, nil, false, "test"); err != nil {
+	if err := RunCell(context.Background(), ref, nil, CellOptions{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	want := history(t, ref)
@@ -353,11 +360,11 @@ func TestCommandKilledIsResumed(t *testing.T) {
 	// kill -9 of the command after its second epoch
 	params["kill_at"] = "2"
 	dir := commandCell(t, []string{fakeTrainer}, params)
-	err := RunCell(context.Background(), dir, nil, false, "test")
+	err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"})
 	if err == nil || !strings.Contains(err.Error(), "killed by signal killed") {
 		t.Fatalf("first run: %v", err)
 	}
-	if err := RunCell(context.Background(), dir, nil, false, "test"); err != nil {
+	if err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	seen := readSeen(t, dir)
@@ -394,7 +401,7 @@ func TestCommandKilledIsResumed(t *testing.T) {
 			t.Fatalf("the trainer (pid %d) outlived the killed dmlbench process", pid)
 		}
 	}
-	if err := RunCell(context.Background(), dir, nil, false, "test"); err != nil {
+	if err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := history(t, dir); !reflect.DeepEqual(got, want) {
@@ -410,20 +417,93 @@ func TestCommandKilledIsResumed(t *testing.T) {
 func TestCommandSpecErrors(t *testing.T) {
 	base := "dataset: dir:data\nbudget: 2\nfixed: {epochs: 2}\nmethods:\n"
 	for _, tc := range []struct{ method, want string }{
-		{"  - {name: a, command: [], space: {lr: {low: 0.1, high: 1}}}", "command (line 5): empty"},
+		{"  - {name: a, command: [], space: {lr: {low: 0.1, high: 1}}}", "methods[0].command (line 5): want a list"},
 		{"  - {name: a, command: python3, space: {lr: {low: 0.1, high: 1}}}", "want a list"},
 		{"  - {command: [python3, t.py], space: {lr: {low: 0.1, high: 1}}}", "a command method needs a name"},
 		{"  - {name: a, loss: margin, command: [python3, t.py], space: {lr: {low: 0.1, high: 1}}}", "drop loss and miner"},
 		{"  - {name: a, command: [python3, t.py], space: {epochs: {low: 1, high: 4}}}", "space.epochs: cannot be searched"},
 		{"  - {name: a, command: [python3, t.py]}", "empty search space"},
+		{"  - {name: ../a, command: [python3, t.py], space: {lr: {low: 0.1, high: 1}}}", "must be letters, digits"},
+		{"  - {name: a, command: [python3, t.py], fixed: {epochs: 9}, space: {lr: {low: 0.1, high: 1}}}", "fixed.epochs (line 5): cannot be one method's setting (it sets what a trial costs"},
+		{"  - {name: a, command: [python3, t.py], fixed: {convention: roth}, space: {lr: {low: 0.1, high: 1}}}", "it sets how dmlbench scores every method"},
+		{"  - {name: a, command: [python3, t.py], space: {batch-size: {values: [32, 64]}}}", "space.batch-size: cannot be searched (it sets what a trial costs"},
+		{"  - {name: a, command: [python3, t.py], space: {bs: {values: [8, 08, 8.0]}}}", `values "8" and "08" are the same setting`},
+		{"  - {name: a, command: [python3, t.py], fixed: {lr: 1}, space: {lr: {low: 0.1, high: 1}}}", "also in the method's fixed"},
+		{"  - {name: a, command: [python3, t.py], space: {lr: {low: 1, high: 0.1}}}", "lr"},
 	} {
-		_, err := Parse([]byte(base + tc.method + "\n"))
+		_, err := Parse([]byte(base+tc.method+"\n"), Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.method, err, tc.want)
 		}
 	}
-	_, err := Parse([]byte("dataset: omniglot\nbudget: 2\nfixed: {epochs: 2}\nmethods:\n  - {name: a, command: [python3, t.py], space: {lr: {low: 0.1, high: 1}}}\n"))
+	_, err := Parse([]byte("dataset: omniglot\nbudget: 2\nfixed: {epochs: 2}\nmethods:\n  - {name: a, command: [python3, t.py], space: {lr: {low: 0.1, high: 1}}}\n"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "needs dataset: dir:PATH") {
 		t.Errorf("built-in data set: %v", err)
+	}
+}
+
+// TestCommandSpecProblemsInOnePass: every problem of command methods is
+// reported by one load, beside the spec's own.
+func TestCommandSpecProblemsInOnePass(t *testing.T) {
+	spec := `dataset: dir:data
+budget: 0
+fixed: {epochs: 2}
+methods:
+  - name: a
+    command: [python3, t.py]
+    fixed: {epochs: 5}
+    space: {lr: {low: 0.1, high: 1}}
+  - name: b
+    command: python3
+    space: {iters-per-epoch: {values: [10, 20]}, lr: {low: 0.1, high: 1}}
+`
+	_, err := Parse([]byte(spec), Options{})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{"budget = 0", "method a.fixed.epochs (line 7): cannot be one method's setting", "methods[1].command (line 10): want a list", "method b.space.iters-per-epoch: cannot be searched"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("problems\n%v\nmiss %q", err, want)
+		}
+	}
+}
+
+// TestCommandTuningOpensNoTestFile: the tuning stage of command methods,
+// load included, runs without the test split's files.
+func TestCommandTuningOpensNoTestFile(t *testing.T) {
+	p := commandPlan(t)
+	for _, f := range []string{"test_labels.npy", "test_emb.npy"} {
+		if err := os.Remove(filepath.Join(p.Spec.dataDir(), f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Load(p.Spec.File, Options{}); err != nil {
+		t.Fatalf("load without test files: %v", err)
+	}
+	cells, _, err := p.Next()
+	if err != nil || len(cells) == 0 {
+		t.Fatalf("next: %v %v", cells, err)
+	}
+	for _, i := range cells {
+		dir, _ := p.CellDir(i)
+		if err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"}); err != nil {
+			t.Fatalf("tuning cell %s without test files: %v", dir, err)
+		}
+	}
+}
+
+// TestCommandFingerprint: a command is part of its method's fingerprint
+// key; a changed command is refused, naming the method.
+func TestCommandFingerprint(t *testing.T) {
+	p := commandPlan(t)
+	fp := p.Spec.Fingerprint()
+	if !strings.Contains(fp["methods.alpha"], `"command":[`) || !strings.Contains(fp["methods.alpha"], "--flag") {
+		t.Fatalf("fingerprint of a command method %s", fp["methods.alpha"])
+	}
+	cur := p.Spec.Fingerprint()
+	p.Spec.Methods[0].Command = []string{"python3", "other.py"}
+	_, err := compareFingerprints(cur, p.Spec.Fingerprint(), p.Out)
+	if !errors.Is(err, ErrSpecChanged) || !strings.Contains(err.Error(), "methods.alpha") || strings.Contains(err.Error(), "methods.beta") {
+		t.Errorf("changed command: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,20 +30,27 @@ const (
 func ResultsDir(out string) string { return filepath.Join(out, "results") }
 
 // Finish aggregates the finished final cells into ResultsDir (one record
-// per method × variant × seed, method keys method, loss, miner, embedding)
-// and writes tune.json with done set. It is a no-op when tune.json already
-// says done.
+// per method × variant × seed, method keys method, loss, miner, embedding;
+// none for a method without a successful trial) and writes tune.json with
+// done set. ResultsDir is rebuilt, so it holds the current spec's rows
+// only. It is a no-op when tune.json already says done for this spec.
 func (p *Plan) Finish(ctx context.Context, version string) error {
-	if sum, err := ReadSummary(p.Out); err == nil && sum.Done {
-		return nil
+	if done, err := p.Finished(); err != nil || done {
+		return err
 	}
 	s := p.Spec
 	sum, err := p.Summarize()
 	if err != nil {
 		return err
 	}
+	if err := os.RemoveAll(ResultsDir(p.Out)); err != nil {
+		return err
+	}
 	for m, me := range s.Methods {
 		ms := sum.Methods[m]
+		if ms.Best < 0 {
+			continue
+		}
 		for si, seed := range s.FinalSeeds {
 			sep, concat, cfg, err := p.finalMetrics(ctx, m, si)
 			if err != nil {
@@ -56,7 +64,7 @@ func (p *Plan) Finish(ctx context.Context, version string) error {
 				// runs that differ in the seed).
 				info, _ := json.Marshal(map[string]any{
 					"params": ms.BestParams, "trial": ms.Best, "validation_" + s.Objective: ms.BestScore,
-					"folds": s.Folds, "embed-dim": cfg.EmbedDim, "eval_split": "test classes",
+					"folds": s.Folds, "embed-dim": cfg.EmbedDim, "eval_split": "test classes", "join": s.Join,
 				})
 				run := record.Run{
 					Schema: record.SchemaVersion, Version: version, Name: "s" + fmt.Sprint(seed), Dataset: s.Dataset,
@@ -75,6 +83,21 @@ func (p *Plan) Finish(ctx context.Context, version string) error {
 	}
 	sum.Done = true
 	return record.WriteAtomic(filepath.Join(p.Out, SummaryFile), sum)
+}
+
+// Finished reports whether the output directory holds the finished
+// results of this spec (tune.json done, with this spec's fingerprint).
+// A spec changed in a way the directory cannot follow is an error
+// (CheckSpec).
+func (p *Plan) Finished() (bool, error) {
+	if _, err := p.CheckSpec(); err != nil {
+		return false, err
+	}
+	sum, err := ReadSummary(p.Out)
+	if err != nil {
+		return false, nil
+	}
+	return sum.Done && (sum.Fingerprint == nil || maps.Equal(sum.Fingerprint, p.Spec.Fingerprint())), nil
 }
 
 func orNone(s string) string {
@@ -111,7 +134,7 @@ func (p *Plan) finalMetrics(ctx context.Context, m, si int) (sep, concat record.
 		cfg = c.Config
 		emb, err := arrays.LoadEmbeddings(filepath.Join(dir, TestEmbFile))
 		if err != nil {
-			return nil, nil, cfg, err
+			return nil, nil, cfg, fmt.Errorf("%w (run tune again: it redoes the cell)", err)
 		}
 		lab, _, err := arrays.LoadLabels(filepath.Join(dir, TestLabelsFile))
 		if err != nil {
@@ -132,8 +155,37 @@ func (p *Plan) finalMetrics(ctx context.Context, m, si int) (sep, concat record.
 	if err != nil {
 		return nil, nil, cfg, err
 	}
+	if s.Join == JoinL2 {
+		for i := range embs {
+			embs[i] = UnitRows(embs[i])
+		}
+	}
 	concat, err = evaluate(ctx, ConcatColumns(embs), labels)
 	return sep, concat, cfg, err
+}
+
+// UnitRows returns m with every row scaled to unit Euclidean length
+// (x / ‖x‖₂; a zero row stays zero). The concatenated row of the final
+// stage joins the fold models' embeddings after this, so that each model
+// weighs the same in the joined distances, as powerful-benchmarker does
+// (Musgrave, Belongie & Lim 2020).
+func UnitRows(m mat32.Matrix) mat32.Matrix {
+	out := mat32.Matrix{Rows: m.Rows, Cols: m.Cols, Data: make([]float32, len(m.Data))}
+	for i := range m.Rows {
+		row := m.Data[i*m.Cols : (i+1)*m.Cols]
+		var ss float64
+		for _, v := range row {
+			ss += float64(v) * float64(v)
+		}
+		if ss == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(ss)
+		for j, v := range row {
+			out.Data[i*m.Cols+j] = float32(float64(v) * inv)
+		}
+	}
+	return out
 }
 
 // ConcatColumns joins matrices of equal row count side by side: row i of

@@ -3,8 +3,12 @@ package tune
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/dmlbench/dmlbench/fixtures"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
+	"github.com/dmlbench/dmlbench/trainers"
 )
 
 // FoldClasses splits the class ids 0..classes−1 into k class-disjoint
@@ -69,6 +73,58 @@ func (d datasetData) TestClasses() (fixtures.Split, error) {
 		return fixtures.Split{}, errors.New("the data set has no test split")
 	}
 	return d.ds.Test, nil
+}
+
+// LoadData is the data set of a cell's configuration, loaded on first use.
+// For a feature directory (dir:PATH) the training classes are read from
+// its train files alone, so a tuning cell never opens the test files.
+func LoadData(cfg trainers.Config) Data { return &lazyData{cfg: cfg} }
+
+type lazyData struct {
+	cfg trainers.Config
+	ds  Data
+}
+
+func (d *lazyData) full() (Data, error) {
+	if d.ds == nil {
+		ds, err := fixtures.Load(d.cfg.Dataset, fixtures.Options{Size: d.cfg.Size, Path: d.cfg.DataPath, Seed: d.cfg.DataSeed})
+		if err != nil {
+			return nil, err
+		}
+		d.ds = DatasetData(ds)
+	}
+	return d.ds, nil
+}
+
+func (d *lazyData) TrainingClasses() (TrainingClasses, error) {
+	if dir, ok := strings.CutPrefix(d.cfg.Dataset, "dir:"); ok {
+		ep, lp := filepath.Join(dir, fixtures.TrainEmbFile), filepath.Join(dir, fixtures.TrainLabelsFile)
+		x, err := arrays.LoadEmbeddings(ep)
+		if err != nil {
+			return TrainingClasses{}, fmt.Errorf("data set %s: %w (the tuning stage reads the training classes only)", d.cfg.Dataset, err)
+		}
+		ids, names, err := arrays.LoadLabels(lp)
+		if err != nil {
+			return TrainingClasses{}, err
+		}
+		if err := arrays.CheckPair(x, ids, ep, lp); err != nil {
+			return TrainingClasses{}, err
+		}
+		return TrainingClasses{Dataset: d.cfg.Dataset, Split: fixtures.Split{X: x, Labels: ids, ClassNames: names}}, nil
+	}
+	ds, err := d.full()
+	if err != nil {
+		return TrainingClasses{}, err
+	}
+	return ds.TrainingClasses()
+}
+
+func (d *lazyData) TestClasses() (fixtures.Split, error) {
+	ds, err := d.full()
+	if err != nil {
+		return fixtures.Split{}, err
+	}
+	return ds.TestClasses()
 }
 
 // FoldSplit returns fold f of k of the training classes: the validation

@@ -1,13 +1,17 @@
 package tune
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
 	"github.com/dmlbench/dmlbench/suite"
 	"github.com/dmlbench/dmlbench/trainers"
@@ -24,6 +28,11 @@ const SummaryFile = "tune.json"
 type Plan struct {
 	Spec *Spec
 	Out  string
+	// Warn receives warnings (a final cell redone); nil discards them.
+	Warn io.Writer
+	// Repeat is the search repeat this plan runs (0: the main search,
+	// which alone has a final stage; see Repeats).
+	Repeat int
 }
 
 // NumCells is the number of cells of the spec.
@@ -96,8 +105,10 @@ type Trial struct {
 	FoldScores []Value `json:"fold_scores"`
 	BestEpochs []int   `json:"best_epochs"`
 	// Done: every fold finished (or the configuration failed).
-	Done  bool `json:"-"`
-	point search.Point
+	Done bool `json:"-"`
+	// Failed: the configuration failed to train on a fold (TrialFailed).
+	Failed bool `json:"failed,omitempty"`
+	point  search.Point
 }
 
 // trials reads the trials of method m that have been proposed.
@@ -144,6 +155,7 @@ func (p *Plan) trials(m int) ([]Trial, error) {
 		if tr.Done {
 			tr.Score = Value(sum / float64(s.Folds))
 		}
+		tr.Failed = tr.Done && math.IsNaN(sum)
 		out = append(out, tr)
 	}
 	return out, nil
@@ -161,7 +173,7 @@ func methodSeed(seed int64, name string) int64 {
 
 // proposerFor is the proposer of method m.
 func (p *Plan) proposerFor(m int) search.Proposer {
-	seed := methodSeed(p.Spec.Seed, p.Spec.Methods[m].Name)
+	seed := p.searchSeed(m)
 	if p.Spec.Search == "random" {
 		return search.Random{Seed: seed}
 	}
@@ -195,9 +207,15 @@ func (p *Plan) Next() (cells []int, stage string, err error) {
 		b0 := first / s.MaxParallel * s.MaxParallel
 		n := min(s.MaxParallel, s.Budget-b0)
 		if b0+n > len(tr) { // some of the batch not written yet
+			// The search maximises: a lower-is-better score is negated
+			// for it and nowhere else.
+			sign := 1.0
+			if s.lowerIsBetter() {
+				sign = -1
+			}
 			hist := make([]search.Observation, b0)
 			for i := range b0 {
-				hist[i] = search.Observation{Point: tr[i].point, Score: float64(tr[i].Score)}
+				hist[i] = search.Observation{Point: tr[i].point, Score: sign * float64(tr[i].Score)}
 			}
 			pts := p.proposerFor(m).Propose(s.Methods[m].Space, hist, b0, n)
 			for j, pt := range pts {
@@ -216,7 +234,7 @@ func (p *Plan) Next() (cells []int, stage string, err error) {
 			}
 		}
 	}
-	if !allTuned {
+	if !allTuned || p.Repeat > 0 {
 		return cells, StageTune, nil
 	}
 	if err := p.writeFinal(); err != nil {
@@ -224,12 +242,37 @@ func (p *Plan) Next() (cells []int, stage string, err error) {
 	}
 	for i := p.tuneCells(); i < p.NumCells(); i++ {
 		dir, _ := p.CellDir(i)
-		if !suite.IsDone(dir) {
+		if _, err := os.Stat(filepath.Join(dir, CellFile)); err != nil {
+			continue // a method without a successful trial has no final cells
+		}
+		if !p.finalFinished(dir) {
 			cells = append(cells, i)
 		}
 	}
 	return cells, StageFinal, nil
 }
+
+// finalFinished reports whether a final cell is done with its test
+// embeddings on disk. A done cell whose embeddings are gone is marked to
+// run again (its run.json set aside as run.json.stale).
+func (p *Plan) finalFinished(dir string) bool {
+	if !suite.IsDone(dir) {
+		return false
+	}
+	for _, f := range []string{TestEmbFile, TestLabelsFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			run := filepath.Join(dir, trainers.RunFile)
+			if p.Warn != nil {
+				fmt.Fprintf(p.Warn, "tune: %s is done but %s is missing; the cell runs again\n", dir, f)
+			}
+			_ = os.Rename(run, run+".stale")
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Spec) lowerIsBetter() bool { return metrics.LowerIsBetter(s.Objective) }
 
 func (p *Plan) cellFinished(dir string) bool {
 	if _, err := os.Stat(filepath.Join(dir, FailedFile)); err == nil {
@@ -263,6 +306,23 @@ func (p *Plan) writeTrial(m, t int, pt search.Point) error {
 	return nil
 }
 
+// writeFinalCell writes the final cell c into dir unless dir holds it
+// already; a final cell of another trial (the best trial changed when the
+// budget grew) is removed first, so no row mixes two configurations.
+func writeFinalCell(dir string, c *Cell) error {
+	if old, err := ReadCell(dir); err == nil {
+		a, _ := json.Marshal(old)
+		b, _ := json.Marshal(c)
+		if bytes.Equal(a, b) {
+			return nil
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return writeCell(dir, c)
+}
+
 func writeCell(dir string, c *Cell) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -270,11 +330,12 @@ func writeCell(dir string, c *Cell) error {
 	return record.WriteAtomic(filepath.Join(dir, CellFile), c)
 }
 
-// Best is the trial of a method with the highest score (the earliest of
-// tied ones); ok is false when no trial has a finite score.
-func Best(trials []Trial) (best Trial, ok bool) {
+// Best is the trial of a method with the best score (the highest, or the
+// lowest when lower is better; the earliest of tied ones); ok is false
+// when no trial has a finite score.
+func Best(trials []Trial, lower bool) (best Trial, ok bool) {
 	for _, t := range trials {
-		if t.Done && !math.IsNaN(float64(t.Score)) && (!ok || t.Score > best.Score) {
+		if t.Done && !math.IsNaN(float64(t.Score)) && (!ok || better(float64(t.Score), float64(best.Score), lower)) {
 			best, ok = t, true
 		}
 	}
@@ -291,16 +352,16 @@ func (p *Plan) writeFinal() error {
 		if err != nil {
 			return err
 		}
-		best, ok := Best(tr)
+		best, ok := Best(tr, s.lowerIsBetter())
 		if !ok {
-			return fmt.Errorf("method %s: no trial trained successfully (see %s)", me.Name, filepath.Join(p.Out, "trials", me.Name))
+			// No row for this method (the report says why); the others go on.
+			if err := os.RemoveAll(filepath.Join(p.Out, "final", me.Name)); err != nil {
+				return err
+			}
+			continue
 		}
 		for f := range s.Folds {
 			for si, seed := range s.FinalSeeds {
-				dir := p.FinalDir(m, f, si)
-				if _, err := os.Stat(filepath.Join(dir, CellFile)); err == nil {
-					continue
-				}
 				cfg, err := s.Config(me, best.point, seed)
 				if err != nil {
 					return err
@@ -309,7 +370,7 @@ func (p *Plan) writeFinal() error {
 				cfg.Metrics, cfg.EvalEvery = s.FinalMetrics, max(1, cfg.Epochs)
 				c := Cell{Stage: StageFinal, Method: me.Name, Trial: best.Index, Fold: f, Folds: s.Folds, Params: best.Params, Objective: s.Objective, Config: cfg}
 				s.commandCell(me, &c)
-				if err := writeCell(dir, &c); err != nil {
+				if err := writeFinalCell(p.FinalDir(m, f, si), &c); err != nil {
 					return err
 				}
 			}
@@ -328,42 +389,58 @@ type MethodSummary struct {
 	Best       int               `json:"best"`
 	BestParams map[string]string `json:"best_params,omitempty"`
 	BestScore  Value             `json:"best_score"`
+	// RepeatBest and RepeatRanks are the method's best validation score
+	// and its rank among the methods in each search repeat (repeat 0
+	// first); RankHolds: the rank is the same in every repeat.
+	RepeatBest  []Value `json:"repeat_best,omitempty"`
+	RepeatRanks []int   `json:"repeat_ranks,omitempty"`
+	RankHolds   *bool   `json:"rank_holds,omitempty"`
 }
 
 // Summary is tune.json: the protocol settings and every trial's score.
 type Summary struct {
-	Spec      string  `json:"spec"`
-	Dataset   string  `json:"dataset"`
-	Search    string  `json:"search"`
-	Objective string  `json:"objective"`
-	Budget    int     `json:"budget"`
-	Folds     int     `json:"folds"`
-	Seeds     []int64 `json:"final_seeds"`
+	Spec      string `json:"spec"`
+	Dataset   string `json:"dataset"`
+	Search    string `json:"search"`
+	Objective string `json:"objective"`
+	// LowerIsBetter: the objective is better when lower (scores keep
+	// their sign; the best trial has the lowest).
+	LowerIsBetter bool    `json:"lower_is_better,omitempty"`
+	Budget        int     `json:"budget"`
+	Folds         int     `json:"folds"`
+	Seeds         []int64 `json:"final_seeds"`
 	// FinalMetrics are the test metrics of the final stage (empty: the
 	// trainer's default set).
-	FinalMetrics []string        `json:"final_metrics,omitempty"`
-	Methods      []MethodSummary `json:"methods"`
+	FinalMetrics []string `json:"final_metrics,omitempty"`
+	// SearchRepeats is the number of searches per method (search-repeats).
+	SearchRepeats int `json:"search_repeats,omitempty"`
+	// Join is how the concatenated rows join the fold models' embeddings.
+	Join    string          `json:"join,omitempty"`
+	Methods []MethodSummary `json:"methods"`
 	// Done: the final stage finished and results/ holds its records.
 	Done bool `json:"done"`
+	// Fingerprint is the spec's (Spec.Fingerprint): a rerun with another
+	// spec is refused unless it only extends this one.
+	Fingerprint map[string]string `json:"fingerprint,omitempty"`
 }
 
 // Summarize reads the trials of every method.
 func (p *Plan) Summarize() (*Summary, error) {
 	s := p.Spec
 	abs, _ := filepath.Abs(s.File)
-	sum := &Summary{Spec: abs, Dataset: s.Dataset, Search: s.Search, Objective: s.Objective, Budget: s.Budget, Folds: s.Folds, Seeds: s.FinalSeeds, FinalMetrics: s.FinalMetrics}
+	sum := &Summary{Spec: abs, Dataset: s.Dataset, Search: s.Search, Objective: s.Objective, LowerIsBetter: s.lowerIsBetter(), Budget: s.Budget, Folds: s.Folds, Seeds: s.FinalSeeds, FinalMetrics: s.FinalMetrics, Join: s.Join, Fingerprint: s.Fingerprint()}
 	for m, me := range s.Methods {
 		tr, err := p.trials(m)
 		if err != nil {
 			return nil, err
 		}
 		ms := MethodSummary{Name: me.Name, Loss: me.Loss, Miner: me.Miner, Trials: tr, Best: -1, BestScore: Value(math.NaN())}
-		if b, ok := Best(tr); ok {
+		if b, ok := Best(tr, s.lowerIsBetter()); ok {
 			ms.Best, ms.BestParams, ms.BestScore = b.Index, b.Params, b.Score
 		}
 		sum.Methods = append(sum.Methods, ms)
 	}
-	return sum, nil
+	return sum, p.summarizeRepeats(sum)
 }
 
 // ReadSummary reads dir/tune.json.
@@ -375,14 +452,14 @@ func ReadSummary(dir string) (*Summary, error) {
 	return &s, nil
 }
 
-// BestSoFar is the running maximum of a method's trial scores in trial
-// order (failed trials keep the previous maximum; NaN until the first
-// finite score).
-func BestSoFar(trials []Trial) []float64 {
+// BestSoFar is the running best (maximum, or minimum when lower is
+// better) of a method's trial scores in trial order (failed trials keep
+// the previous best; NaN until the first finite score).
+func BestSoFar(trials []Trial, lower bool) []float64 {
 	out := make([]float64, len(trials))
 	best := math.NaN()
 	for i, t := range trials {
-		if sc := float64(t.Score); !math.IsNaN(sc) && (math.IsNaN(best) || sc > best) {
+		if sc := float64(t.Score); !math.IsNaN(sc) && (math.IsNaN(best) || better(sc, best, lower)) {
 			best = sc
 		}
 		out[i] = best

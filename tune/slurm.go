@@ -68,7 +68,7 @@ func ArrayScript(c *suite.SlurmConfig, bin, spec, out string, cells []int) strin
 	}
 	sbatchHeader(&b, c, "dmlbench-tune")
 	fmt.Fprintf(&b, "#SBATCH --array=%s\n", suite.ArraySpec(cells, maxPar))
-	fmt.Fprintf(&b, "#SBATCH --output=%s\n", suite.LogPattern(out))
+	fmt.Fprintf(&b, "#SBATCH --output=%s\n", suite.DirectiveValue(suite.LogPattern(out)))
 	if c != nil {
 		if c.Time != "" {
 			fmt.Fprintf(&b, "#SBATCH --time=%s\n", c.Time)
@@ -97,7 +97,7 @@ func NextScript(c *suite.SlurmConfig, bin, spec, out, job string) string {
 	b.WriteString("# Written by `dmlbench tune --executor slurm`: proposes the next batch once the array ends.\n")
 	sbatchHeader(&b, c, "dmlbench-tune-next")
 	fmt.Fprintf(&b, "#SBATCH --dependency=afterany:%s\n", job)
-	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(suite.SlurmDir(out), "logs", "next_job%j.out"))
+	fmt.Fprintf(&b, "#SBATCH --output=%s\n", suite.DirectiveValue(filepath.Join(suite.SlurmDir(out), "logs", "next_job%j.out")))
 	b.WriteString("#SBATCH --cpus-per-task=1\n")
 	b.WriteString("set -u\n")
 	fmt.Fprintf(&b, "exec %s tune %s --out %s --executor slurm\n", shq(bin), shq(spec), shq(out))

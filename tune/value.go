@@ -2,7 +2,12 @@ package tune
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
+	"strconv"
+
+	"github.com/dmlbench/dmlbench/tune/search"
 )
 
 // Value is a score in tune.json: a finite number, or null for NaN (a
@@ -30,4 +35,30 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	}
 	*v = Value(f)
 	return nil
+}
+
+// ParsePoint reads back the values of a trial record (cell.json params)
+// as a point of space.
+func ParsePoint(space search.Space, values map[string]string) (search.Point, error) {
+	pt := make(search.Point, len(space))
+	for i, p := range space {
+		v, ok := values[p.Name]
+		if !ok {
+			return nil, fmt.Errorf("no value for %s", p.Name)
+		}
+		if p.Categorical() {
+			idx := slices.Index(p.Values, v)
+			if idx < 0 {
+				return nil, fmt.Errorf("%s = %q is not among %v", p.Name, v, p.Values)
+			}
+			pt[i] = float64(idx)
+			continue
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s = %q: %w", p.Name, v, err)
+		}
+		pt[i] = x
+	}
+	return pt, nil
 }

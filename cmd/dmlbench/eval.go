@@ -10,10 +10,11 @@ import (
 
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/trainers"
 )
 
@@ -38,7 +39,7 @@ Examples (files of the README tour: out/px, runs/margin-s0; or shipped: docs/exa
    dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --clustering dbscan --eps 1.2 --metrics NMI,F1
    dmlbench eval --emb out/px/emb.npy --labels out/px/labels.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means
    dmlbench eval --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --binarize   # Fehérvári et al. 2019: Hamming ranking
-   dmlbench eval --emb fixtures/arrays/testdata/torch_dict.pt:embeddings --labels fixtures/arrays/testdata/torch_dict.pt:labels --k 1,2   # a torch.save dict
+   dmlbench eval --emb fixtures/arrays/testdata/torch_dict.pt --k 1,2   # a torch.save dict: its "embeddings" and "labels"
    dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --protocol cub   # R@1,2,4,8; warns: not CUB's 5 924 test images
    dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_labels.npy --compat pml --average per-class --per-class --format json
    dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_labels.npy --query-rows docs/examples/query-gallery/query_rows.npy --compat pml   # queries are rows of --emb
@@ -47,7 +48,9 @@ Units: metrics that are fractions in [0, 1] are shown in percent with 2 decimals
 dist_ratio as they are (4 decimals); JSON (--format json, --out) holds the fractions.
 --format markdown and latex print one row per --emb file with the metrics as columns
 (LaTeX: a booktabs tabular, \usepackage{booktabs}). Under --compat strict mAP@C equals MAP@R
-by definition; equal, they share one row "MAP@R = mAP@C".
+by definition; equal, they share one row "MAP@R = mAP@C". --metrics takes any k for R@k, P@k and
+mAP@k (P@5, mAP@100) and pytorch-metric-learning's names (precision_at_1, r_precision,
+mean_average_precision_at_r, mean_reciprocal_rank, mean_average_precision, NMI, AMI).
 
 Every output names the queries and the gallery each one searches. A mean over no query (every
 query lone) is undefined: n/a in tables, null in JSON. pytorch-metric-learning parity: --compat pml
@@ -60,7 +63,7 @@ k-means on ±1 vectors, centroids real-valued), and rho and dist_ratio are compu
 codes too, so every metric describes the binary embedding. --distance does not apply.`,
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "emb", Usage: "embeddings: `FILE`.npy, FILE.npz:key or FILE.pt[:key] (torch.save; float or integer, N×D); repeatable: one row per file (--format markdown|latex), all scored against --labels"},
-			&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key / .pt:key (integers or strings) or a text file, one label per line"},
+			&cli.StringFlag{Name: "labels", DefaultText: "the labels the --emb .pt/.npz holds", Usage: "labels: `FILE`.npy / .npz:key / .pt:key (integers or strings) or a text file, one label per line"},
 			&cli.StringFlag{Name: "query-emb", Usage: "query embeddings (with --gallery-emb)"},
 			&cli.StringFlag{Name: "query-labels", Usage: "query labels"},
 			&cli.StringFlag{Name: "gallery-emb", Usage: "gallery embeddings (no self-exclusion)"},
@@ -76,7 +79,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (1234 is faiss's)"},
 			&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads (0 = all cores)"},
 			&cli.StringFlag{Name: "backend", Value: knn.ExactName, Usage: "k-NN backend: " + strings.Join(knn.Backends.Names(), " | ") + " (auto: gpu when a CUDA device is present, else exact; gpu is not yet verified on a device)"},
-			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml"},
+			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml (pytorch-metric-learning)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown | latex (markdown and latex: one row per --emb file, metrics as columns; latex needs \\usepackage{booktabs})"},
 			&cli.StringFlag{Name: "out", Usage: "also write the JSON result to `FILE` (atomically)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no warnings"},
@@ -87,7 +90,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.IntFlag{Name: "test-time-n", Value: trainers.Defaults().TestTimeN, Usage: "with --refine: chunks per knn/cluster batch"},
 			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the evaluation to `FILE` (go tool pprof)"},
-		}, evalPMLFlags...),
+		}, append(evalPMLFlags, evalPerQueryFlag)...),
 		Action: withCPUProfile(evalAction),
 	})
 }
@@ -103,8 +106,17 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
+	if conv := c.String("compat"); !slices.Contains([]string{"strict", "roth", "pml"}, conv) {
+		hint := ""
+		if near := suggest.Nearest(conv, []string{"strict", "roth", "pml"}); near != "" {
+			hint = fmt.Sprintf("; did you mean %s?", near)
+		} else if strings.Contains(strings.ToLower(conv), "py") || strings.Contains(strings.ToLower(conv), "torch") {
+			hint = " (pytorch-metric-learning is pml)"
+		}
+		return usagef("--compat %q: want strict, roth or pml%s", conv, hint)
+	}
 	format := c.String("format")
-	if !slices.Contains(evalFormats, format) {
+	if !slices.Contains(reports.ResultFormats, format) {
 		return usagef("--format must be table, json, markdown or latex (got %q)", format)
 	}
 	embs := c.StringSlice("emb")
@@ -124,7 +136,10 @@ func evalAction(c *cli.Context) error {
 	if err := checkPerClassMetrics(c); err != nil {
 		return err
 	}
-	var results []namedResult
+	if c.String("per-query") != "" && len(embs) > 1 {
+		return usagef("--per-query writes one file; it takes one --emb file (got %d)", len(embs))
+	}
+	var results []reports.NamedResult
 	for _, emb := range embs {
 		res, err := evalOne(c, emb, ks)
 		if err != nil {
@@ -134,9 +149,9 @@ func evalAction(c *cli.Context) error {
 		if name == "" {
 			name = c.String("query-emb")
 		}
-		results = append(results, namedResult{name, res})
+		results = append(results, reports.NamedResult{Name: name, Result: res})
 	}
-	return writeResults(c.App.Writer, results, format)
+	return reports.WriteResults(c.App.Writer, results, format)
 }
 
 // evalOne scores one embedding file (emb; "" in query/gallery mode).
@@ -145,6 +160,17 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res, err := evalInput(c, emb, in, ks, c.String("per-query") != "")
+	if err != nil {
+		return nil, err
+	}
+	return res, writePerQuery(c, res)
+}
+
+// evalInput scores in, read from the embedding file emb ("" in query/gallery
+// mode), with the eval options of c; perQuery keeps every query's k-NN
+// values (Result.PerQuery).
+func evalInput(c *cli.Context, emb string, in metrics.Input, ks []int, perQuery bool) (*metrics.Result, error) {
 	ks, proto, err := applyProtocol(c, ks, in.Gallery != nil)
 	if err != nil {
 		return nil, err
@@ -152,7 +178,7 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 	if err := queryRows(c, &in); err != nil {
 		return nil, err
 	}
-	if err := classNames(c, &in); err != nil {
+	if err := classNames(c, emb, &in); err != nil {
 		return nil, err
 	}
 	if c.Bool("binarize") {
@@ -186,6 +212,7 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 		Threads:    c.Int("threads"),
 		Convention: metrics.Convention(c.String("compat")),
 		Searcher:   searcher,
+		PerQuery:   perQuery,
 	}
 	var stopProgress func()
 	opt.Progress, stopProgress = stageProgress(c.Bool("quiet"))
@@ -211,8 +238,10 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w := protocolWarning(strings.ToLower(c.String("protocol")), proto, res); w != "" {
-		res.Warnings = append(res.Warnings, w)
+	if proto != nil {
+		if w := proto.Warning(res); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
 	}
 	if !c.Bool("quiet") {
 		for _, w := range res.Warnings {
@@ -244,7 +273,7 @@ func checkPerClassMetrics(c *cli.Context) error {
 
 func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 	var in metrics.Input
-	lab := c.String("labels")
+	lab := evalLabels(c, emb)
 	qe, ql, ge, gl := c.String("query-emb"), c.String("query-labels"), c.String("gallery-emb"), c.String("gallery-labels")
 	qg := qe != "" || ql != "" || ge != "" || gl != ""
 	switch {
@@ -252,23 +281,21 @@ func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 		return in, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
 	case qg && (qe == "" || ql == "" || ge == "" || gl == ""):
 		return in, usagef("query/gallery mode needs --query-emb, --query-labels, --gallery-emb and --gallery-labels")
-	case !qg && (emb == "" || lab == ""):
+	case !qg && (emb == "" || lab == "" && !holdsMore(emb)):
 		return in, usagef("--emb and --labels are required (see dmlbench eval --help)")
+	case !qg && lab == "":
+		return in, usagef("--labels is required: %s holds no labels (a .pt or .npz that holds them as \"labels\", or an (embeddings, labels) pair, needs none)", emb)
 	}
 	if !qg {
 		qe, ql = emb, lab
 	}
-	load := loadPair
-	if qg {
-		load = loadQueryPair // one query against a gallery is valid
-	}
-	x, y, err := load(qe, ql)
+	x, y, err := arrays.LoadPair(qe, ql, qg) // one query against a gallery is valid
 	if err != nil {
 		return in, err
 	}
 	in.Emb, in.Labels = x, y
 	if qg {
-		gx, _, err := loadPair(ge, gl)
+		gx, _, err := arrays.LoadPair(ge, gl, false)
 		if err != nil {
 			return in, err
 		}
@@ -276,45 +303,31 @@ func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 			return in, fmt.Errorf("%s has dimension %d but %s has dimension %d", qe, x.Cols, ge, gx.Cols)
 		}
 		// Labels were remapped per file; map both to one id space by their original names.
-		in.Labels, in.GalleryLabels, err = jointLabels(ql, gl)
+		ids, err := arrays.JointLabels(ql, gl)
 		if err != nil {
 			return in, err
 		}
+		in.Labels, in.GalleryLabels = ids[0], ids[1]
 		in.Gallery = &gx
 	}
 	return in, nil
 }
 
-// loadPair reads embeddings and their labels for a leave-one-out
-// evaluation (at least two items).
-func loadPair(embSpec, labSpec string) (mat32.Matrix, []int32, error) {
-	return loadChecked(embSpec, labSpec, arrays.CheckPair)
+// holdsMore reports whether an embedding spec names a .pt or .npz file,
+// which may hold the labels too.
+func holdsMore(spec string) bool {
+	l := strings.ToLower(spec)
+	return strings.Contains(l, ".pt") || strings.Contains(l, ".npz")
 }
 
-// loadChecked reads embeddings and labels and applies check to the pair.
-func loadChecked(embSpec, labSpec string, check func(mat32.Matrix, []int32, string, string) error) (mat32.Matrix, []int32, error) {
-	x, err := arrays.LoadEmbeddings(embSpec)
-	if err != nil {
-		return x, nil, err
+// evalLabels is --labels, or the labels the embedding file emb holds
+// beside them (arrays.LabelsBeside) when --labels is not given.
+func evalLabels(c *cli.Context, emb string) string {
+	if l := c.String("labels"); l != "" || emb == "" {
+		return l
 	}
-	y, _, err := arrays.LoadLabels(labSpec)
-	if err != nil {
-		return x, nil, err
-	}
-	if err := check(x, y, embSpec, labSpec); err != nil {
-		return x, nil, err
-	}
-	return x, y, nil
-}
-
-// jointLabels loads the query and gallery labels into one id space
-// (arrays.JointLabels: integers by value, text by text, a mix refused).
-func jointLabels(a, b string) ([]int32, []int32, error) {
-	ids, err := arrays.JointLabels(a, b)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ids[0], ids[1], nil
+	l, _ := arrays.LabelsBeside(emb)
+	return l
 }
 
 // ignoredK returns a k of --k that a --metrics list would not compute (it
@@ -322,10 +335,11 @@ func jointLabels(a, b string) ([]int32, []int32, error) {
 func ignoredK(names []string, ks []int) int {
 	asked := map[string]bool{}
 	for _, n := range names {
-		if strings.EqualFold(n, "R@k") {
+		key, _ := metrics.Canonical(n)
+		if key == "R@k" {
 			return 0
 		}
-		asked[strings.ToUpper(n)] = true
+		asked[key] = true
 	}
 	for _, k := range ks {
 		if !asked["R@"+strconv.Itoa(k)] {

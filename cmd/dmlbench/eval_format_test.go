@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/dmlbench/dmlbench/reports"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ func TestEvalPaperRows(t *testing.T) {
 			rows = append(rows, l)
 		}
 	}
-	if len(rows) != 2 || !strings.HasSuffix(rows[0], ` & 100.00 & 100.00 & `+fmtMetric("rho", *evalJSONOut(t, "--emb", emb, "--labels", lab, "--metrics", "rho", "-q").Metrics["rho"])+` \\`) {
+	if len(rows) != 2 || !strings.HasSuffix(rows[0], ` & 100.00 & 100.00 & `+reports.FormatMetric("rho", *evalJSONOut(t, "--emb", emb, "--labels", lab, "--metrics", "rho", "-q").Metrics["rho"])+` \\`) {
 		t.Errorf("latex rows %q:\n%s", rows, out)
 	}
 	if !strings.HasPrefix(out, `% needs \usepackage{booktabs}`) || strings.Contains(out, "graphicx") || !strings.Contains(out, "metrics in % except rho") ||

@@ -3,14 +3,12 @@ package main
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -24,73 +22,27 @@ var evalPMLFlags = []cli.Flag{
 	&cli.StringFlag{Name: "pml-k", Usage: "with --compat pml: PML's explicit k (`K` or max_bin_count), the window of MRR and mean_average_precision; non-standard: when a class is larger, MAP@R sums over the first K and still divides by R, R-Precision divides by K (warned)"},
 }
 
-// protocol is a standard evaluation preset.
-type protocol struct {
-	ks           []int
-	queryGallery bool
-	// the standard test split's size, to warn when the files differ
-	n, queries, gallery int
-	what                string
-}
-
-// protocols: recall ks and test splits as the deep-metric-learning
-// literature reports them (Oh Song et al. 2016 for CUB-200-2011, Cars196 and
-// Stanford Online Products; Liu et al. 2016 for In-Shop's query/gallery
-// split).
-var protocols = map[string]protocol{
-	"cub":    {ks: []int{1, 2, 4, 8}, n: 5924, what: "CUB-200-2011 test classes 101–200"},
-	"cars":   {ks: []int{1, 2, 4, 8}, n: 8131, what: "Cars196 test classes 99–196"},
-	"sop":    {ks: []int{1, 10, 100, 1000}, n: 60502, what: "Stanford Online Products test split"},
-	"inshop": {ks: []int{1, 10, 20, 30, 40, 50}, queryGallery: true, queries: 14218, gallery: 12612, what: "In-Shop query/gallery split"},
-}
-
-func protocolNames() string {
-	var names []string
-	for k := range protocols {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
-
 // applyProtocol returns the recall ks of --protocol (an explicit --k that
 // differs is a usage error) and checks the evaluation mode.
-func applyProtocol(c *cli.Context, ks []int, queryGallery bool) ([]int, *protocol, error) {
+func applyProtocol(c *cli.Context, ks []int, queryGallery bool) ([]int, *metrics.Protocol, error) {
 	name := strings.ToLower(c.String("protocol"))
 	if name == "" {
 		return ks, nil, nil
 	}
-	p, ok := protocols[name]
+	p, ok := metrics.LookupProtocol(name)
 	if !ok {
-		return nil, nil, usagef("--protocol %q: unknown (have: %s)", c.String("protocol"), protocolNames())
+		return nil, nil, usagef("--protocol %q: unknown (have: %s)", c.String("protocol"), strings.Join(metrics.ProtocolNames(), ", "))
 	}
-	if c.IsSet("k") && !slices.Equal(ks, p.ks) {
-		return nil, nil, usagef("--protocol %s sets --k %s; drop --k or --protocol", name, joinInts(p.ks))
+	if c.IsSet("k") && !slices.Equal(ks, p.Ks) {
+		return nil, nil, usagef("--protocol %s sets --k %s; drop --k or --protocol", name, joinInts(p.Ks))
 	}
-	if p.queryGallery && !queryGallery {
+	if p.QueryGallery && !queryGallery {
 		return nil, nil, usagef("--protocol %s evaluates queries against a gallery: pass --query-emb, --query-labels, --gallery-emb, --gallery-labels", name)
 	}
-	if !p.queryGallery && queryGallery {
+	if !p.QueryGallery && queryGallery {
 		return nil, nil, usagef("--protocol %s evaluates one set leave-one-out: pass --emb and --labels", name)
 	}
-	return p.ks, &p, nil
-}
-
-// protocolWarning says when the files are not the standard split's size.
-func protocolWarning(name string, p *protocol, res *metrics.Result) string {
-	if p == nil {
-		return ""
-	}
-	if p.queryGallery {
-		if res.Queries != p.queries || res.Gallery != p.gallery {
-			return fmt.Sprintf("--protocol %s: %d queries and a gallery of %d, but the %s has %d and %d: numbers are not comparable with published ones", name, res.Queries, res.Gallery, p.what, p.queries, p.gallery)
-		}
-		return ""
-	}
-	if res.N != p.n {
-		return fmt.Sprintf("--protocol %s: %d items, but the %s has %d: numbers are not comparable with published ones", name, res.N, p.what, p.n)
-	}
-	return ""
+	return slices.Clone(p.Ks), &p, nil
 }
 
 func joinInts(a []int) string {
@@ -151,58 +103,18 @@ func queryRows(c *cli.Context, in *metrics.Input) error {
 	return nil
 }
 
-// sizeLine describes who searched what, for the table footers.
-func sizeLine(res *metrics.Result) string {
-	if res.Queries == res.N && res.Gallery == res.N-1 {
-		return fmt.Sprintf("%d items (each searches the other %d)", res.N, res.Gallery)
-	}
-	return fmt.Sprintf("%d queries, gallery of %d", res.Queries, res.Gallery)
-}
-
-// averageNote names per-class averaging in the footers.
-func averageNote(res *metrics.Result) string {
-	if res.Average == metrics.PerClass {
-		return ", k-NN metrics averaged per class"
-	}
-	return ""
-}
-
-// loadQueryPair is loadPair for a query set searched against a separate
-// gallery, where a single query is valid.
-func loadQueryPair(embSpec, labSpec string) (mat32.Matrix, []int32, error) {
-	return loadChecked(embSpec, labSpec, arrays.CheckQueryPair)
-}
-
 // classNames fills in.ClassNames (for --per-class) with the original label
-// of every id in in.Labels / in.GalleryLabels, read again from the label
-// files (small next to the embeddings).
-func classNames(c *cli.Context, in *metrics.Input) error {
-	if !c.Bool("per-class") {
+// of every id in in.Labels / in.GalleryLabels (arrays.OriginalNames), for
+// --per-class, --per-query and the commands beside eval.
+func classNames(c *cli.Context, emb string, in *metrics.Input) error {
+	if !c.Bool("per-class") && c.String("per-query") == "" && c.Command.Name == "eval" {
 		return nil
 	}
-	type src struct {
-		spec string
-		ids  []int32
-	}
-	srcs := []src{{c.String("labels"), in.Labels}}
+	specs, ids := []string{evalLabels(c, emb)}, [][]int32{in.Labels}
 	if in.Gallery != nil {
-		srcs = []src{{c.String("query-labels"), in.Labels}, {c.String("gallery-labels"), in.GalleryLabels}}
+		specs, ids = []string{c.String("query-labels"), c.String("gallery-labels")}, [][]int32{in.Labels, in.GalleryLabels}
 	}
-	var names []string
-	for _, s := range srcs {
-		own, ownNames, err := arrays.LoadLabels(s.spec)
-		if err != nil {
-			return err
-		}
-		for i, id := range s.ids {
-			for int(id) >= len(names) {
-				names = append(names, "")
-			}
-			if i < len(own) && names[id] == "" {
-				names[id] = ownNames[own[i]]
-			}
-		}
-	}
+	names, err := arrays.OriginalNames(specs, ids)
 	in.ClassNames = names
-	return nil
+	return err
 }

@@ -81,6 +81,7 @@ eval:
 // one method on two folds, one epoch each.
 const tourTune = `out: ../../runs/omniglot-tune
 dataset: synthetic
+search: random
 budget: 2
 folds: 2
 fixed: {epochs: 1}

@@ -164,12 +164,13 @@ func withFlagSuggestion(err error, flags []cli.Flag) error {
 }
 
 // nearest returns the name of names closest to name (edit distance ≤ 2,
-// or a prefix of it of two or more letters), or "".
+// name a prefix of it of two or more letters, or it a prefix of name of
+// three or more: --embeddings is --emb), or "".
 func nearest(name string, names []string) string {
 	best, bestD := "", 3
 	for _, n := range names {
 		d := suggest.Distance(name, n)
-		if strings.HasPrefix(n, name) && len(name) >= 2 {
+		if strings.HasPrefix(n, name) && len(name) >= 2 || strings.HasPrefix(name, n) && len(n) >= 3 {
 			d = min(d, 1)
 		}
 		if d < bestD {

@@ -50,6 +50,9 @@ func TestMissingRequiredInput(t *testing.T) {
 		want string
 	}{
 		"data export":   {[]string{"--dataset", "synthetic"}, "--out is required"},
+		"data audit":    {nil, "--dataset is required"},
+		"compare":       {[]string{"--emb", emb, "--emb", emb}, "compare needs --emb twice (A, then B) and --labels"},
+		"show":          {[]string{"--emb", emb, "--out", "x.html"}, "--emb and --labels are required"},
 		"eval":          {[]string{"--emb", emb}, "--emb and --labels are required"},
 		"list":          {nil, "list what?"},
 		"plot spectrum": {[]string{"--out", "x.png"}, "--emb files"},

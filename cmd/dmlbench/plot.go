@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -14,29 +16,46 @@ import (
 	"github.com/dmlbench/dmlbench/spectra"
 )
 
-// plotCommonFlags are shared by every `dmlbench plot` subcommand.
+// plotFigureFlags are the flags of every figure: file, size, style,
+// resolution, title and caption.
+func plotFigureFlags(what string, height float64) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE`: .png, .pdf, .svg, .eps, .jpg or .tif by extension, or a directory (ending in / or existing) to write " + what + ".png into; required"},
+		&cli.StringFlag{Name: "title", Usage: "figure title (--title \"\" draws none)", DefaultText: "one naming the figure"},
+		&cli.StringFlag{Name: "caption", Usage: "a line of text under the x axis (none unless given)"},
+		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: "default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text)"},
+		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches (per panel); --style paper: " + fmt.Sprint(plots.PaperWidth)},
+		&cli.Float64Flag{Name: "height", Value: height, Usage: "figure height in inches; --style paper: " + fmt.Sprint(plots.PaperHeight)},
+		&cli.IntFlag{Name: "dpi", Value: plots.DefaultDPI, Usage: "resolution of .png, .jpg and .tif files"},
+	}
+}
+
+// plotCommonFlags are shared by the `dmlbench plot` subcommands that read
+// run.json files.
 func plotCommonFlags(extra ...cli.Flag) []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE` (.png, .svg or .pdf), or a directory (ending in / or existing) to write SUBCOMMAND.png into; required"},
-		&cli.StringFlag{Name: "group-by", Usage: "run.json method keys forming a curve, e.g. loss,miner (default: all keys)"},
-		&cli.StringFlag{Name: "title", Usage: "figure title"},
+	return append(append(plotFigureFlags("SUBCOMMAND", 4),
+		&cli.StringFlag{Name: "group-by", Usage: "run.json method keys forming a curve, e.g. loss,miner (default: the keys that vary)"},
 		&cli.StringFlag{Name: "source", Value: "final", Usage: "which metrics of a run: final | best"},
 		&cli.BoolFlag{Name: "raw", Usage: "fraction metrics as fractions instead of percent"},
-		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches (per panel)"},
-		&cli.Float64Flag{Name: "height", Value: 4, Usage: "figure height in inches"},
 		&cli.BoolFlag{Name: "include-unfinished", Usage: "also use runs whose status is not done"},
-	}, extra...)
+	), extra...)
 }
 
 func init() {
 	register(&cli.Command{
 		Name:      "plot",
-		Usage:     "figures from run.json files: spectra, ρ vs R@1, R@k, training curves, dim/batch sweeps",
-		UsageText: "dmlbench plot spectrum|rho|recall|curves|sweep PATH... --out FIG.png [options]\n   dmlbench plot tsne --emb E.npy --labels L.npy --out FIG.png [options]",
-		Description: `Every subcommand reads the run.json files under PATH... (recursively), groups runs by
-the --group-by keys of run.json "method" (one curve or point per group, mean ± std over
-seeds as error bars) and writes a PNG, SVG or PDF chosen by the --out extension
-(gonum/plot).
+		Usage:     "figures from run.json files: spectra, ρ vs R@1, R@k, training curves, dim/batch sweeps, t-SNE, tuning",
+		UsageText: "dmlbench plot spectrum|rho|recall|curves|sweep PATH... --out FIG.png [options]\n   dmlbench plot tsne --emb E.npy --labels L.npy --out FIG.png [options]\n   dmlbench plot tune TUNE_DIR --out FIG.png [options]",
+		Description: `The run.json subcommands read the run.json files under PATH... (recursively), group
+runs by the --group-by keys of run.json "method" (one curve or point per group, mean ± std
+over seeds: error bars, or a ± band on curves of 12 points or more) and write the figure
+in the format of the --out extension (gonum/plot): .png (--dpi, default 300), .pdf (fonts
+embedded as the subset of glyphs used), .svg (text in Liberation Sans with generic
+fallbacks), .eps, .jpg or .tif. Each method keeps its colour, marker and dash in every figure of one
+directory (its place among the directory's methods, sorted by name). The legend goes into
+a corner where it covers no data, else right of the frame. Text sizes follow the figure
+size, or --style paper for a 3.3-inch column. Points that cannot be drawn (ρ = +Inf) are
+named in a warning, not in the figure; --caption adds a line under the x axis.
 
    spectrum  sorted singular values (normalised, log y) of run.json "spectrum" and/or
              embedding files; with --labels the class-averaged spectrum
@@ -49,12 +68,13 @@ seeds as error bars) and writes a PNG, SVG or PDF chosen by the --out extension
              (run.json method or config), one curve per method (Fehérvári et al. 2019 Fig. 1–2)
    tsne      2-D t-SNE map of an embedding file coloured by class (--emb/--labels,
              not run.json; Seidenschwarz et al. 2021 §5–6)
+   tune      best-so-far validation score against the trial of a tune directory
 
 Examples:
    dmlbench plot spectrum runs/omniglot-example --out spectrum.png --top 35
    dmlbench plot spectrum --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --per-class --out sv.pdf
    dmlbench plot rho runs/omniglot-example --group-by loss --out rho.png
-   dmlbench plot recall runs/omniglot-example --out recall.svg
+   dmlbench plot recall runs/omniglot-example --style paper --out recall.pdf
    dmlbench plot curves runs/omniglot-example --group-by loss --metric R@1 --out curves.png
    dmlbench plot sweep docs/examples/omniglot/runs-dims --param embed-dim --metric R@1 --out dims.png
    dmlbench plot tsne --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --classes 10 --out tsne.png`,
@@ -64,7 +84,8 @@ Examples:
 				Usage:     "singular-value spectra of runs or embedding files",
 				UsageText: "dmlbench plot spectrum [PATH...] [--emb E.npy [--labels L.npy]]... --out FIG",
 				Description: `Curves: one per method from run.json "spectrum" (mean over seeds of the normalised
-spectra), plus one per --emb file (labelled with the file name). With --per-class and
+spectra), plus one per --emb file, named by --name or else by the method of the run.json
+beside the file (or its directory's name). With --per-class and
 --labels (one --labels per --emb, or one for all), the spectrum of each class's rows is
 normalised, zero-padded and averaged over classes (Roth et al. 2020 supp. §E, Fig. 11).
 
@@ -74,6 +95,7 @@ Examples:
 				Flags: plotCommonFlags(
 					&cli.StringSliceFlag{Name: "emb", Usage: "embedding `FILE` (.npy or .npz:key); repeatable"},
 					&cli.StringSliceFlag{Name: "labels", Usage: "labels for --emb (one, or one per --emb)"},
+					&cli.StringSliceFlag{Name: "name", Usage: "legend name of an --emb curve (one per --emb, in order)"},
 					&cli.BoolFlag{Name: "per-class", Usage: "class-averaged spectra of the --emb files (needs --labels)"},
 					&cli.StringFlag{Name: "normalize", Value: "sum", Usage: "sum (s/Σs, as in ρ) | max (s/s₁) | none"},
 					&cli.IntFlag{Name: "top", Usage: "plot the first N values (0: all; Fig. 11 shows 35)"},
@@ -127,22 +149,58 @@ Examples:
 	})
 }
 
+// plotOptions checks the figure flags and returns the options of a
+// figure whose default title, x and y labels are given: the title unless
+// --title was set (--title "" draws none), the size (per panel) and
+// style, the resolution and the caption.
 func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOptions, error) {
 	if c.String("out") == "" {
-		return plots.PlotOptions{}, usagef("--out FILE (.png, .svg or .pdf) is required")
+		return plots.PlotOptions{}, usagef("--out FILE (.png, .pdf, .svg, .eps, .jpg or .tif) is required")
 	}
+	style := c.String("style")
 	w, h := c.Float64("width"), c.Float64("height")
+	if style == plots.StylePaper {
+		if !c.IsSet("width") {
+			w = plots.PaperWidth
+		}
+		if !c.IsSet("height") {
+			h = plots.PaperHeight
+		}
+	}
 	if !(w > 0 && w <= 100 && h > 0 && h <= 100) {
 		return plots.PlotOptions{}, usagef("--width and --height must lie in (0, 100] inches")
 	}
-	if s := c.String("source"); s != "final" && s != "best" {
-		return plots.PlotOptions{}, usagef("--source must be final or best (got %q)", s)
+	sty, err := plots.StyleFor(style, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch)
+	if err != nil {
+		return plots.PlotOptions{}, usagef("--style must be %s or %s (got %q)", plots.StyleDefault, plots.StylePaper, style)
 	}
-	if t := c.String("title"); t != "" {
-		title = t
+	if d := c.Int("dpi"); d < 10 || d > 2400 {
+		return plots.PlotOptions{}, usagef("--dpi must lie in [10, 2400] (got %d)", d)
 	}
-	return plots.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel,
-		Width: vg.Length(w) * vg.Inch, Height: vg.Length(h) * vg.Inch}, nil
+	if f := c.Command.Flags; hasFlag(f, "source") {
+		if s := c.String("source"); s != "final" && s != "best" {
+			return plots.PlotOptions{}, usagef("--source must be final or best (got %q)", s)
+		}
+	}
+	opt := plots.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel, Caption: c.String("caption"),
+		Width: vg.Length(w) * vg.Inch, Height: vg.Length(h) * vg.Inch, DPI: c.Int("dpi"), Style: sty}
+	if c.IsSet("title") {
+		opt.Title = c.String("title")
+		opt.NoTitle = opt.Title == ""
+	}
+	return opt, nil
+}
+
+// hasFlag reports whether flags has one named name.
+func hasFlag(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // plotRuns parses the positional paths (flags may follow them) and loads
@@ -160,6 +218,66 @@ func plotRuns(c *cli.Context) ([]reports.LoadedRun, error) {
 		return nil, usagef("%s needs at least one run directory or run.json", c.Command.Name)
 	}
 	return reportLoad(paths, c.Bool("include-unfinished"))
+}
+
+// plotGroupBy is --group-by, a usage error when a key is in no run's
+// method (a figure's curves are method values; a key no run has would
+// put every run under "-").
+func plotGroupBy(c *cli.Context, runs []reports.LoadedRun) ([]string, error) {
+	keys := reportSplit(c.String("group-by"), ",")
+	have := reports.MethodKeys(runs)
+	for _, k := range keys {
+		if !slices.Contains(have, k) {
+			return nil, usagef("plot %s: unknown --group-by key %q; the runs' method keys are: %s", c.Command.Name, k, strings.Join(have, ", "))
+		}
+	}
+	return keys, nil
+}
+
+// plotStyles is the style index of every method of runs under --group-by
+// (plots.MethodStyles), so a method looks the same in every figure of
+// the directory.
+func plotStyles(runs []reports.LoadedRun, groupBy []string) map[string]int {
+	var names []string
+	for _, g := range reports.GroupRuns(runs, groupBy) {
+		names = append(names, g.Label)
+	}
+	return plots.MethodStyles(names)
+}
+
+// plotCheckMetric is a usage error unless some run has metric: in its
+// final or best metrics (source), or, for curves, in its history.
+func plotCheckMetric(c *cli.Context, runs []reports.LoadedRun, metric string, history bool) error {
+	have := map[string]bool{}
+	for _, r := range runs {
+		if history {
+			for _, e := range r.History {
+				for k := range e.Metrics {
+					have[k] = true
+				}
+			}
+			continue
+		}
+		for k := range reports.MetricsOf(r, c.String("source")) {
+			have[k] = true
+		}
+	}
+	if have[metric] {
+		return nil
+	}
+	names := make([]string, 0, len(have))
+	for k := range have {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	where := "the runs' " + c.String("source") + " metrics"
+	if history {
+		where = "the runs' histories (per-epoch metrics)"
+	}
+	if len(names) == 0 {
+		return usagef("plot %s: no metric %q: %s hold no metric", c.Command.Name, metric, where)
+	}
+	return usagef("plot %s: no metric %q in %s; have: %s", c.Command.Name, metric, where, strings.Join(names, ", "))
 }
 
 func metricUnit(metric string, raw bool) string {
@@ -182,17 +300,26 @@ func plotPath(c *cli.Context) string {
 	return out
 }
 
-func plotDone(c *cli.Context, path string) error {
+// plotDone warns about the points the figure could not draw and says
+// where it went.
+func plotDone(c *cli.Context, path string, notes []string) error {
+	if len(notes) > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "warning: not drawn (not finite): %s\n", strings.Join(notes, "; "))
+	}
 	fmt.Fprintln(c.App.ErrWriter, "wrote", path)
 	return nil
 }
 
 // plotSave draws series with opt into the figure file and says so.
 func plotSave(c *cli.Context, series []plots.Series, opt plots.PlotOptions) error {
-	if err := plots.SaveSeries(plotPath(c), series, opt); err != nil {
+	f, err := plots.NewPlot(series, opt)
+	if err != nil {
 		return err
 	}
-	return plotDone(c, plotPath(c))
+	if err := plots.SavePlots(plotPath(c), []*plots.Figure{f}, opt.Width, opt.Height, opt.DPI); err != nil {
+		return err
+	}
+	return plotDone(c, plotPath(c), f.Notes)
 }
 
 func plotSpectrumAction(c *cli.Context) error {
@@ -200,12 +327,15 @@ func plotSpectrumAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	embs, labs := c.StringSlice("emb"), c.StringSlice("labels")
+	embs, labs, names := c.StringSlice("emb"), c.StringSlice("labels"), c.StringSlice("name")
 	if len(paths) == 0 && len(embs) == 0 {
 		return usagef("spectrum needs run directories and/or --emb files")
 	}
 	if len(labs) > 1 && len(labs) != len(embs) {
 		return usagef("give one --labels for all --emb files or one per --emb (%d vs %d)", len(labs), len(embs))
+	}
+	if len(names) > 0 && len(names) != len(embs) {
+		return usagef("give one --name per --emb file (%d vs %d)", len(names), len(embs))
 	}
 	if c.Bool("per-class") && len(labs) == 0 {
 		return usagef("--per-class needs --labels")
@@ -222,20 +352,31 @@ func plotSpectrumAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	groupBy := reportSplit(c.String("group-by"), ",")
 	var series []plots.Series
+	var runs []reports.LoadedRun
 	if len(paths) > 0 {
-		runs, err := reportLoad(paths, c.Bool("include-unfinished"))
-		if err != nil {
+		if runs, err = reportLoad(paths, c.Bool("include-unfinished")); err != nil {
 			return err
 		}
-		s, err := plots.RunSpectra(runs, reportSplit(c.String("group-by"), ","), mode, top)
+		if groupBy, err = plotGroupBy(c, runs); err != nil {
+			return err
+		}
+		s, err := plots.RunSpectra(runs, groupBy, mode, top)
 		if err != nil {
 			return err
 		}
 		series = append(series, s...)
+		opt.Styles = plotStyles(runs, groupBy)
 	}
 	for i, e := range embs {
-		s, err := plotEmbeddingSpectrum(c, e, labs, i)
+		name := ""
+		if len(names) > 0 {
+			name = names[i]
+		} else {
+			name = plotEmbName(e, runs, groupBy)
+		}
+		s, err := plotEmbeddingSpectrum(c, e, name, labs, i)
 		if err != nil {
 			return err
 		}
@@ -246,11 +387,31 @@ func plotSpectrumAction(c *cli.Context) error {
 	return plotSave(c, series, opt)
 }
 
-// plotEmbeddingSpectrum is the curve of the i-th --emb file e, labelled
-// with its name: its spectrum or, with --per-class, its class-averaged
-// spectrum (labels: one for all files or one per file).
-func plotEmbeddingSpectrum(c *cli.Context, e string, labs []string, i int) (plots.Series, error) {
-	name := strings.TrimSuffix(filepath.Base(e), filepath.Ext(e))
+// plotEmbName names the curve of embedding file e: the method of the
+// run.json beside it (labelled as the runs of PATH are, so it takes its
+// method's style), else the name of its directory, else the file's.
+func plotEmbName(e string, runs []reports.LoadedRun, groupBy []string) string {
+	dir := filepath.Dir(strings.SplitN(e, ".npz:", 2)[0])
+	if l, err := reports.LoadRuns([]string{filepath.Join(dir, "run.json")}, reports.LoadOptions{IncludeUnfinished: true}); err == nil && len(l.Runs) == 1 {
+		keys := groupBy
+		if len(keys) == 0 && len(runs) > 0 {
+			keys, _ = reports.VaryingKeys(runs)
+		}
+		if len(keys) == 0 {
+			keys = []string{"loss"}
+		}
+		return reports.GroupLabel(l.Runs[0].Method, keys)
+	}
+	if abs, err := filepath.Abs(dir); err == nil && filepath.Base(abs) != string(filepath.Separator) {
+		return filepath.Base(abs)
+	}
+	return strings.TrimSuffix(filepath.Base(e), filepath.Ext(e))
+}
+
+// plotEmbeddingSpectrum is the curve of the i-th --emb file e, named
+// name: its spectrum or, with --per-class, its class-averaged spectrum
+// (labels: one for all files or one per file).
+func plotEmbeddingSpectrum(c *cli.Context, e, name string, labs []string, i int) (plots.Series, error) {
 	if !c.Bool("per-class") {
 		sp, err := plots.LoadEmbeddingSpectrum(e, "", true)
 		if err != nil {
@@ -269,7 +430,9 @@ func plotEmbeddingSpectrum(c *cli.Context, e string, labs []string, i int) (plot
 	if sp.Skipped > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d all-zero classes left out of the class average\n", e, sp.Skipped)
 	}
-	return plotSpectrumSeries(c, e, name+" (per class)", sp.PerClass)
+	s, err := plotSpectrumSeries(c, e, name+" (per class)", sp.PerClass)
+	s.Key = name
+	return s, err
 }
 
 func plotSpectrumSeries(c *cli.Context, e, name string, sv []float64) (plots.Series, error) {
@@ -289,7 +452,14 @@ func plotRhoAction(c *cli.Context) error {
 		return err
 	}
 	metric := c.String("metric")
-	series, err := plots.RhoPoints(runs, reportSplit(c.String("group-by"), ","), metric, c.String("source"), c.Bool("raw"), plotRho)
+	groupBy, err := plotGroupBy(c, runs)
+	if err != nil {
+		return err
+	}
+	if err := plotCheckMetric(c, runs, metric, false); err != nil {
+		return err
+	}
+	series, err := plots.RhoPoints(runs, groupBy, metric, c.String("source"), c.Bool("raw"), plotRho)
 	if err != nil {
 		return err
 	}
@@ -300,6 +470,7 @@ func plotRhoAction(c *cli.Context) error {
 	// Markers in each series' colour and shape, named in the legend
 	// (labels next to the points overlap when methods score alike).
 	opt.Points = true
+	opt.Styles = plotStyles(runs, groupBy)
 	return plotSave(c, series, opt)
 }
 
@@ -308,7 +479,11 @@ func plotRecallAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	series, err := plots.RecallSeries(runs, reportSplit(c.String("group-by"), ","), c.String("source"), c.Bool("raw"))
+	groupBy, err := plotGroupBy(c, runs)
+	if err != nil {
+		return err
+	}
+	series, err := plots.RecallSeries(runs, groupBy, c.String("source"), c.Bool("raw"))
 	if err != nil {
 		return err
 	}
@@ -321,6 +496,7 @@ func plotRecallAction(c *cli.Context) error {
 		return err
 	}
 	opt.LogX = true
+	opt.Styles = plotStyles(runs, groupBy)
 	return plotSave(c, series, opt)
 }
 
@@ -329,14 +505,24 @@ func plotCurvesAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	metric := c.String("metric")
+	groupBy, err := plotGroupBy(c, runs)
+	if err != nil {
+		return err
+	}
+	if err := plotCheckMetric(c, runs, metric, true); err != nil {
+		return err
+	}
 	opt, err := plotOptions(c, "", "", "")
 	if err != nil {
 		return err
 	}
-	if err := plots.SaveCurves(plotPath(c), runs, reportSplit(c.String("group-by"), ","), c.String("metric"), c.Bool("raw"), opt); err != nil {
+	opt.Styles = plotStyles(runs, groupBy)
+	notes, err := plots.SaveCurves(plotPath(c), runs, groupBy, metric, c.Bool("raw"), opt)
+	if err != nil {
 		return err
 	}
-	return plotDone(c, plotPath(c))
+	return plotDone(c, plotPath(c), notes)
 }
 
 func plotSweepAction(c *cli.Context) error {
@@ -348,7 +534,14 @@ func plotSweepAction(c *cli.Context) error {
 	if param == "" {
 		return usagef("sweep needs --param (e.g. embed-dim or batch-size)")
 	}
-	series, err := plots.SweepSeries(runs, reportSplit(c.String("group-by"), ","), param, metric, c.String("source"), c.Bool("raw"))
+	groupBy, err := plotGroupBy(c, runs)
+	if err != nil {
+		return err
+	}
+	if err := plotCheckMetric(c, runs, metric, false); err != nil {
+		return err
+	}
+	series, err := plots.SweepSeries(runs, groupBy, param, metric, c.String("source"), c.Bool("raw"))
 	if err != nil {
 		return err
 	}
@@ -357,5 +550,10 @@ func plotSweepAction(c *cli.Context) error {
 		return err
 	}
 	opt.LogX = c.Bool("log-x")
+	// The curves are the groups of the keys other than the parameter.
+	if len(groupBy) == 0 {
+		groupBy, _ = reports.VaryingKeys(runs)
+	}
+	opt.Styles = plotStyles(runs, reports.Without(groupBy, param))
 	return plotSave(c, series, opt)
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/urfave/cli/v2"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/projection"
@@ -23,27 +21,24 @@ affinities calibrated to --perplexity by bisection, Student-t map affinities, ea
 exaggeration 12 for 250 steps, momentum 0.5 → 0.8, learning rate 200, --iters steps.
 O(N²) time and memory per step, so a seeded sample is mapped: --classes classes drawn
 at random (0: all), then at most --max-points of their items drawn at random (0: all).
-The same --seed gives the same sample and the same map. A progress bar shows on long runs.
+The same --seed gives the same sample and the same map. A progress bar shows on long runs;
+the sample drawn and KL(P‖Q) are printed on stderr (add them to the figure with --caption).
 
 Examples:
    dmlbench plot tsne --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --out tsne.png
    dmlbench plot tsne --emb out/px/emb.npy --labels out/px/labels.npy --classes 20 --max-points 3000 --out tsne.pdf
    dmlbench plot tsne --emb docs/examples/query-gallery/gallery.npz:embeddings --labels docs/examples/query-gallery/gallery_names.txt --perplexity 20 --seed 1 --title "synthetic gallery" --out tsne.svg`,
-	Flags: []cli.Flag{
+	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (N×D)"},
 		&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE` (.png, .svg or .pdf), or a directory to write tsne.png into; required"},
 		&cli.IntFlag{Name: "classes", Value: 10, Usage: "number of classes drawn at random (0: all)"},
 		&cli.IntFlag{Name: "max-points", Value: 2000, Usage: "at most this many items of the drawn classes, drawn at random (0: all)"},
 		&cli.Float64Flag{Name: "perplexity", Value: 30, Usage: "t-SNE perplexity (effective number of neighbours)"},
 		&cli.IntFlag{Name: "iters", Value: 1000, Usage: "gradient steps"},
 		&cli.Int64Flag{Name: "seed", Usage: "seed of the class/point sample and of the initial map"},
 		&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads"},
-		&cli.StringFlag{Name: "title", Usage: "figure title (default: t-SNE; the sample size goes to a caption line under the axis)"},
-		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches"},
-		&cli.Float64Flag{Name: "height", Value: 5, Usage: "figure height in inches"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},
-	},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary line"},
+	}, plotFigureFlags("tsne", 5)...),
 	Action: plotTSNEAction,
 }
 
@@ -54,8 +49,6 @@ func plotTSNEAction(c *cli.Context) error {
 	switch {
 	case c.String("emb") == "" || c.String("labels") == "":
 		return usagef("--emb and --labels are required (see dmlbench plot tsne --help)")
-	case c.String("out") == "":
-		return usagef("--out FILE (.png, .svg or .pdf) is required")
 	case c.Int("classes") < 0 || c.Int("max-points") < 0:
 		return usagef("--classes and --max-points must be ≥ 0")
 	case c.Int("iters") < 1:
@@ -63,9 +56,9 @@ func plotTSNEAction(c *cli.Context) error {
 	case !(c.Float64("perplexity") > 0):
 		return usagef("--perplexity must be > 0")
 	}
-	w, h := c.Float64("width"), c.Float64("height")
-	if !(w > 0 && w <= 100 && h > 0 && h <= 100) {
-		return usagef("--width and --height must lie in (0, 100] inches")
+	fig, err := plotOptions(c, "t-SNE", "", "")
+	if err != nil {
+		return err
 	}
 	x, err := arrays.LoadEmbeddings(c.String("emb"))
 	if err != nil {
@@ -87,16 +80,17 @@ func plotTSNEAction(c *cli.Context) error {
 	if prog != nil {
 		opt.Progress = func(done, total int) { prog("t-SNE", done, total) }
 	}
-	p, res, err := plots.TSNEMap(c.Context, x, ids, names, smp, opt, c.String("title"))
+	f, res, err := plots.TSNEMap(c.Context, x, ids, names, smp, opt, fig)
 	stopProgress()
 	if err != nil {
 		return err
 	}
-	if err := plots.SavePlots(plotPath(c), []*plot.Plot{p}, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch); err != nil {
+	if err := plots.SavePlots(plotPath(c), []*plots.Figure{f}, fig.Width, fig.Height, fig.DPI); err != nil {
 		return err
 	}
 	if !c.Bool("quiet") {
-		fmt.Fprintf(c.App.ErrWriter, "t-SNE: %d points, %d classes, KL(P‖Q) = %.4f\n", len(smp.Rows), len(smp.Classes), res.KL)
+		fmt.Fprintf(c.App.ErrWriter, "t-SNE: %d points, %d classes, KL(P‖Q) = %.4f (%s)\n", len(smp.Rows), len(smp.Classes), res.KL,
+			plots.TSNECaption(len(smp.Rows), x.Rows, len(smp.Classes), smp.AllClasses, opt.Perplexity, res.KL))
 	}
-	return plotDone(c, plotPath(c))
+	return plotDone(c, plotPath(c), nil)
 }

@@ -150,11 +150,7 @@ func pct(m map[string]float64, key string) string {
 	if !ok {
 		return "–"
 	}
-	s := fmtMetric(key, v)
-	if reports.IsPercentMetric(key) && s != "n/a" {
-		s += "%"
-	}
-	return s
+	return reports.FormatMetricUnit(key, v)
 }
 
 // progress receives the trainer's step and evaluation reports.

@@ -53,7 +53,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
 			&cli.StringFlag{Name: "group-by", Usage: "run.json method or config keys forming a row, e.g. loss,miner (default: the method keys that differ)"},
-			&cli.StringFlag{Name: "metrics", Value: strings.Join(reports.DefaultMetrics, ","), Usage: "comma-separated metric columns"},
+			&cli.StringFlag{Name: "metrics", Value: strings.Join(metrics.ReportColumns(), ","), Usage: "comma-separated metric columns"},
 			&cli.StringFlag{Name: "source", Value: "final", Usage: "which metrics of a run: final | best (best epoch) | initial (the untrained model)"},
 			&cli.BoolFlag{Name: "raw", Usage: "show fraction metrics as fractions instead of percent"},
 			&cli.StringFlag{Name: "baseline", Usage: "row `NAME` (as printed, e.g. margin/distance) to compare every row against"},
@@ -104,12 +104,15 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range loaded.Warnings {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+	}
 	if len(loaded.Runs) == 0 {
 		return fmt.Errorf("no finished runs under %s (%d unfinished: %s)", strings.Join(paths, " "), len(loaded.Skipped), strings.Join(loaded.Skipped, ", "))
 	}
 	if c.IsSet("metrics") {
-		if opt.Metrics, err = reportMetrics(opt.Metrics, loaded.Runs, opt); err != nil {
-			return err
+		if opt.Metrics, err = reports.ResolveMetrics(opt.Metrics, loaded.Runs, opt); err != nil {
+			return usagef("--metrics: %v", err)
 		}
 	}
 	rep, err := reports.Aggregate(loaded.Runs, opt)
@@ -171,60 +174,6 @@ func reportOptions(c *cli.Context) (reports.Options, error) {
 		return opt, usagef("--reference-dataset and --reference-rows need --reference")
 	}
 	return opt, nil
-}
-
-// reportMetrics resolves the --metrics names as eval does (any case, the
-// aliases of dmlbench list metrics: mapr is MAP@R, r@1 is R@1) to the keys
-// of the runs' metrics. A name that is neither a metric key of the runs
-// (or of the reference rows) nor a known metric is a usage error listing
-// the valid names; so is a known metric that no run holds.
-func reportMetrics(names []string, runs []reports.LoadedRun, opt reports.Options) ([]string, error) {
-	held := map[string]string{} // lower-case key → key as recorded
-	have := map[string]float64{}
-	for _, r := range runs {
-		for k := range reports.MetricsOf(r, opt.Source) {
-			held[strings.ToLower(k)], have[k] = k, 0
-		}
-	}
-	for _, ref := range opt.References {
-		for k := range ref.Metrics {
-			held[strings.ToLower(k)], have[k] = k, 0
-		}
-	}
-	haveList := strings.Join(metrics.Keys(have), ", ")
-	out := make([]string, len(names))
-	for i, n := range names {
-		if k, ok := held[strings.ToLower(n)]; ok {
-			out[i] = k
-			continue
-		}
-		d, known := metrics.Lookup(n)
-		if known && d.Key != "R@k" {
-			if k, ok := held[strings.ToLower(d.Key)]; ok {
-				out[i] = k
-				continue
-			}
-		}
-		if known {
-			return nil, usagef("--metrics %s: no run holds %s (the runs hold %s)", n, d.Key, haveList)
-		}
-		return nil, usagef("--metrics: unknown metric %q; the runs hold %s; names and aliases: %s", n, haveList, metricNamesWithAliases())
-	}
-	return out, nil
-}
-
-// metricNamesWithAliases lists every metric key with its aliases, as eval
-// accepts them: "MAP@R (mapr, map_at_r), ...".
-func metricNamesWithAliases() string {
-	var parts []string
-	for _, d := range metrics.All() {
-		s := d.Key
-		if len(d.Aliases) > 0 {
-			s += " (" + strings.Join(d.Aliases, ", ") + ")"
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // reportSplit splits s on sep, trimming blanks and dropping empty items.
@@ -312,7 +261,7 @@ func reportArgs(c *cli.Context) ([]string, error) {
 			}
 		}
 		if f == nil {
-			return nil, usagef("flag provided but not defined: -%s", name)
+			return nil, withFlagSuggestion(usagef("flag provided but not defined: -%s", name), c.Command.Flags)
 		}
 		if !hasVal {
 			if _, isBool := f.(*cli.BoolFlag); isBool {

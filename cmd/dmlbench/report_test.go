@@ -261,9 +261,15 @@ func TestReportMetricNames(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "| Method | n | R@1 | MAP@R |") {
 		t.Errorf("aliases: exit %d, %s\n%s", code, errs, out)
 	}
+	// pytorch-metric-learning's names (AccuracyCalculator v2.8.1).
+	out, errs, code = runCLI(t, "report", runs, "--format", "markdown", "--metrics", "precision_at_1,mean_average_precision_at_r,r_precision,NMI")
+	if code != 0 || !strings.Contains(out, "| Method | n | R@1 | MAP@R | R-Precision | NMI |") {
+		t.Errorf("pml names: exit %d, %s\n%s", code, errs, out)
+	}
 	for _, c := range []struct{ metrics, want string }{
 		{"R@1,MAPX", `unknown metric "MAPX"; the runs hold R@1, R@2`},
-		{"R@1,MAPX", "MAP@R (mapr, map_at_r)"},
+		{"R@1,MAPX", "MAP@R (mapr, map_at_r, mean_average_precision_at_r)"},
+		{"P@5", "no run holds P@5"},
 		{"mrr", "no run holds MRR"},
 	} {
 		out, errs, code := runCLI(t, "report", runs, "--metrics", c.metrics)

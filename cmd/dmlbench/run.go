@@ -17,7 +17,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
-	"gopkg.in/yaml.v3"
 
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/record"
@@ -87,22 +86,9 @@ func withDatasetBatchSizes(flags []cli.Flag) []cli.Flag {
 	return flags
 }
 
-// datasetBatchSize gives cfg the batch size its data set carries when
-// neither a flag nor the --config file sets one.
-func datasetBatchSize(c *cli.Context, cfg *trainers.Config) {
-	if c.IsSet("batch-size") {
-		return
-	}
-	if c.IsSet("config") {
-		var keys map[string]any
-		b, err := os.ReadFile(c.String("config"))
-		if err == nil {
-			err = yaml.Unmarshal(b, &keys)
-		}
-		if _, set := keys["batch-size"]; set || err != nil {
-			return // set by the file, or the file was refused already
-		}
-	}
+// datasetBatchSize gives cfg the batch size its data set carries; the
+// caller applies it when neither a flag nor the --config file sets one.
+func datasetBatchSize(cfg *trainers.Config) {
 	if b := fixtures.DefaultBatchSize(cfg.Dataset); b > 0 {
 		cfg.BatchSize = b
 	}
@@ -113,20 +99,22 @@ func datasetBatchSize(c *cli.Context, cfg *trainers.Config) {
 // extended (epochs) or re-scored (evaluation and test-time settings).
 const resumable = "epochs, eval-every, metrics, compat, distance, backend, test-time*, save-embeddings"
 
-// runConfig builds the run's configuration: the defaults (trainers.Defaults),
-// then a --config file's keys, then the flags given. With --resume the base
+// runConfig builds the run's configuration, the one place it is defaulted
+// and validated: the defaults (trainers.Defaults), then a --config file's
+// keys, then the flags given, then trainers.Config.Resolve. With --resume the base
 // is the configuration recorded in DIR/run.json instead, and a flag that
 // would change a hashed setting is a usage error.
 func runConfig(c *cli.Context) (trainers.Config, error) {
 	cfg := trainers.Defaults()
 	out := c.String("out")
 	var recorded *trainers.Config
+	var fileKeys map[string]bool // the keys a --config file gives
 	switch {
 	case c.Bool("resume") && c.IsSet("config"):
 		return cfg, usagef("--resume restores the configuration recorded in %s; --config does not apply", filepath.Join(out, trainers.RunFile))
 	case c.IsSet("config"):
 		var err error
-		if cfg, err = trainers.LoadConfigFile(c.String("config")); err != nil {
+		if cfg, fileKeys, err = trainers.LoadConfigFile(c.String("config")); err != nil {
 			return cfg, err
 		}
 	case c.Bool("resume"):
@@ -158,8 +146,8 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	if _, err := applyConfigFlags(c, &cfg); err != nil {
 		return cfg, err
 	}
-	if recorded == nil {
-		datasetBatchSize(c, &cfg)
+	if recorded == nil && !c.IsSet("batch-size") && !fileKeys["batch-size"] {
+		datasetBatchSize(&cfg)
 	}
 	if recorded != nil {
 		if err := checkResumeFlags(*recorded, cfg, out); err != nil {
@@ -169,10 +157,11 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	if cfg.Loss == "" {
 		return cfg, usagef("--loss is required (see dmlbench list losses)")
 	}
-	if err := cfg.Validate(); err != nil {
+	resolved, err := cfg.Resolve()
+	if err != nil {
 		return cfg, usagef("%v", err)
 	}
-	return cfg, nil
+	return resolved, nil
 }
 
 // checkResumeFlags refuses flags given with --resume that change a setting

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
@@ -100,6 +102,14 @@ func TestRunUsageErrors(t *testing.T) {
 		if args[len(args)-2] != "--config" && !errors.As(err, &ue) {
 			t.Errorf("%v: %v is not a usage error", args, err)
 		}
+	}
+	typo := filepath.Join(dir, "typo.yaml")
+	if err := os.WriteFile(typo, []byte("loss: margin\nlearning_rate: 0.01\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := newApp().Run([]string{"dmlbench", "run", "--out", filepath.Join(dir, "x"), "--config", typo})
+	if err == nil || !strings.HasSuffix(err.Error(), `line 2: unknown key "learning_rate"; did you mean lr (--lr)?`) {
+		t.Errorf("config typo: %v", err)
 	}
 	var buf = &trainOutBuf{}
 	if ok, err := listMethods("samplers", buf); !ok || err != nil || len(buf.s) == 0 {

@@ -49,7 +49,7 @@ with kill -9, the kernel kills its running children (Linux).
 
 --executor slurm (see docs/slurm.md) writes OUT/slurm/suite.sbatch, a job array over
 exactly the unfinished cells that no one runs or has queued ('#SBATCH --array=…%M',
-M = slurm.max_parallel), with the resources of the suite file's slurm: block, task
+M = slurm.max-parallel), with the resources of the suite file's slurm: block, task
 logs in OUT/slurm/logs/cellN_jobJ.out, and submits it with 'sbatch --parsable'
 (job ids recorded in OUT/slurm/jobs.txt; --dry-run only writes the script). Each task
 runs 'dmlbench suite SUITE.yaml --out OUT --cell $SLURM_ARRAY_TASK_ID' with
@@ -64,7 +64,7 @@ line), from the run directories, squeue and sacct, and a summary with an ETA.
      mem: 16G
      gpus: 1
      account: mylab
-     max_parallel: 20
+     max-parallel: 20
      extra: [--qos=normal]
 
 Suite file (paths relative to the file):
@@ -98,6 +98,7 @@ Examples:
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},
 			&cli.StringFlag{Name: "executor", Value: "local", Usage: "where the runs execute: local | slurm (a job array, see docs/slurm.md)"},
 			&cli.IntFlag{Name: "cell", Value: -1, DefaultText: "all", Usage: "run only cell `N` (0-based, the order of --dry-run; what each Slurm array task runs)"},
+			suiteMaxCellsFlag,
 		},
 		Action: suiteAction,
 		Subcommands: []*cli.Command{{
@@ -110,11 +111,14 @@ the log to read (the Slurm task log, else the run's log.txt) and its last error 
 The ETA is the mean time of the finished cells × the cells left ÷ the cells running.`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the suite file's out)"},
+				suiteMaxCellsFlag,
 			},
 			Action: suiteStatusAction,
 		}},
 	})
 }
+
+var suiteMaxCellsFlag = &cli.IntFlag{Name: "max-cells", Value: suite.DefaultMaxCells, Usage: "refuse a suite with more cells than `N` (counted before the grids are expanded)"}
 
 func suiteAction(c *cli.Context) error {
 	arg, err := oneArg(c, "suite", "suite file")
@@ -128,7 +132,7 @@ func suiteAction(c *cli.Context) error {
 	if executor != "local" && executor != "slurm" {
 		return usagef("--executor must be local or slurm (got %q)", executor)
 	}
-	spec, out, jobs, err := suite.LoadCells(arg, c.String("out"))
+	spec, out, jobs, err := suite.LoadCells(arg, c.String("out"), c.Int("max-cells"))
 	if err != nil {
 		return suiteProblems(c, arg, err)
 	}

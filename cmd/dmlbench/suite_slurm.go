@@ -157,7 +157,7 @@ func suiteStatusAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec, out, jobs, err := suite.LoadCells(arg, c.String("out"))
+	spec, out, jobs, err := suite.LoadCells(arg, c.String("out"), c.Int("max-cells"))
 	if err != nil {
 		return err
 	}

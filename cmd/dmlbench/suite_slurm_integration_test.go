@@ -83,7 +83,7 @@ slurm:
   max_parallel: 2
 `), 0o644)
 	var err error
-	_, h.out, h.jobs, err = suite.LoadCells(h.suiteFile, "")
+	_, h.out, h.jobs, err = suite.LoadCells(h.suiteFile, "", 0)
 	if err != nil || len(h.jobs) != 6 {
 		t.Fatalf("%d jobs, %v", len(h.jobs), err)
 	}

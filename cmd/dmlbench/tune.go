@@ -7,12 +7,15 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/suite"
 	"github.com/dmlbench/dmlbench/tune"
 )
@@ -34,10 +37,15 @@ test embeddings side by side, k·d dimensions).
 
 Every training run is a cell run by the suite machinery (claims, resume after kill -9,
 one process per cell): trials × folds, then methods × folds × seeds. Trials are
-proposed in batches of max_parallel per method, deterministically (same spec, same
+proposed in batches of max-parallel per method, deterministically (same spec, same
 trials). --executor local runs --parallel cells at once until done; --executor slurm
 submits the cells that can run now as a job array plus a follow-up job that proposes
-and submits the next batch. Re-running on a finished directory does nothing.
+and submits the next batch. Only divergence or a refused setting fails a trial; any
+other error fails the cell, which the next run retries. The whole spec is checked
+before anything runs, against its data set too, every problem listed once. Re-running
+with the same spec continues or does nothing; a spec that only extends the directory
+(larger budget, more final seeds or search repeats, new methods) runs the added work;
+any other edit is refused, naming the changed keys.
 Output: OUT/trials/METHOD/tNNN/fF, OUT/final/METHOD/fF/sS, OUT/results (the table's
 runs), OUT/tune.json (every trial's score). See docs/tune.md.
 
@@ -53,14 +61,15 @@ Examples:
 			&cli.IntFlag{Name: "cell", Value: -1, DefaultText: "all", Usage: "run only cell `N` (what a Slurm array task runs)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write the cells that can run now and print them; run nothing (slurm: write the script, submit nothing)"},
 			&cli.StringFlag{Name: "bin", Usage: "dmlbench binary the cells execute (default: this one)"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no per-cell lines (warnings and errors only)"},
+			maxCellsFlag,
 		},
 		Action: tuneAction,
 		Subcommands: []*cli.Command{{
 			Name:      "status",
 			Usage:     "per method: trials done and best validation score; cells running, pending or failed; ETA",
 			UsageText: "dmlbench tune status SPEC.yaml [--out DIR]",
-			Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the spec's out)"}},
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the spec's out)"}, maxCellsFlag},
 			Action:    tuneStatusAction,
 		}, {
 			Name:      "cell",
@@ -76,21 +85,27 @@ Examples:
 	})
 }
 
-// tuneLoad reads the spec named by the one argument and lays out its cells.
-func tuneLoad(c *cli.Context, what string) (*tune.Plan, error) {
+var maxCellsFlag = &cli.IntFlag{Name: "max-cells", Value: tune.DefaultMaxCells, Usage: "refuse a spec with more cells than `N` (methods × folds × (budget + final seeds))"}
+
+// tuneLoad reads the spec named by the one argument, checks it against its
+// data set and against the output directory's (tune.Plan.CheckSpec), and
+// lays out its cells.
+func tuneLoad(c *cli.Context, what string) (*tune.Plan, tune.Change, error) {
 	arg, err := oneArg(c, what, "spec file")
 	if err != nil {
-		return nil, err
+		return nil, tune.Change{}, err
 	}
-	spec, err := tune.Load(arg)
+	spec, err := tune.Load(arg, tune.Options{MaxCells: c.Int("max-cells")})
 	if err != nil {
-		return nil, err
+		return nil, tune.Change{}, err
 	}
-	return &tune.Plan{Spec: spec, Out: spec.OutDir(c.String("out"))}, nil
+	plan := &tune.Plan{Spec: spec, Out: spec.OutDir(c.String("out")), Warn: c.App.ErrWriter}
+	change, err := plan.CheckSpec()
+	return plan, change, err
 }
 
 func tuneAction(c *cli.Context) error {
-	plan, err := tuneLoad(c, "tune")
+	plan, change, err := tuneLoad(c, "tune")
 	if err != nil {
 		return err
 	}
@@ -118,36 +133,53 @@ func tuneAction(c *cli.Context) error {
 	if c.IsSet("cell") {
 		return tuneCellN(c, plan, bin, claims)
 	}
-	if sum, err := tune.ReadSummary(plan.Out); err == nil && sum.Done {
-		fmt.Fprintf(c.App.ErrWriter, "tune: %s is finished; nothing to do (dmlbench report %s)\n", plan.Out, plan.Out)
-		return nil
+	if done, err := plan.Finished(); err != nil || done {
+		if done {
+			fmt.Fprintf(c.App.ErrWriter, "tune: %s is finished; nothing to do (dmlbench report %s)\n", plan.Out, plan.Out)
+		}
+		return err
+	}
+	if change.Extended {
+		fmt.Fprintf(c.App.ErrWriter, "tune: the spec extends %s (%s): running the added work\n", plan.Out, strings.Join(change.Keys, ", "))
 	}
 	if executor == "slurm" {
 		return tuneSlurm(c, plan, bin, claims)
 	}
+	return tuneLocal(c, plan, bin, claims)
+}
+
+// tuneLocal runs the cells batch after batch on this machine, then
+// writes the results.
+func tuneLocal(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claimer) error {
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	quiet := c.Bool("quiet")
 	r := suiteRunner(c, bin, c.Int("parallel"), claims)
-	if !c.Bool("quiet") && reportIsTTY(c.App.ErrWriter) {
+	if quiet {
+		r.Log = nil
+	} else if reportIsTTY(c.App.ErrWriter) {
 		r.Progress = c.App.ErrWriter
 	}
+	r.Overall = &suite.Overall{Total: plan.TotalCells(), Done: tuneDoneCells(plan), Begin: time.Now()}
+	plans := append([]*tune.Plan{plan}, plan.Repeats()...)
 	for round := 1; ; round++ {
-		cells, stage, err := tuneNext(plan)
+		jobs, labels, stage, err := tuneRound(plans)
 		if err != nil {
 			return err
 		}
-		if len(cells) == 0 {
+		if len(jobs) == 0 {
 			break
 		}
-		jobs := tuneJobs(plan, cells)
 		if c.Bool("dry-run") {
 			for i, j := range jobs {
-				fmt.Fprintf(c.App.Writer, "%4d %s\n     %s\n", cells[i], j.Name, suite.CommandLine(bin, j))
+				fmt.Fprintf(c.App.Writer, "%4s %s\n     %s\n", labels[i], j.Name, suite.CommandLine(bin, j))
 			}
-			fmt.Fprintf(c.App.Writer, "%d %s cells can run now, output in %s\n", len(cells), stage, plan.Out)
+			fmt.Fprintf(c.App.Writer, "%d %s cells can run now, output in %s\n", len(jobs), stage, plan.Out)
 			return nil
 		}
-		fmt.Fprintf(c.App.ErrWriter, "tune: round %d (%s stage): %d cells\n", round, stage, len(cells))
+		if !quiet {
+			fmt.Fprintf(c.App.ErrWriter, "tune: round %d (%s): %d cells; %d of %d cells done\n", round, stage, len(jobs), r.Overall.Done, r.Overall.Total)
+		}
 		res, err := r.Run(ctx, jobs)
 		if ctx.Err() != nil {
 			return err
@@ -162,8 +194,61 @@ func tuneAction(c *cli.Context) error {
 	if err := plan.Finish(ctx, Version); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "tune: done; results in %s\nnext: dmlbench report %s --format markdown\n", plan.Out, plan.Out)
+	if !quiet {
+		fmt.Fprintf(c.App.ErrWriter, "tune: done; results in %s\nnext: dmlbench report %s --format markdown\n", plan.Out, plan.Out)
+	}
 	return nil
+}
+
+// tuneRound writes the cells that can run now in every plan (the main
+// search, then its search repeats) and returns them as jobs named
+// relative to the main output directory, with their labels (cell numbers;
+// rN:i for repeat N) and the stages.
+func tuneRound(plans []*tune.Plan) (jobs []suite.Job, labels []string, stage string, err error) {
+	var stages []string
+	for k, p := range plans {
+		var cells []int
+		var st string
+		if k == 0 {
+			cells, st, err = tuneNext(p)
+		} else {
+			cells, st, err = p.Next()
+		}
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if len(cells) == 0 {
+			continue
+		}
+		prefix, label := "", "%d"
+		if k > 0 {
+			prefix, _ = filepath.Rel(plans[0].Out, p.Out)
+			label, st = fmt.Sprintf("r%d:%%d", k), fmt.Sprintf("search repeat %d", k)
+		}
+		stages = append(stages, st+" stage")
+		for i, j := range tuneJobs(p, cells) {
+			j.Name = filepath.Join(prefix, j.Name)
+			jobs = append(jobs, j)
+			labels = append(labels, fmt.Sprintf(label, cells[i]))
+		}
+	}
+	return jobs, labels, strings.Join(stages, ", "), nil
+}
+
+// tuneDoneCells counts the finished cells of the plan and its search
+// repeats.
+func tuneDoneCells(plan *tune.Plan) int {
+	n := 0
+	for _, p := range append([]*tune.Plan{plan}, plan.Repeats()...) {
+		for _, j := range p.Jobs() {
+			if suite.IsDone(j.Dir) {
+				n++
+			} else if _, err := os.Stat(filepath.Join(j.Dir, tune.FailedFile)); err == nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // tuneOnlyTrialFailures reports whether every failed cell of res is a
@@ -236,17 +321,13 @@ func tuneCellAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	data, err := tune.LoadCellData(cell)
-	if err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return tune.RunCell(ctx, dir, data, c.Bool("resume"), Version)
+	return tune.RunCell(ctx, dir, tune.LoadData(cell.Config), tune.CellOptions{Resume: c.Bool("resume"), Version: Version, Warn: c.App.ErrWriter})
 }
 
 func tuneStatusAction(c *cli.Context) error {
-	plan, err := tuneLoad(c, "tune status")
+	plan, change, err := tuneLoad(c, "tune status")
 	if err != nil {
 		return err
 	}
@@ -265,10 +346,16 @@ func tuneStatusAction(c *cli.Context) error {
 			}
 		}
 		best := "no trial finished"
-		if m.Best >= 0 {
-			best = fmt.Sprintf("best %s %.4f (trial t%03d: %s)", plan.Spec.Objective, float64(m.BestScore), m.Best, tune.FormatParams(m.BestParams))
+		switch {
+		case m.Best >= 0:
+			best = fmt.Sprintf("best %s %s (trial t%03d: %s)", plan.Spec.Objective, reports.FormatMetricUnit(plan.Spec.Objective, float64(m.BestScore)), m.Best, tune.FormatParams(m.BestParams))
+		case done == plan.Spec.Budget:
+			best = "no trial trained successfully: no final row for this method"
 		}
 		fmt.Fprintf(w, "  %-20s %d/%d trials done; %s\n", m.Name, done, plan.Spec.Budget, best)
+		if len(m.RepeatRanks) > 1 {
+			fmt.Fprintf(w, "  %-20s rank in each of %d search repeats: %v\n", "", len(m.RepeatRanks), m.RepeatRanks)
+		}
 	}
 	sl := &suite.Slurm{}
 	jobs := plan.Jobs()
@@ -295,8 +382,10 @@ func tuneStatusAction(c *cli.Context) error {
 		maxPar = plan.Spec.Slurm.MaxParallel
 	}
 	state := "in progress"
-	if sum2, err := tune.ReadSummary(plan.Out); err == nil && sum2.Done {
+	if done, _ := plan.Finished(); done {
 		state = "finished: dmlbench report " + plan.Out
+	} else if change.Extended {
+		state = "the spec extends the directory (" + strings.Join(change.Keys, ", ") + "): dmlbench tune runs the added work"
 	}
 	_, err = fmt.Fprintf(w, "%s; %s\n", suite.Summary(cells, maxPar), state)
 	return err
@@ -313,6 +402,9 @@ func tuneSlurm(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 		return p
 	}
 	bin, specFile, out := abs(bin), abs(plan.Spec.File), abs(plan.Out)
+	if plan.Spec.SearchRepeats > 1 {
+		return usagef("tune --executor slurm: search-repeats runs with --executor local only")
+	}
 	sl := &suite.Slurm{}
 	if !c.Bool("dry-run") && !sl.Available() {
 		return errors.New("tune --executor slurm: sbatch not found on PATH (run this on a Slurm login node; --dry-run only writes the scripts)")

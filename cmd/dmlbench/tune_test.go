@@ -1,17 +1,21 @@
 package main
 
 import (
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dmlbench/dmlbench/tune"
 )
 
 func TestTuneCLI(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "t.yaml")
-	if err := os.WriteFile(spec, []byte("out: out\ndataset: synthetic\nbudget: 2\nfolds: 2\nfixed: {epochs: 1, batch-size: 32}\nmethods:\n  - {loss: margin, miner: distance, space: {lr: {low: 0.0001, high: 0.01, log: true}}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(spec, []byte("out: out\ndataset: synthetic\nsearch: random\nbudget: 2\nfolds: 2\nfixed: {epochs: 1, batch-size: 32}\nmethods:\n  - {loss: margin, miner: distance, space: {lr: {low: 0.0001, high: 0.01, log: true}}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// --dry-run writes the cells of the first batch and lists them.
@@ -37,7 +41,7 @@ func TestTuneCLI(t *testing.T) {
 	}
 	// Errors: one line, exit 1 for a bad spec, 2 for a bad invocation.
 	bad := filepath.Join(dir, "bad.yaml")
-	if err := os.WriteFile(bad, []byte("dataset: synthetic\nbudget: 2\nmethods:\n  - {loss: margin, space: {lr: {low: 0.01, high: 0.001}}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("dataset: synthetic\nsearch: random\nbudget: 2\nmethods:\n  - {loss: margin, space: {lr: {low: 0.01, high: 0.001}}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, errs, code = runCLI(t, "tune", bad)
@@ -52,5 +56,80 @@ func TestTuneCLI(t *testing.T) {
 	// A tune directory whose final stage has not run has no table yet.
 	if _, errs, code := runCLI(t, "report", filepath.Join(dir, "out")); code != 1 || !strings.Contains(errs, "has not finished") {
 		t.Fatalf("report on an unfinished tune: exit %d: %s", code, errs)
+	}
+}
+
+// A spec edited after its directory was started: a change that only
+// extends it is accepted by tune and status alike; any other is refused
+// by both in one line naming the key. A budget of 10⁹ is refused at once.
+func TestTuneSpecChangesAndLimits(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "t.yaml")
+	base := "out: out\ndataset: synthetic\nsearch: random\nbudget: 2\nfolds: 2\nfixed: {epochs: 1, batch-size: 32}\nmethods:\n  - {loss: margin, miner: distance, space: {lr: {low: 0.0001, high: 0.01, log: true}}}\n"
+	write := func(s string) {
+		if err := os.WriteFile(spec, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(base)
+	if _, errs, code := runCLI(t, "tune", spec, "--dry-run"); code != 0 {
+		t.Fatalf("dry run: %s", errs)
+	}
+	write(strings.Replace(base, "budget: 2", "budget: 3", 1))
+	out, errs, code := runCLI(t, "tune", "status", spec)
+	if code != 0 || !strings.Contains(out, "the spec extends the directory (budget)") {
+		t.Fatalf("extended: exit %d: %s\n%s", code, errs, out)
+	}
+	write(strings.Replace(base, "high: 0.01", "high: 0.02", 1))
+	for _, args := range [][]string{{"tune", spec}, {"tune", "status", spec}} {
+		_, errs, code := runCLI(t, args...)
+		if code != 1 || !strings.Contains(errs, "spec changed since") || !strings.Contains(errs, "(methods.margin-distance)") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v after a changed space: exit %d, %q", args, code, errs)
+		}
+	}
+	write(strings.Replace(base, "budget: 2", "budget: 1e9", 1))
+	for _, args := range [][]string{{"tune", "status", spec}, {"tune", spec, "--dry-run"}} {
+		_, errs, code := runCLI(t, args...)
+		if code != 1 || !strings.Contains(errs, "more than the limit 100000") {
+			t.Errorf("%v with budget 1e9: exit %d, %q", args, code, errs)
+		}
+	}
+}
+
+// The report of a tune directory says which method has no row (no
+// successful trial) and, with search repeats, whether each rank holds.
+func TestTuneReportNotes(t *testing.T) {
+	dir := t.TempDir()
+	yes, no := true, false
+	sum := tune.Summary{Dataset: "synthetic", Search: "tpe", Objective: "MAP@R", Budget: 4, Folds: 2, Seeds: []int64{0}, Done: true, SearchRepeats: 2, Join: tune.JoinL2,
+		Methods: []tune.MethodSummary{
+			{Name: "margin", Loss: "margin", Best: 1, BestScore: 0.3, BestParams: map[string]string{"lr": "0.001"}, RepeatRanks: []int{1, 1}, RankHolds: &yes},
+			{Name: "npair", Loss: "npair", Best: -1, BestScore: tune.Value(math.NaN()), RepeatRanks: []int{2, 2}, RankHolds: &yes},
+			{Name: "triplet", Loss: "triplet", Best: 0, BestScore: 0.2, RepeatRanks: []int{3, 1}, RankHolds: &no},
+		}}
+	b, _ := json.Marshal(sum)
+	if err := os.WriteFile(filepath.Join(dir, tune.SummaryFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"margin", "triplet"} {
+		rd := filepath.Join(tune.ResultsDir(dir), m, tune.Separated, "s0")
+		if err := os.MkdirAll(rd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		run := `{"schema": 1, "dataset": "synthetic", "method": {"method": "` + m + `", "embedding": "separated"}, "seed": 0, "status": "done", "final": {"R@1": 0.5}}`
+		if err := os.WriteFile(filepath.Join(rd, "run.json"), []byte(run), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errs, code := runCLI(t, "report", dir, "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"npair: no row: none of its 4 tpe trials trained successfully",
+		"rank by best validation MAP@R in each of 2 searches with different search seeds: margin 1, 1 (holds); npair 2, 2 (holds); triplet 3, 1 (does not hold)",
+		"each L2-normalised"} {
+		if !strings.Contains(strings.ReplaceAll(out, `\_`, "_"), want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
 	}
 }

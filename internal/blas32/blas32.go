@@ -8,7 +8,12 @@ import (
 // Implementation is gonum's pure-Go BLAS with Sgemm and Dgemm served by
 // this package's blocked kernels; it satisfies blas.Float32 and blas.Float64
 // (and Gorgonia's BLAS interface, for G.Use).
-type Implementation struct{ gonum.Implementation }
+type Implementation struct {
+	gonum.Implementation
+	// Threads is the most goroutines one Sgemm or Dgemm call uses (0 =
+	// GOMAXPROCS). The results do not depend on it (package comment).
+	Threads int
+}
 
 // Sgemm computes C = α·op(A)·op(B) + β·C for row-major matrices, where
 // op(X) is X or Xᵀ, op(A) is m×k and op(B) is k×n (blas.Float32). β = 0
@@ -22,7 +27,7 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	gemmChecked(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemmChecked(kern, impl.Threads, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // Dgemm is Sgemm in float64 (blas.Float64): the losses' float64 graphs
@@ -34,11 +39,11 @@ func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	gemmChecked(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemmChecked(kern, impl.Threads, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // gemmChecked is Sgemm/Dgemm after the argument checks.
-func gemmChecked[T elem](kern tile[T], tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemmChecked[T elem](kern tile[T], threads int, tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -62,7 +67,7 @@ func gemmChecked[T elem](kern tile[T], tA, tB blas.Transpose, m, n, k int, alpha
 	}
 	opA := operand[T]{data: a, ld: lda, trans: tA != blas.NoTrans}
 	opB := operand[T]{data: b, ld: ldb, trans: tB != blas.NoTrans}
-	gemm(kern, m, n, k, alpha, opA, opB, c, ldc, overwrite)
+	gemm(kern, threads, m, n, k, alpha, opA, opB, c, ldc, overwrite)
 }
 
 // gemmArgsOK mirrors the argument checks of the reference Sgemm: valid

@@ -36,9 +36,7 @@ func TestDgemmMatchesGonum(t *testing.T) {
 							a, b, c := widen(a32), widen(b32), widen(c32)
 							want := append([]float64(nil), c...)
 							gonum.Implementation{}.Dgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
-							SetThreads(th)
-							Implementation{}.Dgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
-							SetThreads(0)
+							Implementation{Threads: th}.Dgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
 							name := fmt.Sprintf("%c%c m=%d n=%d k=%d α=%g β=%g threads=%d", tA, tB, m, n, k, ab[0], ab[1], th)
 							var d, s float64
 							for i := 0; i < m; i++ {
@@ -64,7 +62,6 @@ func TestDgemmMatchesGonum(t *testing.T) {
 // TestDgemmThreadsBitIdentical: Dgemm's result does not depend on the
 // number of goroutines.
 func TestDgemmThreadsBitIdentical(t *testing.T) {
-	defer SetThreads(0)
 	forKernels(t, func(t *testing.T) {
 		rng := rand.New(rand.NewSource(4))
 		for _, sh := range [][3]int{{112, 112, 128}, {1000, 37, 300}, {37, 1000, 600}} {
@@ -74,8 +71,7 @@ func TestDgemmThreadsBitIdentical(t *testing.T) {
 			var ref []float64
 			for _, th := range []int{1, 2, 3} {
 				c := append([]float64(nil), c0...)
-				SetThreads(th)
-				Implementation{}.Dgemm(blas.Trans, blas.NoTrans, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
+				Implementation{Threads: th}.Dgemm(blas.Trans, blas.NoTrans, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
 				if ref == nil {
 					ref = c
 					continue

@@ -1,8 +1,9 @@
 package blas32
 
 import (
-	"runtime"
 	"sync"
+
+	"github.com/dmlbench/dmlbench/internal/parallel"
 )
 
 // Block sizes (Goto & van de Geijn 2008): a kc×nc panel of op(B) is packed
@@ -18,25 +19,6 @@ const (
 // parallelMin is the m·n·k below which Sgemm stays on the calling
 // goroutine (starting goroutines costs more than it saves).
 const parallelMin = 1 << 19
-
-// threads overrides runtime.GOMAXPROCS(0) when > 0 (SetThreads).
-var threads int
-
-// SetThreads sets how many goroutines one Sgemm call may use (0 = GOMAXPROCS).
-// The results do not depend on it (package comment).
-func SetThreads(n int) {
-	if n < 0 {
-		n = 0
-	}
-	threads = n
-}
-
-func numThreads() int {
-	if threads > 0 {
-		return threads
-	}
-	return runtime.GOMAXPROCS(0)
-}
 
 // operand is a row-major matrix as BLAS sees it: element (i, j) of op(M)
 // is data[i·ld+j], or data[j·ld+i] when trans.
@@ -82,9 +64,10 @@ func grow[T elem](s []T, n int) []T {
 
 // gemm computes C = α·op(A)·op(B) + C for an m×n C (β already applied;
 // with overwrite, C = α·op(A)·op(B) and C is not read: β = 0),
-// splitting C into row or column stripes over goroutines for large shapes.
-func gemm[T elem](kern tile[T], m, n, k int, alpha T, a, b operand[T], c []T, ldc int, overwrite bool) {
-	t := numThreads()
+// splitting C into row or column stripes over up to threads goroutines
+// (0: GOMAXPROCS) for large shapes.
+func gemm[T elem](kern tile[T], threads, m, n, k int, alpha T, a, b operand[T], c []T, ldc int, overwrite bool) {
+	t := parallel.Threads(threads)
 	if t <= 1 || m*n*k < parallelMin {
 		gemmSerial(kern, m, n, k, alpha, a, b, c, ldc, overwrite)
 		return
@@ -97,25 +80,15 @@ func gemm[T elem](kern tile[T], m, n, k int, alpha T, a, b operand[T], c []T, ld
 	}
 	per := (dim + t - 1) / t
 	per = (per + step - 1) / step * step
-	var wg sync.WaitGroup
-	for lo := per; lo < dim; lo += per {
-		hi := min(lo+per, dim)
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			if dim == m {
-				gemmSerial(kern, hi-lo, n, k, alpha, a.sub(lo, 0), b, c[lo*ldc:], ldc, overwrite)
-			} else {
-				gemmSerial(kern, m, hi-lo, k, alpha, a, b.sub(0, lo), c[lo:], ldc, overwrite)
-			}
-		}(lo, hi)
-	}
-	if dim == m {
-		gemmSerial(kern, min(per, m), n, k, alpha, a, b, c, ldc, overwrite)
-	} else {
-		gemmSerial(kern, m, min(per, n), k, alpha, a, b, c, ldc, overwrite)
-	}
-	wg.Wait()
+	stripes := (dim + per - 1) / per
+	parallel.For(stripes, stripes, func(s int) {
+		lo, hi := s*per, min((s+1)*per, dim)
+		if dim == m {
+			gemmSerial(kern, hi-lo, n, k, alpha, a.sub(lo, 0), b, c[lo*ldc:], ldc, overwrite)
+		} else {
+			gemmSerial(kern, m, hi-lo, k, alpha, a, b.sub(0, lo), c[lo:], ldc, overwrite)
+		}
+	})
 }
 
 // gemmSerial is the blocked loop nest on one goroutine.

@@ -98,9 +98,7 @@ func TestSgemmMatchesGonum(t *testing.T) {
 							a, lda, b, ldb, c, ldc := gemmCase(rng, tA, tB, m, n, k)
 							want := append([]float32(nil), c...)
 							gonum.Implementation{}.Sgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
-							SetThreads(th)
-							Implementation{}.Sgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
-							SetThreads(0)
+							Implementation{Threads: th}.Sgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
 							name := fmt.Sprintf("%c%c m=%d n=%d k=%d α=%g β=%g threads=%d", tA, tB, m, n, k, ab[0], ab[1], th)
 							if e := relErr(c, want, m, n, ldc); e > 1e-5 {
 								t.Fatalf("%s: relative error %.3g > 1e-5", name, e)
@@ -140,7 +138,6 @@ func TestSgemmBetaZeroClearsNaN(t *testing.T) {
 // the number of goroutines (package comment), on shapes that split by
 // rows and by columns with tails.
 func TestSgemmThreadsBitIdentical(t *testing.T) {
-	defer SetThreads(0)
 	forKernels(t, func(t *testing.T) {
 		rng := rand.New(rand.NewSource(2))
 		for _, sh := range [][3]int{{112, 512, 512}, {1000, 37, 300}, {37, 1000, 600}, {512, 512, 112}} {
@@ -149,8 +146,7 @@ func TestSgemmThreadsBitIdentical(t *testing.T) {
 			var ref []float32
 			for _, th := range []int{1, 2, 3, 8} {
 				c := append([]float32(nil), c0...)
-				SetThreads(th)
-				Implementation{}.Sgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
+				Implementation{Threads: th}.Sgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
 				if ref == nil {
 					ref = c
 					continue

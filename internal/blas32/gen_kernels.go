@@ -1,12 +1,19 @@
 //go:build ignore
 
 // gen_kernels writes the assembly micro-kernels kernel_avx2_amd64.s and
-// kernel_avx512_amd64.s (go generate in internal/blas32).
+// kernel_avx512_amd64.s (go generate in internal/blas32). With -check it
+// writes nothing and fails when a committed file differs from what it would
+// write (`make check-generate`).
+//
+// Usage: go run gen_kernels.go [-check] [-dir DIR]
 package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -105,13 +112,29 @@ func kernel(name, reg string, w, mr int, bcst, double bool) string {
 }
 
 func main() {
-	write("kernel_avx2_amd64.s", kernel("gemmAVX2", "Y", 8, 6, false, false)+"\n"+kernel("dgemmAVX2", "Y", 4, 6, false, true))
-	write("kernel_avx512_amd64.s", kernel("gemmAVX512", "Z", 16, 12, true, false)+"\n"+kernel("dgemmAVX512", "Z", 8, 12, true, true))
-}
-
-func write(name, body string) {
-	if err := os.WriteFile(name, []byte(header+body), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	check := flag.Bool("check", false, "compare the files with what would be generated; exit 1 on a difference")
+	dir := flag.String("dir", ".", "directory of the files (internal/blas32)")
+	flag.Parse()
+	files := []struct{ name, body string }{
+		{"kernel_avx2_amd64.s", kernel("gemmAVX2", "Y", 8, 6, false, false) + "\n" + kernel("dgemmAVX2", "Y", 4, 6, false, true)},
+		{"kernel_avx512_amd64.s", kernel("gemmAVX512", "Z", 16, 12, true, false) + "\n" + kernel("dgemmAVX512", "Z", 8, 12, true, true)},
+	}
+	stale := false
+	for _, f := range files {
+		path, want := filepath.Join(*dir, f.name), []byte(header+f.body)
+		if *check {
+			if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+				fmt.Fprintf(os.Stderr, "gen_kernels: %s is out of date: run `go generate ./internal/blas32`\n", path)
+				stale = true
+			}
+			continue
+		}
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	if stale {
 		os.Exit(1)
 	}
 }

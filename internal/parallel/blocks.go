@@ -7,7 +7,8 @@ import (
 	"sync/atomic"
 )
 
-// Threads resolves a thread count: n <= 0 means GOMAXPROCS.
+// Threads resolves a thread count: n <= 0 means GOMAXPROCS. It is the one
+// place the module reads the host's thread count (threads_test.go checks).
 func Threads(n int) int {
 	if n <= 0 {
 		return runtime.GOMAXPROCS(0)

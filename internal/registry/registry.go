@@ -152,6 +152,3 @@ func (r *Registry[T]) AvailableNames() []string {
 	}
 	return out
 }
-
-// Kind is the item name given to New.
-func (r *Registry[T]) Kind() string { return r.kind }

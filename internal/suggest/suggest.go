@@ -51,3 +51,21 @@ func Nearest(name string, candidates []string) string {
 	}
 	return best
 }
+
+// Key returns the known key that an unknown settings key most likely
+// means: the same key in another case or with '_' or ' ' for '-'
+// (batch_size → batch-size), then an alias (aliases maps a normalised name
+// from another tool, such as learning-rate, to a key), then the nearest key
+// by Nearest. It returns "" when none is close.
+func Key(key string, known []string, aliases map[string]string) string {
+	norm := strings.ToLower(strings.NewReplacer("_", "-", " ", "-").Replace(key))
+	for _, k := range known {
+		if strings.ToLower(k) == norm {
+			return k
+		}
+	}
+	if k, ok := aliases[norm]; ok {
+		return k
+	}
+	return Nearest(norm, known)
+}

@@ -24,3 +24,16 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+func TestKey(t *testing.T) {
+	known := []string{"lr", "batch-size", "embed-dim", "epochs", "convention"}
+	aliases := map[string]string{"learning-rate": "lr", "compat": "convention"}
+	for _, c := range []struct{ in, want string }{
+		{"learning_rate", "lr"}, {"Learning-Rate", "lr"}, {"batch_size", "batch-size"}, {"BATCH SIZE", "batch-size"},
+		{"embed_dims", "embed-dim"}, {"epoch", "epochs"}, {"compat", "convention"}, {"momentum", ""},
+	} {
+		if got := Key(c.in, known, aliases); got != c.want {
+			t.Errorf("Key(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

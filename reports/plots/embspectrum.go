@@ -70,15 +70,16 @@ func EmbeddingSpectrumSeries(label string, sv []float64, mode string, top int) (
 	return SpectrumSeries(label, norm, nil, top), nil
 }
 
-// SpectrumYLabel is the y-axis label of a spectrum normalised by mode.
+// SpectrumYLabel is the y-axis label of a spectrum normalised by mode,
+// with scriptText's subscripts.
 func SpectrumYLabel(mode string) string {
 	switch mode {
 	case "max":
-		return "s_i / s_1"
+		return "s_{i} / s_{1}"
 	case "none":
-		return "s_i"
+		return "s_{i}"
 	}
-	return "s_i / Σ s"
+	return "s_{i} / Σ_{j} s_{j}"
 }
 
 // ValidSpectrumNorm reports whether mode is a spectrum normalisation that

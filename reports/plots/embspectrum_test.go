@@ -65,7 +65,7 @@ func TestEmbeddingSpectrumSeries(t *testing.T) {
 	if _, err := EmbeddingSpectrumSeries("e", []float64{1}, "l1", 0); err == nil {
 		t.Fatal("normalisation l1 accepted")
 	}
-	for mode, want := range map[string]string{"sum": "s_i / Σ s", "max": "s_i / s_1", "none": "s_i"} {
+	for mode, want := range map[string]string{"sum": "s_{i} / Σ_{j} s_{j}", "max": "s_{i} / s_{1}", "none": "s_{i}"} {
 		if got := SpectrumYLabel(mode); got != want || !ValidSpectrumNorm(mode) {
 			t.Errorf("%s: label %q", mode, got)
 		}

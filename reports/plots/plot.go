@@ -7,38 +7,44 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/recorder"
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
-// PNGDPI is the resolution of PNG figures.
-const PNGDPI = 150
-
 // Series is one labelled curve with optional symmetric error bars
 // (standard deviation over seeds) in either direction.
 type Series struct {
 	Label string
-	X, Y  []float64
+	// Key names the method for its style (MethodStyles); "" is Label.
+	Key  string
+	X, Y []float64
 	// YErr and XErr are half-widths (nil: no bars).
 	YErr, XErr []float64
 	// N is the number of runs behind each point (nil if not aggregated).
 	N []int
 }
 
+// key is the name that picks s's style.
+func (s Series) key() string {
+	if s.Key != "" {
+		return s.Key
+	}
+	return s.Label
+}
+
 // PlotOptions describe one figure.
 type PlotOptions struct {
 	Title, XLabel, YLabel string
+	// NoTitle draws no title (Title is then ignored).
+	NoTitle bool
 	// LogX uses a base-2 logarithmic x axis with ticks at the data's x
 	// values (dimension and batch-size sweeps, R@k with k = 1, 2, 4, …).
 	LogX bool
@@ -49,13 +55,38 @@ type PlotOptions struct {
 	// neither is set).
 	Points, Lines bool
 	// PointLabels writes each series' label next to its points instead
-	// of a legend (ρ scatter).
+	// of a legend.
 	PointLabels bool
-	// Caption is a line of facts under the x axis label (sizes, values
-	// of the figure); the title stays a title.
+	// Caption is a line under the x axis label, drawn only when given.
 	Caption string
-	// Width and Height of the figure (default 6 × 4 inches).
+	// Width and Height of the figure (default 6 × 4 inches); DPI the
+	// resolution of PNG, JPEG and TIFF files (default DefaultDPI).
 	Width, Height vg.Length
+	DPI           int
+	// Style sizes the texts, lines and markers (zero: StyleFor the
+	// default style at Width × Height).
+	Style Style
+	// Styles maps method names (Series.Key) to their style index
+	// (MethodStyles); series not in it take the indices after its.
+	Styles map[string]int
+}
+
+// style is opt's style, derived from the panel size when not set.
+func (opt PlotOptions) style() Style {
+	if opt.Style.Font > 0 {
+		return opt.Style
+	}
+	s, _ := StyleFor(StyleDefault, opt.Width, opt.Height)
+	return s
+}
+
+// Figure is one plot with its legend, placed when the figure is saved.
+type Figure struct {
+	Plot *plot.Plot
+	// Notes name the points that could not be drawn (±Inf): a warning
+	// for the user, not a text in the figure.
+	Notes  []string
+	legend *legendPlacer
 }
 
 // formats that Save understands, by file extension.
@@ -64,7 +95,7 @@ var plotFormats = map[string]bool{"png": true, "svg": true, "pdf": true, "eps": 
 func plotFormat(path string) (string, error) {
 	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	if !plotFormats[ext] {
-		return "", fmt.Errorf("reports: cannot tell the image format of %q: use .png, .svg or .pdf", path)
+		return "", fmt.Errorf("reports: cannot tell the image format of %q: use .png, .pdf, .svg, .eps, .jpg or .tif", path)
 	}
 	return ext, nil
 }
@@ -81,23 +112,33 @@ func (e xyErr) Label(i int) string              { return e.s.Label }
 func (e xyErr) YError(i int) (float64, float64) { v := e.s.YErr[e.idx[i]]; return v, v }
 func (e xyErr) XError(i int) (float64, float64) { v := e.s.XErr[e.idx[i]]; return v, v }
 
-// NewPlot builds a gonum plot of series: each series' drawable points
-// become layers (error bars, line, markers, point labels), then the axes
-// get their scales and ticks, and the ranges grow to leave room for point
-// labels and the legend.
-func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
+// NewPlot builds a figure of series: each series' drawable points become
+// layers (a ± band or error bars, line, markers, point labels) in its
+// method's style, then the axes get their scales and ticks, the ranges a
+// margin, and the legend goes last (legendPlacer).
+func NewPlot(series []Series, opt PlotOptions) (*Figure, error) {
 	if len(series) == 0 {
 		return nil, errors.New("reports: nothing to plot")
 	}
 	if !opt.Points && !opt.Lines {
 		opt.Points, opt.Lines = true, true
 	}
+	sty := opt.style()
 	p := plot.New()
-	p.Title.Text = opt.Title
+	sty.apply(p)
+	if !opt.NoTitle {
+		p.Title.Text = opt.Title
+	}
 	p.X.Label.Text = opt.XLabel
 	p.Y.Label.Text = opt.YLabel
-	p.Add(plotter.NewGrid())
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{Y: 225}, color.Gray{Y: 225}
+	grid.Vertical.Width, grid.Horizontal.Width = vg.Points(0.5)*sty.scale(), vg.Points(0.5)*sty.scale()
+	p.Add(grid)
+	lp := &legendPlacer{legend: p.Legend, inset: sty.Font / 2, margin: sty.markerRadius()}
+	p.Legend = plot.NewLegend()
 	st := plotStats{allIntX: true}
+	styles := seriesStyles(series, opt.Styles)
 	for i, s := range series {
 		d, err := st.drawable(s, opt)
 		if err != nil {
@@ -107,35 +148,47 @@ func NewPlot(series []Series, opt PlotOptions) (*plot.Plot, error) {
 			continue
 		}
 		st.npts += len(d.idx)
-		thumbs, err := addSeriesLayers(p, d, i, opt)
+		thumbs, obst, err := addSeriesLayers(p, d, styles[i], opt, sty)
 		if err != nil {
 			return nil, err
 		}
+		lp.obstacles = append(lp.obstacles, obst...)
 		if s.Label != "" && !opt.PointLabels {
-			p.Legend.Add(s.Label, thumbs...)
-			st.legendN++
+			lp.add(s.Label, thumbs...)
 		}
 	}
 	if st.npts == 0 {
 		return nil, errors.New("reports: no finite (and, on log axes, positive) points to plot")
 	}
 	setAxes(p, opt, st)
-	makeRoom(p, opt, st.legendN)
-	placeLegend(p)
-	return p, nil
+	captionLine(p, opt.Caption)
+	makeRoom(p, opt)
+	p.Add(lp)
+	return &Figure{Plot: p, Notes: st.infinite, legend: lp}, nil
 }
 
-// legendInset is the distance of the legend from the frame's top right
-// corner, so its samples stay inside the frame.
-const legendInset = 6
-
-// placeLegend puts the legend in the top right corner inside the frame,
-// entries in 9 pt (matplotlib's "upper right" legend).
-func placeLegend(p *plot.Plot) {
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Legend.XOffs = -vg.Points(legendInset)
-	p.Legend.YOffs = -vg.Points(legendInset)
+// seriesStyles is the style index of each series: its key's index in
+// known, or the next free index in the order of first appearance.
+func seriesStyles(series []Series, known map[string]int) []int {
+	next := 0
+	for _, v := range known {
+		next = max(next, v+1)
+	}
+	extra := map[string]int{}
+	out := make([]int, len(series))
+	for i, s := range series {
+		k := s.key()
+		if v, ok := known[k]; ok {
+			out[i] = v
+			continue
+		}
+		if _, ok := extra[k]; !ok {
+			extra[k] = next
+			next++
+		}
+		out[i] = extra[k]
+	}
+	return out
 }
 
 // captionLine adds caption as a line under p's x axis label.
@@ -152,10 +205,10 @@ func captionLine(p *plot.Plot, caption string) {
 
 // plotStats is what NewPlot's per-series stage gathers for the axes.
 type plotStats struct {
-	xticks        []float64 // x of every drawn point
-	infinite      []string  // notes on points at ±Inf, which cannot be drawn
-	npts, legendN int
-	allIntX       bool // every drawn x is an integer
+	xticks   []float64 // x of every drawn point
+	infinite []string  // notes on points at ±Inf, which cannot be drawn
+	npts     int
+	allIntX  bool // every drawn x is an integer
 }
 
 // drawable checks s and returns it with the points that can be drawn: finite,
@@ -197,25 +250,58 @@ func (st *plotStats) drawable(s Series, opt PlotOptions) (xyErr, error) {
 	return d, nil
 }
 
-// addSeriesLayers adds the i-th series' layers to p: error bars, a line in
-// its dash pattern and markers in its shape, all in its colour, and point
-// labels. It returns the line and markers for the legend.
-func addSeriesLayers(p *plot.Plot, d xyErr, i int, opt PlotOptions) ([]plot.Thumbnailer, error) {
-	col := plotutil.Color(i)
-	if err := addErrorBars(p, d, col); err != nil {
-		return nil, err
+// bandMin is the number of points from which a curve's spread is a ±
+// band instead of error bars (a spectrum, a long training curve): caps on
+// every point would hide the curve.
+const bandMin = 12
+
+// addSeriesLayers adds a series' layers to p in style index i: a ± band or
+// error bars, a line in its dash pattern and markers in its shape, all in
+// its colour, and point labels. It returns the line and markers for the
+// legend and what it drew as polylines in data coordinates, which the
+// legend must not cover.
+func addSeriesLayers(p *plot.Plot, d xyErr, i int, opt PlotOptions, sty Style) ([]plot.Thumbnailer, []plotter.XYs, error) {
+	col := seriesColor(i)
+	pts := make(plotter.XYs, d.Len())
+	for j := range pts {
+		pts[j].X, pts[j].Y = d.XY(j)
+	}
+	var obst []plotter.XYs
+	if opt.Lines && len(d.idx) > 1 {
+		obst = append(obst, pts)
+	} else {
+		for _, q := range pts {
+			obst = append(obst, plotter.XYs{q})
+		}
+	}
+	band := opt.Lines && d.s.YErr != nil && len(d.idx) >= bandMin
+	if band {
+		o, err := addBand(p, d, col)
+		if err != nil {
+			return nil, nil, err
+		}
+		obst = append(obst, o...)
+	} else {
+		o, err := addErrorBars(p, d, col, sty)
+		if err != nil {
+			return nil, nil, err
+		}
+		obst = append(obst, o...)
 	}
 	var thumbs []plot.Thumbnailer
 	if opt.Lines && len(d.idx) > 1 {
 		line, err := plotter.NewLine(d)
 		if err != nil {
-			return nil, fmt.Errorf("reports: %w", err)
+			return nil, nil, fmt.Errorf("reports: %w", err)
 		}
 		line.Color = col
-		line.Width = vg.Points(1.5)
+		line.Width = sty.lineWidth()
 		// Each series its own dash pattern as well as its own colour, so
 		// curves that coincide stay distinguishable (and in grey print).
-		line.Dashes = plotutil.Dashes(i)
+		line.Dashes = seriesDashes(i)
+		for k := range line.Dashes {
+			line.Dashes[k] *= sty.scale()
+		}
 		p.Add(line)
 		thumbs = append(thumbs, line)
 	}
@@ -228,58 +314,102 @@ func addSeriesLayers(p *plot.Plot, d xyErr, i int, opt PlotOptions) ([]plot.Thum
 		}
 		sc, err := plotter.NewScatter(md)
 		if err != nil {
-			return nil, fmt.Errorf("reports: %w", err)
+			return nil, nil, fmt.Errorf("reports: %w", err)
 		}
 		sc.Color = col
-		sc.Shape = plotutil.Shape(i)
-		sc.Radius = vg.Points(3)
+		sc.Shape = seriesShape(i)
+		sc.Radius = sty.markerRadius()
 		p.Add(sc)
 		thumbs = append(thumbs, sc)
 	}
 	if opt.PointLabels {
 		lb, err := plotter.NewLabels(d)
 		if err != nil {
-			return nil, fmt.Errorf("reports: %w", err)
+			return nil, nil, fmt.Errorf("reports: %w", err)
 		}
 		for k := range lb.TextStyle {
-			lb.TextStyle[k].Font.Size = vg.Points(7)
+			lb.TextStyle[k].Font = sans
+			lb.TextStyle[k].Font.Size = sty.small()
+			lb.TextStyle[k].Handler = textHandler
 			lb.TextStyle[k].Color = col
 		}
-		lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
+		lb.Offset = vg.Point{X: sty.Font * 0.4, Y: sty.Font * 0.3}
 		p.Add(lb)
 	}
-	return thumbs, nil
+	return thumbs, obst, nil
+}
+
+// addBand adds the ± band y ± YErr of d, the series' colour at 20%
+// opacity (matplotlib's fill_between), and returns its outline.
+func addBand(p *plot.Plot, d xyErr, col color.Color) ([]plotter.XYs, error) {
+	n := d.Len()
+	ring := make(plotter.XYs, 0, 2*n)
+	var sides []plotter.XYs
+	for j := range n {
+		x, y := d.XY(j)
+		lo, _ := d.YError(j)
+		ring = append(ring, plotter.XY{X: x, Y: y + lo})
+		sides = append(sides, plotter.XYs{{X: x, Y: y - lo}, {X: x, Y: y + lo}})
+	}
+	for j := n - 1; j >= 0; j-- {
+		x, y := d.XY(j)
+		lo, _ := d.YError(j)
+		ring = append(ring, plotter.XY{X: x, Y: y - lo})
+	}
+	poly, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	poly.Color = withAlpha(col, 51)
+	poly.LineStyle.Width = 0
+	p.Add(poly)
+	return append(sides, ring), nil
 }
 
 // addErrorBars adds d's y and x error bars (those it has) in the series'
-// colour, so each bar reads as its series'.
-func addErrorBars(p *plot.Plot, d xyErr, col color.Color) error {
+// colour, so each bar reads as its series', and returns them as segments.
+func addErrorBars(p *plot.Plot, d xyErr, col color.Color, sty Style) ([]plotter.XYs, error) {
+	var segs []plotter.XYs
 	if d.s.YErr != nil {
 		eb, err := plotter.NewYErrorBars(d)
 		if err != nil {
-			return fmt.Errorf("reports: %w", err)
+			return nil, fmt.Errorf("reports: %w", err)
 		}
 		eb.Color = col
+		eb.LineStyle.Width = sty.lineWidth() / 1.5
+		eb.CapWidth = sty.markerRadius() * 2
 		p.Add(eb)
+		for j := range d.Len() {
+			x, y := d.XY(j)
+			e, _ := d.YError(j)
+			segs = append(segs, plotter.XYs{{X: x, Y: y - e}, {X: x, Y: y + e}})
+		}
 	}
 	if d.s.XErr != nil {
 		eb, err := plotter.NewXErrorBars(d)
 		if err != nil {
-			return fmt.Errorf("reports: %w", err)
+			return nil, fmt.Errorf("reports: %w", err)
 		}
 		eb.Color = col
+		eb.LineStyle.Width = sty.lineWidth() / 1.5
+		eb.CapWidth = sty.markerRadius() * 2
 		p.Add(eb)
+		for j := range d.Len() {
+			x, y := d.XY(j)
+			e, _ := d.XError(j)
+			segs = append(segs, plotter.XYs{{X: x - e, Y: y}, {X: x + e, Y: y}})
+		}
 	}
-	return nil
+	return segs, nil
 }
 
-// setAxes gives p its log scales and tick markers (round values on linear
-// axes, whole numbers only when every x is one), and names the points
-// that could not be drawn in the caption line.
+// setAxes gives p its log scales and tick markers: labelled decades on a
+// log y axis, the data's x values on a log x axis, round values on linear
+// axes (whole numbers only when every x is one).
 func setAxes(p *plot.Plot, opt PlotOptions, st plotStats) {
 	if opt.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	} else {
 		p.Y.Tick.Marker = roundTicks{}
 	}
@@ -290,18 +420,14 @@ func setAxes(p *plot.Plot, opt PlotOptions, st plotStats) {
 		// Epochs, indices, dimensions: no tick at 2.5.
 		p.X.Tick.Marker = roundTicks{integer: st.allIntX}
 	}
-	caption := opt.Caption
-	if len(st.infinite) > 0 {
-		caption = strings.TrimPrefix(caption+"; not drawn: "+strings.Join(st.infinite, "; "), "; ")
-	}
-	captionLine(p, caption)
 }
 
 // makeRoom widens p's ranges: a 5% margin on each side of every axis
 // (matplotlib's default; of the logarithm on log axes), so no marker is
-// cut at the frame; right of the rightmost points for point labels; and
-// above the data for a legend of legendN entries.
-func makeRoom(p *plot.Plot, opt PlotOptions, legendN int) {
+// cut at the frame, and room right of the rightmost points for point
+// labels. The legend takes no room: legendPlacer finds a free corner or
+// puts it outside.
+func makeRoom(p *plot.Plot, opt PlotOptions) {
 	addAxisMargins(&p.X, opt.LogX, 0.05)
 	addAxisMargins(&p.Y, opt.LogY, 0.05)
 	if opt.PointLabels {
@@ -312,17 +438,6 @@ func makeRoom(p *plot.Plot, opt PlotOptions, legendN int) {
 		if span := p.Y.Max - p.Y.Min; span > 0 && !opt.LogY {
 			p.Y.Min -= 0.05 * span
 			p.Y.Max += 0.08 * span
-		}
-	}
-	if legendN > 0 {
-		// Head-room above the data for the legend (about 5% of the height
-		// per entry), so it never hides curves.
-		frac := 0.05*float64(legendN) + 0.03
-		if opt.LogY && p.Y.Min > 0 && p.Y.Max > p.Y.Min {
-			lspan := math.Log10(p.Y.Max) - math.Log10(p.Y.Min)
-			p.Y.Max *= math.Pow(10, lspan*frac/(1-frac))
-		} else if span := p.Y.Max - p.Y.Min; span > 0 {
-			p.Y.Max += span * frac / (1 - frac)
 		}
 	}
 }
@@ -389,89 +504,14 @@ func thinIndex(idx []int, n, k int) []int {
 	return out
 }
 
-// roundTicks puts major ticks at the multiples of a round step (1, 2,
-// 2.5 or 5 times a power of ten; integer steps only when integer is set)
-// that give 4 to 7 ticks across the range, labelled with as few decimals
-// as the step needs (25, 50, 75, not 25.00), and a minor tick halfway.
-type roundTicks struct{ integer bool }
-
-func (t roundTicks) Ticks(min, max float64) []plot.Tick {
-	if !(max > min) || math.IsInf(max-min, 0) {
-		return (plot.DefaultTicks{}).Ticks(min, max)
-	}
-	step := roundStep(max-min, t.integer)
-	dec := 0 // the fewest decimals that write the step exactly: 2.5 → 1
-	for ; dec < 10; dec++ {
-		if r := step * math.Pow(10, float64(dec)); math.Abs(r-math.Round(r)) < 1e-6*r {
-			break
-		}
-	}
-	var out []plot.Tick
-	for k := math.Ceil(min / step * 2); k/2*step <= max+step*1e-9; k++ {
-		v := k / 2 * step
-		if math.Abs(v) < step*1e-9 {
-			v = 0
-		}
-		if int64(k)%2 != 0 {
-			if !t.integer || v == math.Trunc(v) {
-				out = append(out, plot.Tick{Value: v})
-			}
-			continue
-		}
-		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', dec, 64)})
-	}
-	return out
-}
-
-// roundStep is the smallest round step (1, 2, 2.5, 5 × 10^k; with integer
-// at least 1) that divides span into at most 6 intervals.
-func roundStep(span float64, integer bool) float64 {
-	mag := math.Pow(10, math.Floor(math.Log10(span/6)))
-	for {
-		for _, m := range []float64{1, 2, 2.5, 5} {
-			step := m * mag
-			if integer && (step < 1 || step != math.Trunc(step)) {
-				continue
-			}
-			if span/step <= 6 {
-				return step
-			}
-		}
-		mag *= 10
-	}
-}
-
-// valueTicks puts major ticks exactly at the distinct x values (at most
-// 12, thinned evenly) — sweeps over 32, 64, 128 … read better that way.
-func valueTicks(xs []float64) plot.Ticker {
-	set := map[float64]bool{}
-	var u []float64
-	for _, x := range xs {
-		if !set[x] {
-			set[x] = true
-			u = append(u, x)
-		}
-	}
-	sort.Float64s(u)
-	for len(u) > 12 {
-		var t []float64
-		for i := 0; i < len(u); i += 2 {
-			t = append(t, u[i])
-		}
-		u = t
-	}
-	ticks := make(plot.ConstantTicks, len(u))
-	for i, x := range u {
-		ticks[i] = plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', 6, 64)}
-	}
-	return ticks
-}
-
-// SavePlots writes one or more plots side by side to path; the format
-// (PNG, SVG, PDF, EPS, JPEG, TIFF) follows the extension. The file is
-// written to a temporary name and renamed.
-func SavePlots(path string, plots []*plot.Plot, w, h vg.Length) error {
-	if len(plots) == 0 {
+// SavePlots writes one or more figures side by side to path, w × h in
+// all (default 6 × 4 inches per figure); the format (PNG, PDF, SVG, EPS,
+// JPEG, TIFF) follows the extension, raster formats at dpi (0:
+// DefaultDPI). PDF embeds the subset of the font's glyphs the figure uses;
+// SVG names generic fallbacks after the font. The file is written to a
+// temporary name and renamed.
+func SavePlots(path string, figs []*Figure, w, h vg.Length, dpi int) error {
+	if len(figs) == 0 {
 		return errors.New("reports: no plots to save")
 	}
 	format, err := plotFormat(path)
@@ -479,30 +519,32 @@ func SavePlots(path string, plots []*plot.Plot, w, h vg.Length) error {
 		return err
 	}
 	if w == 0 {
-		w = 6 * vg.Inch * vg.Length(len(plots))
+		w = 6 * vg.Inch * vg.Length(len(figs))
 	}
 	if h == 0 {
 		h = 4 * vg.Inch
 	}
-	var c vg.CanvasWriterTo
-	if format == "png" {
-		// 150 dpi instead of vgimg's 72 keeps text legible in READMEs.
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
-	} else if c, err = draw.NewFormattedCanvas(w, h, format); err != nil {
-		return fmt.Errorf("reports: %w", err)
+	if dpi == 0 {
+		dpi = DefaultDPI
 	}
-	// A margin on the right and at the top, so the frame (and the
-	// legend inside it) never touches the image edge.
-	dc := draw.Crop(draw.New(c), 0, -vg.Points(10), 0, -vg.Points(6))
-	if len(plots) == 1 {
-		plots[0].Draw(dc)
+	c, err := newCanvas(format, w, h, dpi)
+	if err != nil {
+		return err
+	}
+	// A small margin on the right and at the top, so the frame never
+	// touches the image edge.
+	dc := draw.Crop(draw.New(c), 0, -vg.Points(4), 0, -vg.Points(4))
+	if len(figs) == 1 {
+		drawFigure(figs[0], dc)
 	} else {
-		row := [][]*plot.Plot{plots}
-		tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 2,
-			PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+		row := make([][]*plot.Plot, 1)
+		for _, f := range figs {
+			row[0] = append(row[0], f.Plot)
+		}
+		tiles := draw.Tiles{Rows: 1, Cols: len(figs), PadX: vg.Millimeter * 4}
 		cs := plot.Align(row, tiles, dc)
-		for i, p := range plots {
-			p.Draw(cs[0][i])
+		for i, f := range figs {
+			drawFigure(f, cs[0][i])
 		}
 	}
 	if err := atomicfile.WriteFile(path, func(w io.Writer) error {
@@ -514,50 +556,85 @@ func SavePlots(path string, plots []*plot.Plot, w, h vg.Length) error {
 	return nil
 }
 
+// drawFigure draws f into c with its legend in a free corner of the data
+// area or, when every corner would cover data, in a column right of it.
+func drawFigure(f *Figure, c draw.Canvas) {
+	lp := f.legend
+	if lp == nil || len(lp.names) == 0 {
+		f.Plot.Draw(c)
+		return
+	}
+	lp.outside = false
+	trial := draw.Canvas{Canvas: &recorder.Canvas{}, Rectangle: c.Rectangle}
+	f.Plot.Draw(trial)
+	if lp.fits {
+		f.Plot.Draw(c)
+		return
+	}
+	lp.outside = true
+	lw, _ := lp.size()
+	gap := lp.inset
+	pc := draw.Crop(c, 0, -(lw + gap), 0, 0)
+	f.Plot.Draw(pc)
+	strip := c
+	strip.Min.X = pc.Max.X + gap
+	lp.drawOutside(strip, f.Plot.DataCanvas(pc).Max.Y)
+}
+
 // SaveSeries plots series with opt and writes the figure to path.
 func SaveSeries(path string, series []Series, opt PlotOptions) error {
-	p, err := NewPlot(series, opt)
+	f, err := NewPlot(series, opt)
 	if err != nil {
 		return err
 	}
-	return SavePlots(path, []*plot.Plot{p}, opt.Width, opt.Height)
+	return SavePlots(path, []*Figure{f}, opt.Width, opt.Height, opt.DPI)
 }
 
 // SaveCurves writes the training curves of runs as two panels side by
 // side: mean training loss and mean test metric per epoch, ± std across
 // runs (record.Run.History). opt.Title, if set, replaces the left panel's
-// title; opt.Width is per panel.
-func SaveCurves(path string, runs []reports.LoadedRun, groupBy []string, metric string, raw bool, opt PlotOptions) error {
+// title (opt.NoTitle removes both); opt.Width is per panel. It returns the
+// notes of points not drawn.
+func SaveCurves(path string, runs []reports.LoadedRun, groupBy []string, metric string, raw bool, opt PlotOptions) ([]string, error) {
 	loss, met, err := CurveSeries(runs, groupBy, metric, raw)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var plots []*plot.Plot
+	if opt.Width == 0 {
+		opt.Width = 6 * vg.Inch
+	}
+	panel := PlotOptions{XLabel: "epoch", NoTitle: opt.NoTitle, Width: opt.Width, Height: opt.Height,
+		Style: opt.Style, Styles: opt.Styles}
+	var figs []*Figure
+	var notes []string
 	if len(loss) > 0 {
-		p, err := NewPlot(loss, PlotOptions{Title: "training loss", XLabel: "epoch", YLabel: "loss"})
+		o := panel
+		o.Title, o.YLabel = "training loss", "loss"
+		f, err := NewPlot(loss, o)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		plots = append(plots, p)
+		figs, notes = append(figs, f), append(notes, f.Notes...)
 	}
 	if len(met) > 0 {
-		unit := ""
+		o := panel
+		o.Title, o.YLabel = "test "+metric, metric
 		if !raw && reports.IsPercentMetric(metric) {
-			unit = " (%)"
+			o.YLabel += " (%)"
 		}
-		p, err := NewPlot(met, PlotOptions{Title: "test " + metric, XLabel: "epoch", YLabel: metric + unit})
+		f, err := NewPlot(met, o)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		plots = append(plots, p)
+		figs, notes = append(figs, f), append(notes, f.Notes...)
 	}
-	if opt.Title != "" {
-		plots[0].Title.Text = opt.Title
+	if opt.Title != "" && !opt.NoTitle {
+		figs[0].Plot.Title.Text = opt.Title
 	}
-	captionLine(plots[0], opt.Caption)
-	w := opt.Width
-	if w == 0 {
-		w = 6 * vg.Inch
+	// One legend, on the last panel: both panels show the same methods.
+	for _, f := range figs[:len(figs)-1] {
+		f.legend.names = nil // the placer draws no legend without names
 	}
-	return SavePlots(path, plots, w*vg.Length(len(plots)), opt.Height)
+	captionLine(figs[0].Plot, opt.Caption)
+	return notes, SavePlots(path, figs, opt.Width*vg.Length(len(figs)), opt.Height, opt.DPI)
 }

@@ -89,7 +89,7 @@ func TestSeriesFromRuns(t *testing.T) {
 	}
 }
 
-// TestSavePlots renders every figure kind in PNG, SVG and PDF and checks
+// TestSavePlots renders every figure kind in every format and checks
 // the files' magic bytes. Set DMLBENCH_PLOT_DIR to keep them for viewing.
 func TestSavePlots(t *testing.T) {
 	dir := os.Getenv("DMLBENCH_PLOT_DIR")
@@ -103,7 +103,7 @@ func TestSavePlots(t *testing.T) {
 	sw, _ := SweepSeries(omni, nil, "embed_dim", "R@1", "final", false)
 	figs := map[string]func(string) error{
 		"spectrum": func(p string) error {
-			return SaveSeries(p, spec, PlotOptions{Title: "spectrum", XLabel: "index", YLabel: "s/Σs", LogY: true})
+			return SaveSeries(p, spec, PlotOptions{Title: "spectrum", XLabel: "index", YLabel: SpectrumYLabel("sum"), LogY: true})
 		},
 		"rho": func(p string) error {
 			return SaveSeries(p, rho, PlotOptions{XLabel: "ρ", YLabel: "R@1 (%)", Points: true, PointLabels: true})
@@ -112,9 +112,13 @@ func TestSavePlots(t *testing.T) {
 		"sweep": func(p string) error {
 			return SaveSeries(p, sw, PlotOptions{XLabel: "embed dim", YLabel: "R@1", LogX: true})
 		},
-		"curves": func(p string) error { return SaveCurves(p, cub, []string{"loss"}, "R@1", false, PlotOptions{}) },
+		"curves": func(p string) error {
+			_, err := SaveCurves(p, cub, []string{"loss"}, "R@1", false, PlotOptions{})
+			return err
+		},
 	}
-	magic := map[string][]byte{".png": []byte("\x89PNG"), ".svg": []byte("<?xml"), ".pdf": []byte("%PDF")}
+	magic := map[string][]byte{".png": []byte("\x89PNG"), ".svg": []byte("<?xml"), ".pdf": []byte("%PDF"),
+		".eps": []byte("%!PS"), ".jpg": []byte("\xff\xd8"), ".tif": []byte("II*\x00")}
 	for name, f := range figs {
 		for ext, m := range magic {
 			p := filepath.Join(dir, name+ext)
@@ -180,39 +184,27 @@ func TestRoundTicks(t *testing.T) {
 	}
 }
 
-// The legend sits inside the frame (offset from the top right corner), and
-// a figure's facts go to the caption line, not the title.
-func TestLegendInsideAndCaption(t *testing.T) {
-	p, err := NewPlot([]Series{{Label: "margin", X: []float64{1, 2, 3}, Y: []float64{30, 35, 36}}},
-		PlotOptions{Title: "R@1", XLabel: "epoch", Caption: "n = 3 seeds"})
+// The title is a title, the caption line appears only when given, and the
+// 5% margins keep every marker off the frame.
+func TestTitleAndCaption(t *testing.T) {
+	s := []Series{{Label: "margin", X: []float64{1, 2, 3}, Y: []float64{30, 35, 36}}}
+	f, err := NewPlot(s, PlotOptions{Title: "R@1", XLabel: "epoch", Caption: "n = 3 seeds"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Legend.Top || p.Legend.Left || p.Legend.XOffs >= 0 || p.Legend.YOffs >= 0 {
-		t.Errorf("legend at top %v left %v offsets (%v, %v): want top right, inset", p.Legend.Top, p.Legend.Left, p.Legend.XOffs, p.Legend.YOffs)
-	}
+	p := f.Plot
 	if p.Title.Text != "R@1" || p.X.Label.Text != "epoch\nn = 3 seeds" {
 		t.Errorf("title %q, x label %q", p.Title.Text, p.X.Label.Text)
 	}
-	// The 5% margins keep every marker off the frame.
 	if p.X.Min >= 1 || p.X.Max <= 3 || p.Y.Min >= 30 || p.Y.Max <= 36 {
 		t.Errorf("ranges x [%g, %g], y [%g, %g] touch the data", p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
 	}
-}
-
-// Points at ±Inf (ρ of a rank-deficient embedding) cannot be drawn; the
-// figure says so in its caption line instead of dropping them silently.
-func TestNewPlotNamesInfinitePoints(t *testing.T) {
-	series := []Series{
-		{Label: "margin", X: []float64{0.2}, Y: []float64{35}},
-		{Label: "pixels", X: []float64{math.Inf(1)}, Y: []float64{30}},
-	}
-	p, err := NewPlot(series, PlotOptions{Title: "ρ vs R@1", XLabel: "ρ (spectral decay)", YLabel: "R@1 (%)", Points: true, PointLabels: true})
+	f, err = NewPlot(s, PlotOptions{Title: "R@1", NoTitle: true, XLabel: "epoch"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "not drawn: pixels (ρ = +Inf)"; !bytes.Contains([]byte(p.X.Label.Text), []byte(want)) || p.Title.Text != "ρ vs R@1" {
-		t.Fatalf("title %q, x label %q: want the note %q in the caption line", p.Title.Text, p.X.Label.Text, want)
+	if f.Plot.Title.Text != "" || f.Plot.X.Label.Text != "epoch" {
+		t.Errorf("NoTitle: title %q, x label %q", f.Plot.Title.Text, f.Plot.X.Label.Text)
 	}
 }
 

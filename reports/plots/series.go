@@ -121,7 +121,9 @@ func RunSpectra(runs []reports.LoadedRun, groupBy []string, mode string, top int
 		if len(ss) < 2 {
 			sd = nil
 		}
-		out = append(out, SpectrumSeries(fmt.Sprintf("%s (n=%d)", g.Label, len(ss)), m, sd, top))
+		s := SpectrumSeries(fmt.Sprintf("%s (n=%d)", g.Label, len(ss)), m, sd, top)
+		s.Key = g.Label
+		out = append(out, s)
 	}
 	if len(out) == 0 {
 		return nil, errors.New("reports: no run has a spectrum (run.json \"spectrum\")")

@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/dmlbench/dmlbench/mat32"
@@ -17,10 +16,11 @@ import (
 
 // TSNEMap is a 2-D t-SNE map of the sampled rows of x (projection.TSNE with
 // opt), one scatter per class in its own colour and marker (classStyle);
-// names, when longer than a label, give the legend's class names. An empty
-// title becomes "t-SNE"; the sample's size goes to the caption line
-// (TSNECaption). It returns the figure and the t-SNE result (KL(P‖Q)).
-func TSNEMap(ctx context.Context, x mat32.Matrix, ids []int32, names []string, s projection.Sample, opt projection.Options, title string) (*plot.Plot, *projection.Result, error) {
+// names, when longer than a label, give the legend's class names. fig
+// gives the title (empty: "t-SNE"), caption, size and style. It returns
+// the figure and the t-SNE result (KL(P‖Q)); TSNECaption states the
+// sample for a caption or a message.
+func TSNEMap(ctx context.Context, x mat32.Matrix, ids []int32, names []string, s projection.Sample, opt projection.Options, fig PlotOptions) (*Figure, *projection.Result, error) {
 	sub := mat32.Matrix{Rows: len(s.Rows), Cols: x.Cols, Data: make([]float32, len(s.Rows)*x.Cols)}
 	for r, i := range s.Rows {
 		copy(sub.Row(r), x.Row(i))
@@ -29,12 +29,11 @@ func TSNEMap(ctx context.Context, x mat32.Matrix, ids []int32, names []string, s
 	if err != nil {
 		return nil, nil, err
 	}
-	if title == "" {
-		title = "t-SNE"
+	if fig.Title == "" {
+		fig.Title = "t-SNE"
 	}
-	p := tsnePlot(res.Y, s.Rows, ids, s.Classes, names, title)
-	captionLine(p, TSNECaption(len(s.Rows), x.Rows, len(s.Classes), s.AllClasses, opt.Perplexity, res.KL))
-	return p, res, nil
+	f := tsnePlot(res.Y, s.Rows, ids, s.Classes, names, fig)
+	return f, res, nil
 }
 
 // maxLegendClasses is the most classes a t-SNE legend lists.
@@ -42,10 +41,15 @@ const maxLegendClasses = 20
 
 // tsnePlot draws one scatter per class in classStyle's colour and marker,
 // with a 5% margin around the points and, for at most maxLegendClasses
-// classes, a legend in a column of its own on the right.
-func tsnePlot(Y []float64, rows []int, ids []int32, classes []int32, names []string, title string) *plot.Plot {
+// classes, a legend (legendPlacer: a free corner, else a column on the
+// right).
+func tsnePlot(Y []float64, rows []int, ids []int32, classes []int32, names []string, fig PlotOptions) *Figure {
+	sty := fig.style()
 	p := plot.New()
-	p.Title.Text = title
+	sty.apply(p)
+	if !fig.NoTitle {
+		p.Title.Text = fig.Title
+	}
 	p.X.Label.Text, p.Y.Label.Text = "t-SNE 1", "t-SNE 2"
 	pos := map[int32]int{}
 	for i, l := range classes {
@@ -56,6 +60,8 @@ func tsnePlot(Y []float64, rows []int, ids []int32, classes []int32, names []str
 		k := pos[ids[i]]
 		pts[k] = append(pts[k], plotter.XY{X: Y[2*r], Y: Y[2*r+1]})
 	}
+	lp := &legendPlacer{legend: p.Legend, inset: sty.Font / 2, margin: sty.markerRadius()}
+	p.Legend = plot.NewLegend()
 	legend := len(classes) <= maxLegendClasses
 	for k, xy := range pts {
 		if len(xy) == 0 {
@@ -66,36 +72,25 @@ func tsnePlot(Y []float64, rows []int, ids []int32, classes []int32, names []str
 			continue // only non-finite points; never from t-SNE
 		}
 		sc.Color, sc.Shape = classStyle(k)
-		sc.Radius = vg.Points(2.5)
+		sc.Radius = sty.markerRadius() * 0.8
 		p.Add(sc)
+		for _, q := range xy {
+			lp.obstacles = append(lp.obstacles, plotter.XYs{q})
+		}
 		if legend {
 			name := fmt.Sprint(classes[k])
 			if int(classes[k]) < len(names) {
 				name = names[classes[k]]
 			}
-			p.Legend.Add(name, sc)
+			lp.add(name, sc)
 		}
 	}
 	addMargins(&p.X, 0.05)
 	addMargins(&p.Y, 0.05)
 	p.X.Tick.Marker, p.Y.Tick.Marker = roundTicks{}, roundTicks{}
-	placeLegend(p)
-	if legend {
-		// The legend's column: room right of the points (about 1.6% of
-		// the width per character of the longest name, plus the marker).
-		longest := 0
-		for k := range classes {
-			name := fmt.Sprint(classes[k])
-			if int(classes[k]) < len(names) {
-				name = names[classes[k]]
-			}
-			longest = max(longest, len([]rune(name)))
-		}
-		frac := min(0.5, 0.05+0.016*float64(longest))
-		p.X.Max += (p.X.Max - p.X.Min) * frac / (1 - frac)
-		p.Legend.TextStyle.Font.Size = vg.Points(8)
-	}
-	return p
+	captionLine(p, fig.Caption)
+	p.Add(lp)
+	return &Figure{Plot: p, legend: lp}
 }
 
 // tab10 is matplotlib's default qualitative palette ("tab10", the

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot"
-
 	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/projection"
 )
@@ -59,15 +57,19 @@ func TestTSNEMap(t *testing.T) {
 		t.Fatalf("sample: %d classes, %d rows, %d in all", len(s.Classes), len(s.Rows), s.AllClasses)
 	}
 	opt := projection.Options{Perplexity: 5, Iters: 260, Seed: 7, Threads: 1}
-	p, res, err := TSNEMap(context.Background(), x, ids, names, s, opt, "")
+	f, res, err := TSNEMap(context.Background(), x, ids, names, s, opt, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Y) != 2*len(s.Rows) || p.Title.Text != "t-SNE" || !strings.Contains(p.X.Label.Text, "20 of 60 points, 3 of 5 classes") {
-		t.Fatalf("map of %d coordinates, title %q, caption %q", len(res.Y), p.Title.Text, p.X.Label.Text)
+	p := f.Plot
+	if len(res.Y) != 2*len(s.Rows) || p.Title.Text != "t-SNE" || p.X.Label.Text != "t-SNE 1" {
+		t.Fatalf("map of %d coordinates, title %q, x label %q", len(res.Y), p.Title.Text, p.X.Label.Text)
+	}
+	if c := TSNECaption(len(s.Rows), n, len(s.Classes), s.AllClasses, 5, res.KL); !strings.Contains(c, "20 of 60 points, 3 of 5 classes") {
+		t.Fatalf("caption %q", c)
 	}
 	svg := filepath.Join(t.TempDir(), "m.svg")
-	if err := SavePlots(svg, []*plot.Plot{p}, 0, 0); err != nil {
+	if err := SavePlots(svg, []*Figure{f}, 0, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(svg)
@@ -83,7 +85,7 @@ func TestTSNEMap(t *testing.T) {
 			t.Errorf("legend entry %q: shown %v, class drawn %v", name, !drawn, drawn)
 		}
 	}
-	_, res2, err := TSNEMap(context.Background(), x, ids, names, projection.SampleRows(ids, 3, 20, 7), opt, "given")
+	_, res2, err := TSNEMap(context.Background(), x, ids, names, projection.SampleRows(ids, 3, 20, 7), opt, PlotOptions{Title: "given"})
 	if err != nil || !reflect.DeepEqual(res.Y, res2.Y) {
 		t.Fatalf("same seed, different map (%v)", err)
 	}

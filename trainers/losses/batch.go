@@ -45,7 +45,11 @@ func checkBatch(b Batch, grad []float32, numClasses int, needRng bool) error {
 // unitRows returns the rows of the B×D float32 matrix e scaled to unit L2
 // norm, in float64 (the value side of normalize in nodes.go).
 func unitRows(e []float32, B, D int) []float64 {
-	out := make([]float64, B*D)
+	return unitRowsTo(make([]float64, B*D), e, B, D)
+}
+
+// unitRowsTo is unitRows written into out (len B·D), which it returns.
+func unitRowsTo(out []float64, e []float32, B, D int) []float64 {
 	for i := 0; i < B; i++ {
 		row, s := e[i*D:(i+1)*D], sqrtEps
 		for _, v := range row {
@@ -59,9 +63,34 @@ func unitRows(e []float32, B, D int) []float64 {
 	return out
 }
 
+// unitRowsBack writes into grad the gradient with respect to the rows e_i
+// of e given dU = ∂L/∂φ for φ = unitRows(e): ∂L/∂e_i = (dU_i − φ_i(φ_iᵀdU_i))/r_i,
+// r_i = √(‖e_i‖² + ε), the Jacobian (I − φ_iφ_iᵀ)/r_i of normalize.
+func unitRowsBack(grad, e []float32, u, dU []float64, B, D int) {
+	for i := 0; i < B; i++ {
+		r := sqrtEps
+		for _, v := range e[i*D : (i+1)*D] {
+			r += float64(v) * float64(v)
+		}
+		inv := 1 / math.Sqrt(r)
+		ui, gi := u[i*D:(i+1)*D], dU[i*D:(i+1)*D]
+		dot := 0.0
+		for j := range gi {
+			dot += ui[j] * gi[j]
+		}
+		for j := range gi {
+			grad[i*D+j] = float32((gi[j] - ui[j]*dot) * inv)
+		}
+	}
+}
+
 // gram returns x·yᵀ for row-major x (n×d) and y (m×d).
 func gram(x []float64, n int, y []float64, m, d int) []float64 {
-	c := make([]float64, n*m)
+	return gramTo(make([]float64, n*m), x, n, y, m, d)
+}
+
+// gramTo is gram written into c (len n·m), which it returns.
+func gramTo(c, x []float64, n int, y []float64, m, d int) []float64 {
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
 		blas64.General{Rows: n, Cols: d, Stride: d, Data: x},
 		blas64.General{Rows: m, Cols: d, Stride: d, Data: y},
@@ -131,3 +160,12 @@ func noMiner(name string, c Config) error {
 }
 
 func sqrtF(x float64) float64 { return math.Sqrt(x) }
+
+// grow returns s resliced to n elements, reallocated when too short; its
+// contents are not cleared.
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}

@@ -22,7 +22,8 @@ func benchBatch() Batch {
 }
 
 // BenchmarkForward measures one training step of each loss (mining, forward
-// and backward through the cached graph) at B = 112, D = 128.
+// and backward, through the cached graph where the loss has one) at
+// B = 112, D = 128.
 func BenchmarkForward(b *testing.B) {
 	for _, info := range All() {
 		if info.Teacher {

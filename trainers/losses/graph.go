@@ -8,13 +8,16 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// The maths of every loss is a Gorgonia expression graph in float64 (exact
+// The maths of a loss is a Gorgonia expression graph in float64 (exact
 // enough for finite-difference gradient checks at 1e-6; the B×D inputs are
 // small, so the cost over float32 is negligible next to the model). E (B×D)
 // is an input leaf; label masks and mined indices are input tensors whose
 // backing slices are overwritten each step; learnable Params are leaves whose
 // float64 copies are refreshed from Param.Data each step. One graph and its
 // TapeMachine are compiled per shape (B, D, tuple capacity) and reused.
+// Multi-similarity, the default loss, is written out with its gradient
+// instead (multisimilarity.go): the graph's allocations and bookkeeping
+// cost more than its arithmetic at training batch sizes.
 
 // shape keys a compiled graph. V is the number of virtual rows appended to
 // the ranking grid by SiMix (recallk, smoothap; 0 otherwise).

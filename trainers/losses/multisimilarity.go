@@ -1,7 +1,11 @@
 package losses
 
 import (
-	G "gorgonia.org/gorgonia"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // multiSimilarity is the Multi-Similarity loss of Wang et al. (2019), Roth et al. 2020
@@ -22,6 +26,9 @@ import (
 type multiSimilarity struct {
 	base
 	alpha, beta, lambda, eps float64
+
+	// buffers reused by Forward: unit rows, S, masks, G + Gᵀ, ∂L/∂φ
+	u, S, P, N, w, H, dU []float64
 }
 
 func init() {
@@ -36,31 +43,89 @@ func init() {
 			if err := positive(map[string]float64{"alpha": l.alpha, "beta": l.beta}); err != nil {
 				return nil, err
 			}
-			l.r.graph = l.graph
 			return l, noMiner(l.name, c)
 		},
 	})
 }
 
-func (l *multiSimilarity) graph(b *builder) *G.Node {
-	u := b.unitE()
-	S := addS(matmulT(u, u), -l.lambda)
-	pos := mulS(b.lse(mulS(S, -l.alpha), b.input("pos", b.B, b.B), true), 1/l.alpha)
-	negs := mulS(b.lse(mulS(S, l.beta), b.input("neg", b.B, b.B), true), 1/l.beta)
-	return total(mul(add(pos, negs), b.input("w", b.B)))
+// Forward implements Loss. L and dL/dE are computed in float64 without a
+// graph: with w_i = 1/|A| for the anchors kept and
+//
+//	p_ij = e^{x_ij} / (1 + Σ_{j'∈𝒫̃_i} e^{x_ij'}),  x_ij = −α(S_ij − λ),  j ∈ 𝒫̃_i,
+//	q_ik = e^{x_ik} / (1 + Σ_{k'∈𝒩̃_i} e^{x_ik'}),  x_ik =  β(S_ik − λ),  k ∈ 𝒩̃_i,
+//
+// ∂L/∂S_ij = −w_i·p_ij and ∂L/∂S_ik = w_i·q_ik; with G = ∂L/∂S, ∂L/∂φ =
+// (G + Gᵀ)φ, and through φ_i = e_i/r_i, r_i = √(‖e_i‖² + ε),
+// ∂L/∂e_i = (∂L/∂φ_i − φ_i(φ_iᵀ∂L/∂φ_i))/r_i. The sums are shifted by
+// max(0, max x) so that e^x cannot overflow.
+func (l *multiSimilarity) Forward(bt Batch, grad []float32) (float64, error) {
+	if err := checkBatch(bt, grad, 0, false); err != nil {
+		return 0, fmt.Errorf("%s: %w", l.name, err)
+	}
+	B, D := bt.B, bt.D
+	l.u = unitRowsTo(grow(l.u, B*D), bt.Emb, B, D)
+	l.S = gramTo(grow(l.S, B*B), l.u, B, l.u, B, D)
+	u, S := l.u, l.S
+	P, N, w, anchors := l.mine(S, bt.Labels)
+	if anchors == 0 {
+		clear(grad)
+		return 0, nil
+	}
+	l.H = grow(l.H, B*B)
+	H := l.H // G + Gᵀ
+	clear(H)
+	x := make([]float64, 0, B)
+	var loss float64
+	for i := 0; i < B; i++ {
+		if w[i] == 0 {
+			continue
+		}
+		wi := 1 / float64(anchors)
+		terms := [2]struct {
+			mask      []float64
+			scale, in float64 // x = scale·(S − λ); the term is in·lse
+		}{{P, -l.alpha, 1 / l.alpha}, {N, l.beta, 1 / l.beta}}
+		for _, t := range terms {
+			x = x[:0]
+			for j := 0; j < B; j++ {
+				if t.mask[i*B+j] != 0 {
+					x = append(x, t.scale*(S[i*B+j]-l.lambda))
+				}
+			}
+			loss += wi * t.in * lse1(x)
+			// ∂(in·lse)/∂S_ij = in·scale·softmax_j = ±softmax_j (in·scale = ±1)
+			sign := t.in * t.scale * wi
+			k := 0
+			for j := 0; j < B; j++ {
+				if t.mask[i*B+j] != 0 {
+					g := sign * x[k]
+					H[i*B+j] += g
+					H[j*B+i] += g
+					k++
+				}
+			}
+		}
+	}
+	l.dU = grow(l.dU, B*D)
+	dU := l.dU
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+		blas64.General{Rows: B, Cols: B, Stride: B, Data: H},
+		blas64.General{Rows: B, Cols: D, Stride: D, Data: u},
+		0, blas64.General{Rows: B, Cols: D, Stride: D, Data: dU})
+	unitRowsBack(grad, bt.Emb, u, dU, B, D)
+	return loss, nil
 }
 
-// Forward implements Loss.
-func (l *multiSimilarity) Forward(bt Batch, grad []float32) (float64, error) {
-	n, S, err := l.unitGramNet(bt, grad)
-	if err != nil {
-		return 0, err
-	}
-	B, y := bt.B, bt.Labels
-	P, N, w := n.in("pos"), n.in("neg"), n.in("w")
+// mine returns the kept positive and negative pairs (eq. 11) as B×B 0/1
+// masks, the anchor weights w (1 for an anchor with both, else 0) and the
+// number of anchors kept; the slices are l's buffers.
+func (l *multiSimilarity) mine(S []float64, y []int) (P, N, w []float64, anchors int) {
+	B := len(y)
+	l.P, l.N, l.w = grow(l.P, B*B), grow(l.N, B*B), grow(l.w, B)
+	P, N, w = l.P, l.N, l.w
 	clear(P)
 	clear(N)
-	anchors := 0
+	clear(w)
 	for i := 0; i < B; i++ {
 		minPos, maxNeg, hasP, hasN := 0.0, 0.0, false, false
 		for j := 0; j < B; j++ {
@@ -83,12 +148,29 @@ func (l *multiSimilarity) Forward(bt Batch, grad []float32) (float64, error) {
 				N[i*B+j], keptN = 1, keptN+1
 			}
 		}
-		w[i] = 0
 		if keptP > 0 && keptN > 0 {
 			w[i], anchors = 1, anchors+1
 		}
 	}
-	return l.r.runAnchorMean(n, bt, grad, w, anchors)
+	return P, N, w, anchors
+}
+
+// lse1 returns log(1 + Σ_j e^{x_j}) and overwrites x with the softmax
+// e^{x_j}/(1 + Σ e^x), both computed after subtracting m = max(0, max x).
+func lse1(x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m = max(m, v)
+	}
+	s := math.Exp(-m)
+	for j, v := range x {
+		x[j] = math.Exp(v - m)
+		s += x[j]
+	}
+	for j := range x {
+		x[j] /= s
+	}
+	return math.Log(s) + m
 }
 
 // cond returns a if c, else b.

@@ -28,9 +28,6 @@ func sigm(a *G.Node) *G.Node { return addS(mulS(must(G.Tanh(mulS(a, 0.5))), 0.5)
 // colDiv is x ⊘ v broadcast along rows: (N×M) ⊘ (N) → N×M.
 func colDiv(x, v *G.Node) *G.Node { return must(G.BroadcastHadamardDiv(x, v, nil, []byte{1})) }
 
-// colAdd is x + v broadcast along rows: (N×M) + (N) → N×M.
-func colAdd(x, v *G.Node) *G.Node { return must(G.BroadcastAdd(x, v, nil, []byte{1})) }
-
 // mv is the matrix–vector product (N×M)·(M) → (N).
 func mv(m, v *G.Node) *G.Node { return must(G.Mul(m, v)) }
 

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 
@@ -17,11 +18,19 @@ import (
 // cgo, optional).
 var BLASName = "dmlbench/" + blas32.Kernel()
 
-// gemm32 computes the models' matrix products (and, through G.Use, those
-// of the losses' Gorgonia graphs).
+// gemm32 computes the models' matrix products.
 var gemm32 blas.Float32 = blas32.Implementation{}
 
-func init() { G.Use(blas32.Implementation{}) }
+// gorgoniaBLAS is what UseBLAS hands to Gorgonia.
+var gorgoniaBLAS G.BLAS = blas32.Implementation{}
+
+var useOnce sync.Once
+
+// UseBLAS routes the matrix products of every Gorgonia graph in the process
+// (the losses', trainers/losses) to this build's BLAS (BLASName), so that
+// they give the same numbers as in training. The trainer calls it when it
+// sets up, as does anything else that runs a loss; later calls do nothing.
+func UseBLAS() { useOnce.Do(func() { G.Use(gorgoniaBLAS) }) }
 
 // checkBLAS reports a DMLBENCH_GEMM value this CPU/build cannot honour, so
 // that a forced kernel is never silently replaced.

@@ -12,7 +12,6 @@ import "C"
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
-	G "gorgonia.org/gorgonia"
 )
 
 // openBLAS is gonum's pure-Go BLAS with the level-3 products (Sgemm,
@@ -50,7 +49,7 @@ func (o openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []f
 }
 
 func init() {
-	G.Use(openBLAS{})
+	gorgoniaBLAS = openBLAS{}
 	gemm32 = openBLAS{}
 	BLASName = "openblas"
 }

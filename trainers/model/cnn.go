@@ -15,9 +15,10 @@ func init() {
 	})
 }
 
-// DefaultCNNChannels are the conv widths of the CNN when Config.Channels is
-// empty: two blocks, 1×28×28 → 32×14×14 → 64×7×7 (3 136 features).
-var DefaultCNNChannels = []int{32, 64}
+// DefaultCNNChannels returns the conv widths of the CNN when
+// Config.Channels is empty: two blocks, 1×28×28 → 32×14×14 → 64×7×7
+// (3 136 features). Each call returns a new slice.
+func DefaultCNNChannels() []int { return []int{32, 64} }
 
 // CNN is a small convolutional embedding network for images, the
 // classic few-shot/Omniglot backbone shape (Koch et al. 2015; Snell et al.
@@ -57,7 +58,7 @@ type CNN struct{ net }
 // cnnDefaults fills the CNN-specific defaults of a defaulted config.
 func cnnDefaults(c Config) Config {
 	if len(c.Channels) == 0 {
-		c.Channels = append([]int(nil), DefaultCNNChannels...)
+		c.Channels = DefaultCNNChannels()
 	}
 	return c
 }

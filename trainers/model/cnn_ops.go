@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"runtime"
 
 	"gonum.org/v1/gonum/blas"
 
@@ -250,7 +249,7 @@ func (op pool) biasGrad(o, gr, db []float32) {
 // per worker (GOMAXPROCS of them at most). The steps write disjoint
 // outputs per map, so the numbers do not depend on the split.
 func parallelBatch(B int, f func(b0, b1 int)) {
-	t := min(runtime.GOMAXPROCS(0), B)
+	t := min(parallel.Threads(0), B)
 	if t <= 1 {
 		f(0, B)
 		return

@@ -32,5 +32,5 @@
 // packed, AVX-512 or AVX2+FMA assembly kernels chosen at run time, no cgo)
 // in every build; `-tags openblas` (cgo, Debian libopenblas-dev) is an
 // optional alternative that routes them to OpenBLAS (BLASName reports
-// which). The same GEMM serves the losses' Gorgonia graphs (G.Use).
+// which). UseBLAS hands the same BLAS to the losses' Gorgonia graphs.
 package model

@@ -39,19 +39,19 @@ type Model interface {
 // Config describes a model. Zero fields take the defaults of Defaults.
 type Config struct {
 	Arch        string `json:"arch" yaml:"arch"`                 // "mlp" (default) or "cnn"
-	InDim       int    `json:"in_dim" yaml:"in_dim"`             // input width (set from the data)
+	InDim       int    `json:"in-dim" yaml:"in-dim"`             // input width (set from the data)
 	Hidden      []int  `json:"hidden" yaml:"hidden"`             // hidden widths; empty = a linear head
-	EmbedDim    int    `json:"embed_dim" yaml:"embed_dim"`       // output width (default 128)
+	EmbedDim    int    `json:"embed-dim" yaml:"embed-dim"`       // output width (default 128)
 	Norm        string `json:"norm" yaml:"norm"`                 // "none" or "layer" (LayerNorm after each hidden linear map)
-	L2Normalize bool   `json:"l2_normalize" yaml:"l2_normalize"` // project embeddings onto the unit sphere
+	L2Normalize bool   `json:"l2-normalize" yaml:"l2-normalize"` // project embeddings onto the unit sphere
 	Chunk       int    `json:"chunk" yaml:"chunk"`               // most rows per pass (default 128)
 	Seed        int64  `json:"seed" yaml:"seed"`                 // weight-initialisation seed
 
 	// Image geometry of the input rows, channels-first (C×H×W = InDim; set
 	// from the data set's Shape; zero for flat features). Needed by "cnn".
-	InChannels int `json:"in_channels,omitempty" yaml:"in_channels"`
-	InHeight   int `json:"in_height,omitempty" yaml:"in_height"`
-	InWidth    int `json:"in_width,omitempty" yaml:"in_width"`
+	InChannels int `json:"in-channels,omitempty" yaml:"in-channels"`
+	InHeight   int `json:"in-height,omitempty" yaml:"in-height"`
+	InWidth    int `json:"in-width,omitempty" yaml:"in-width"`
 	// Channels are the cnn's conv widths, one block each (default 32,64).
 	Channels []int `json:"channels,omitempty" yaml:"channels"`
 }

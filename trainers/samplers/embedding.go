@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand"
 	"sort"
-	"sync"
 
+	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/mat32"
 )
@@ -155,20 +155,13 @@ func pairDists(emb mat32.Matrix, idx []int) []float64 {
 	return out
 }
 
-// scoreParallel evaluates cost on every candidate concurrently and returns
-// the index of the lowest cost, ties to the first. The candidates were drawn
-// before and cost is pure, so the choice does not depend on scheduling.
+// scoreParallel evaluates cost on every candidate on up to GOMAXPROCS
+// goroutines and returns the index of the lowest cost, ties to the first.
+// The candidates were drawn before and cost is pure, so the choice does not
+// depend on scheduling.
 func scoreParallel(cands [][]int, cost func([]int) float64) int {
 	costs := make([]float64, len(cands))
-	var wg sync.WaitGroup
-	for i := range cands {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			costs[i] = cost(cands[i])
-		}(i)
-	}
-	wg.Wait()
+	parallel.For(0, len(cands), func(i int) { costs[i] = cost(cands[i]) })
 	best := 0
 	for i, c := range costs {
 		if c < costs[best] {

@@ -26,7 +26,7 @@ import time
 
 import torch
 
-from torch_step import make_step, spc2_batches, time_steps
+from torch_step import make_step, set_threads, spc2_batches, time_steps
 
 
 def make_model(channels=(32, 64), embed=128, side=28):
@@ -48,7 +48,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--epoch", action="store_true")
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
+    set_threads(args.threads)
     torch.manual_seed(1)
     model = make_model()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=4e-4)

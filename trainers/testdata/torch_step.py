@@ -12,6 +12,7 @@ Usage: python3 torch_step.py [--threads 2] [--steps 200]
 Debian: apt-get install -y python3-torch (1.13.1 in bookworm).
 """
 import argparse
+import ctypes
 import time
 
 import torch
@@ -38,6 +39,17 @@ def ms_loss(emb, labels, alpha=2.0, beta=40.0, lam=0.5, eps=0.1):
     if not bool(valid.any()):
         return (emb * 0).sum()
     return (lp + ln)[valid].mean()
+
+
+def set_threads(n):
+    """torch.set_num_threads(n), and the same limit for OpenBLAS: Debian's
+    PyTorch sends its matrix products to the system BLAS (OpenBLAS through
+    libblas.so.3), whose thread pool torch.set_num_threads does not reach."""
+    torch.set_num_threads(n)
+    try:
+        ctypes.CDLL("libblas.so.3").openblas_set_num_threads(n)
+    except (OSError, AttributeError):
+        pass  # not OpenBLAS: nothing else to limit
 
 
 def spc2_batches(x_all, y_all, classes, count=16, seed=1):
@@ -86,7 +98,7 @@ def main():
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--warmup", type=int, default=10)
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
+    set_threads(args.threads)
     torch.manual_seed(1)
     model = torch.nn.Sequential(
         torch.nn.Linear(512, 512), torch.nn.LayerNorm(512), torch.nn.ReLU(), torch.nn.Linear(512, 128))

@@ -120,7 +120,10 @@ def main():
     cell = dmlbench.cell()
     p = cell.params
     lr = float(p["lr"])
-    steps, dim, hidden = int(p.get("steps-per-epoch", 50)), int(p.get("embed-dim", 32)), int(p.get("hidden", 128))
+    # The cost settings come from the spec's fixed, shared by both methods;
+    # hidden is a list of widths there, as for dmlbench's own MLP.
+    h = p.get("hidden", [128])
+    steps, dim, hidden = int(p.get("iters-per-epoch", 50)), int(p.get("embed-dim", 32)), int(h[0] if isinstance(h, list) else h)
 
     x_all = np.load(os.path.join(cell.data, "train_emb.npy"))
     x = x_all[cell.rows("train")]

@@ -29,7 +29,9 @@ RUNS = os.path.join(ROOT, "docs", "examples", "omniglot", "runs")
 DIMS = os.path.join(ROOT, "docs", "examples", "omniglot", "runs-dims")
 QG = os.path.join(ROOT, "docs", "examples", "query-gallery")
 FIGSIZE = (6, 4)  # dmlbench's default, inches
-DPI = 150  # dmlbench's PNG resolution
+PAPER = (3.3, 2.4)  # dmlbench --style paper, inches, 8 pt text
+DPI = 150  # both sides are drawn at this resolution (dmlbench --dpi 150; its default is 300)
+plt.rcParams.update({"font.size": 10, "legend.fontsize": 9, "axes.titlesize": 11})
 
 
 def load(root):
@@ -44,7 +46,7 @@ def load(root):
 
 def label(r):
     m = r["method"]
-    return "%s/%s" % (m.get("loss", ""), m.get("miner", "") or "none")
+    return "%s/%s" % (m.get("loss", "") or "-", m.get("miner", "") or "-")
 
 
 def groups(runs, key=label):
@@ -53,6 +55,16 @@ def groups(runs, key=label):
         if "history" in r:  # trained runs (the eval-only pixel row has no curves)
             g[key(r)].append(r)
     return dict(sorted(g.items()))
+
+
+def styles(runs, key=label):
+    """Colour index of each method: its place among all the directory's methods, sorted
+    (pixels included), as dmlbench's MethodStyles, so a method has one colour everywhere."""
+    return {name: i for i, name in enumerate(sorted({key(r) for r in runs}))}
+
+
+def colour(i):
+    return plt.cm.tab10(i % 10)
 
 
 def mean_std(xs):
@@ -67,58 +79,80 @@ def styled(ax, title, xlabel, ylabel):
     ax.grid(True, alpha=0.3)
 
 
-MARKERS = ["o", "s", "^", "x", "+", "D", "v"]
+MARKERS = ["o", "s", "^", "+", "x", "D", "v"]
 
 
 def mpl_curves(path):
     fig, axes = plt.subplots(1, 2, figsize=(2 * FIGSIZE[0], FIGSIZE[1]))
-    for i, (name, rs) in enumerate(groups(load(RUNS)).items()):
+    st = styles(load(RUNS))
+    for name, rs in groups(load(RUNS)).items():
+        i = st[name]
         epochs = [h["epoch"] for h in rs[0]["history"]]
         loss = np.array([[h["loss"] for h in r["history"]] for r in rs])
         r1 = 100 * np.array([[h["metrics"]["R@1"] for h in r["history"]] for r in rs])
         for ax, v in ((axes[0], loss), (axes[1], r1)):
-            ax.errorbar(epochs, v.mean(0), yerr=v.std(0, ddof=1), marker=MARKERS[i], mfc="none", capsize=3, label=name)
+            ax.errorbar(epochs, v.mean(0), yerr=v.std(0, ddof=1), color=colour(i), marker=MARKERS[i], mfc="none", capsize=3, label=name)
     styled(axes[0], "training loss", "epoch", "loss")
     styled(axes[1], "test R@1", "epoch", "R@1 (%)")
-    for ax in axes:
-        ax.legend(fontsize=8)
+    axes[1].legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
 
 
 def mpl_rho(path):
     fig, ax = plt.subplots(figsize=FIGSIZE)
-    for i, (name, rs) in enumerate(groups(load(RUNS)).items()):
+    st = styles(load(RUNS))
+    for name, rs in groups(load(RUNS)).items():
+        i = st[name]
         rho = [r["final"]["rho"] for r in rs]
         r1 = [100 * r["final"]["R@1"] for r in rs]
         (x, xe), (y, ye) = mean_std(rho), mean_std(r1)
-        ax.errorbar([x], [y], xerr=[xe], yerr=[ye], marker=MARKERS[i], mfc="none", capsize=3, ls="none", label=name)
-    styled(ax, "spectral decay ρ vs R@1", "ρ (spectral decay)\nnot drawn: pixels/- (ρ = +Inf)", "R@1 (%)")
-    ax.legend(fontsize=8)
+        ax.errorbar([x], [y], xerr=[xe], yerr=[ye], color=colour(i), marker=MARKERS[i], mfc="none", capsize=3, ls="none", label=name)
+    styled(ax, "spectral decay ρ vs R@1", "ρ (spectral decay)", "R@1 (%)")
+    ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
 
 
-def mpl_log2_lines(path, lines, xs, title, xlabel, ylabel):
+def mpl_log2_lines(path, lines, xs, title, xlabel, ylabel, st, figsize=FIGSIZE):
     """Draws lines (label → (means, stds) at xs) on a log2 x axis ticked at xs."""
-    fig, ax = plt.subplots(figsize=FIGSIZE)
-    for i, (name, (m, s)) in enumerate(lines.items()):
-        ax.errorbar(xs, m, yerr=s, marker=MARKERS[i], mfc="none", capsize=3, label=name)
+    fig, ax = plt.subplots(figsize=figsize)
+    for name, (m, s) in lines.items():
+        i = st[name]
+        ax.errorbar(xs, m, yerr=s, color=colour(i), marker=MARKERS[i], mfc="none", capsize=3, label=name)
     ax.set_xscale("log", base=2)
     ax.set_xticks(xs, [str(x) for x in xs])
     styled(ax, title, xlabel, ylabel)
-    ax.legend(fontsize=8)
+    ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
 
 
-def mpl_recall(path):
+def all_groups(runs, key=label):
+    g = defaultdict(list)
+    for r in runs:
+        g[key(r)].append(r)
+    return dict(sorted(g.items()))
+
+
+def recall_lines():
     lines = {}
-    for name, rs in groups(load(RUNS)).items():
+    for name, rs in all_groups(load(RUNS)).items():
         ks = sorted(int(k[2:]) for k in rs[0]["final"] if k.startswith("R@"))
         v = 100 * np.array([[r["final"]["R@%d" % k] for k in ks] for r in rs])
-        lines[name] = (v.mean(0), v.std(0, ddof=1))
-    mpl_log2_lines(path, lines, ks, "R@k", "k", "R@k (%)")
+        lines[name] = (v.mean(0), v.std(0, ddof=1) if len(rs) > 1 else np.zeros(len(ks)))
+    return lines, ks
+
+
+def mpl_recall(path):
+    lines, ks = recall_lines()
+    mpl_log2_lines(path, lines, ks, "Recall@k", "k", "R@k (%)", styles(load(RUNS)))
+
+
+def mpl_recall_paper(path):
+    lines, ks = recall_lines()
+    with plt.rc_context({"font.size": 8, "legend.fontsize": 7, "axes.titlesize": 9, "lines.linewidth": 1.2, "lines.markersize": 4}):
+        mpl_log2_lines(path, lines, ks, "Recall@k", "k", "R@k (%)", styles(load(RUNS)), figsize=PAPER)
 
 
 def mpl_sweep(path):
@@ -130,18 +164,22 @@ def mpl_sweep(path):
         dims = sorted(d)
         ms = [mean_std(d[k]) for k in dims]
         lines[loss] = ([m for m, _ in ms], [s for _, s in ms])
-    mpl_log2_lines(path, lines, dims, "R@1 vs embed-dim", "embed-dim", "R@1 (%)")
+    mpl_log2_lines(path, lines, dims, "R@1 vs embed-dim", "embed-dim", "R@1 (%)", {k: i for i, k in enumerate(sorted(lines))})
 
 
 def mpl_spectrum(path):
     fig, ax = plt.subplots(figsize=FIGSIZE)
-    for i, (name, rs) in enumerate(groups(load(RUNS)).items()):
+    st = styles(load(RUNS))
+    for name, rs in groups(load(RUNS)).items():
+        i = st[name]
         s = np.array([np.sort(r["spectrum"])[::-1][:64] / np.sum(r["spectrum"]) for r in rs])
         idx = np.arange(1, s.shape[1] + 1)
-        ax.errorbar(idx, s.mean(0), yerr=s.std(0, ddof=1), marker=MARKERS[i], markevery=12, mfc="none", capsize=2, label="%s (n=%d)" % (name, len(rs)))
+        m, sd = s.mean(0), s.std(0, ddof=1)
+        ax.plot(idx, m, color=colour(i), marker=MARKERS[i], markevery=6, mfc="none", label="%s (n=%d)" % (name, len(rs)))
+        ax.fill_between(idx, m - sd, m + sd, color=colour(i), alpha=0.2, lw=0)
     ax.set_yscale("log")
-    styled(ax, "singular value spectrum", "index i (sorted)", "s_i / Σ s")
-    ax.legend(fontsize=8)
+    styled(ax, "singular value spectrum", "index i (sorted)", r"s$_i$ / Σ$_j$ s$_j$")
+    ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
 
@@ -158,13 +196,13 @@ def mpl_tsne(path):
         m = y == c
         ax.scatter(yx[m, 0], yx[m, 1], s=12, color=plt.cm.tab10(k % 10), marker=MARKERS[k // 10], label=names[np.argmax(m)])
     ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1, 0.5))
-    styled(ax, "t-SNE", "t-SNE 1\nall 80 points, 20 classes; perplexity 20", "t-SNE 2")
+    styled(ax, "t-SNE", "t-SNE 1", "t-SNE 2")
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
 
 
 def dmlbench(args):
-    subprocess.run([BIN] + args, check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
+    subprocess.run([BIN] + args + ["--dpi", str(DPI)], check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
 
 
 def side_by_side(name, ours, theirs):
@@ -186,6 +224,7 @@ def main():
         "curves": (["plot", "curves", RUNS, "--group-by", "loss,miner", "--metric", "R@1"], mpl_curves),
         "rho": (["plot", "rho", RUNS, "--group-by", "loss,miner"], mpl_rho),
         "recall": (["plot", "recall", RUNS, "--group-by", "loss,miner"], mpl_recall),
+        "recall-paper": (["plot", "recall", RUNS, "--group-by", "loss,miner", "--style", "paper"], mpl_recall_paper),
         "sweep-dims": (["plot", "sweep", DIMS, "--param", "embed-dim", "--group-by", "loss", "--metric", "R@1"], mpl_sweep),
         "spectrum": (["plot", "spectrum", RUNS, "--group-by", "loss,miner", "--top", "64"], mpl_spectrum),
         "tsne": (["plot", "tsne", "--emb", os.path.join(QG, "gallery.npz:embeddings"), "--labels",

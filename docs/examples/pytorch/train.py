@@ -107,7 +107,7 @@ def main():
     yt = torch.from_numpy(y).to(device)
     for epoch in range(first, cell.epochs + 1):
         gen = torch.Generator().manual_seed(cell.seed * 1000 + epoch)
-        total, steps = 0.0, int(p.get("steps-per-epoch", 40))
+        total, steps = 0.0, int(p.get("iters-per-epoch", 40))
         for idx in batches(y, steps, gen):
             idx = torch.from_numpy(idx).to(device)
             e = model(xt[idx])

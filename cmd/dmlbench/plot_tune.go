@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dmlbench/dmlbench/reports"
+	"github.com/dmlbench/dmlbench/reports/plots"
+	"github.com/dmlbench/dmlbench/tune"
+)
+
+// plotTuneAction draws the best-so-far validation score against the trial
+// number, one curve per method.
+func plotTuneAction(c *cli.Context) error {
+	arg, err := oneArg(c, "plot tune", "tune directory")
+	if err != nil {
+		return err
+	}
+	if c.String("out") == "" { // before reading the directory: the usage error comes first
+		return usagef("--out FILE (.png, .pdf, .svg, .eps, .jpg or .tif) is required")
+	}
+	sum, err := tune.ReadSummary(arg)
+	if err != nil {
+		return fmt.Errorf("%s is not a tune directory: %w", arg, err)
+	}
+	scale, unit := 1.0, ""
+	if reports.IsPercentMetric(sum.Objective) {
+		scale, unit = 100, " (%)"
+	}
+	var series []plots.Series
+	var names []string
+	for _, m := range sum.Methods {
+		names = append(names, m.Name)
+		s := plots.Series{Label: m.Name}
+		for i, v := range tune.BestSoFar(m.Trials, sum.LowerIsBetter) {
+			if !math.IsNaN(v) {
+				s.X = append(s.X, float64(m.Trials[i].Index+1))
+				s.Y = append(s.Y, scale*v)
+			}
+		}
+		if len(s.X) > 0 {
+			series = append(series, s)
+		}
+	}
+	if len(series) == 0 {
+		return errors.New("no finished trial to plot in " + arg)
+	}
+	title := fmt.Sprintf("%s: best validation %s so far (%s search, %d folds)", sum.Dataset, sum.Objective, sum.Search, sum.Folds)
+	opt, err := plotOptions(c, title, "trial", "best-so-far validation "+sum.Objective+unit)
+	if err != nil {
+		return err
+	}
+	opt.Points, opt.Lines = true, true
+	opt.Styles = plots.MethodStyles(names)
+	return plotSave(c, series, opt)
+}
+
+// tunePlotCommand is `dmlbench plot tune` (a subcommand of plot).
+var tunePlotCommand = &cli.Command{
+	Name:      "tune",
+	Usage:     "best-so-far validation score vs trial, one curve per method, of a tune directory",
+	UsageText: "dmlbench plot tune TUNE_DIR --out FIG [options]",
+	Flags:     plotFigureFlags("tune", 4),
+	Action:    plotTuneAction,
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dmlbench/dmlbench/internal/fma32"
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
 	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/mat32"
@@ -108,14 +109,20 @@ func tileValuesGeneric(r, c, cn []float32, v *[tileRows * tileCols]float32, d in
 		for i := 0; i < tileRows; i++ {
 			rv := rt[i*lanes]
 			row := acc[i*tileCols : (i+1)*tileCols]
+			r64 := float64(rv)
 			for j, cv := range ct {
-				row[j] += rv * cv
+				// fma32.FMA, its common case inlined
+				if t := r64*float64(cv) + float64(row[j]); fma32.OneRounding(t) {
+					row[j] = float32(t)
+				} else {
+					row[j] = fma32.FMA(rv, cv, row[j])
+				}
 			}
 		}
 	}
 	for i := 0; i < tileRows; i++ {
 		for j := 0; j < tileCols; j++ {
-			v[i*tileCols+j] = cn[j] - 2*acc[i*tileCols+j]
+			v[i*tileCols+j] = fma32.FMA(acc[i*tileCols+j], -2, cn[j])
 		}
 	}
 }
@@ -169,15 +176,9 @@ func expandRowGeneric(dst, row []float32) float32 {
 	return rowNorm32(row)
 }
 
-// rowNorm32 is the float32 squared norm every assignment path uses (one
-// function so that all paths round identically).
-func rowNorm32(row []float32) float32 {
-	var s float32
-	for _, v := range row {
-		s += v * v
-	}
-	return s
-}
+// rowNorm32 is the float32 squared norm every assignment path uses
+// (fma32.SqNorm: in order, no FMA, on every target).
+func rowNorm32(row []float32) float32 { return fma32.SqNorm(row) }
 
 // centroidPack is a K×D centroid matrix packed in panels of tileCols
 // centroids stored dimension-major, padded with zero centroids whose norm is
@@ -198,12 +199,10 @@ func packCentroids(c []float32, k, d int) *centroidPack {
 		row := c[j*d : (j+1)*d]
 		panel := p.panels[(j/tileCols)*d*tileCols:]
 		jj := j % tileCols
-		var s float32
 		for t, v := range row {
 			panel[t*tileCols+jj] = v
-			s += v * v
 		}
-		p.norms[j] = s
+		p.norms[j] = rowNorm32(row)
 	}
 	return p
 }

@@ -52,9 +52,8 @@ func useAVX2Kernels() {
 	kernelName = "avx2-fma asm 4x16"
 }
 
-// useAVX512Kernels installs the AVX-512 kernels. They sum even and odd
-// dimensions in two chains (see internal/asmgen), so all of them, the
-// one-panel argmin included, must come from this level.
+// useAVX512Kernels installs the AVX-512 kernels (the AVX2 kernels'
+// arithmetic in 16-lane vectors, two panels per call for the argmin).
 func useAVX512Kernels() {
 	argminTile, argminPanels = argminTileAVX512, argminPanelsAVX512
 	boundsTile, boundsRows = boundsTileAVX512, boundsRowsAVX512

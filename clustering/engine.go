@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/dmlbench/dmlbench/internal/registry"
-	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/mat32"
 )
 
@@ -14,23 +13,25 @@ import (
 // returns: for every row of x the index of the nearest centroid in squared
 // Euclidean distance (ties → lowest index) and the distance
 // ‖x‖² + (‖c‖² − 2⟨x, c⟩) in float32, clamped at 0. An implementation
-// that rounds exactly as the CPU kernel does (knn/gpu's, against the
-// single-chain FMA kernel) gives KMeans the CPU's clusters bit for bit:
-// the initialisation, the updates and the splits stay on the CPU.
+// that rounds exactly as the CPU kernels do (one FMA chain per pair, as
+// knn/gpu's) gives KMeans the CPU's clusters bit for bit: the
+// initialisation, the updates and the splits stay on the CPU.
 type CentroidAssigner interface {
 	Name() string
 	NearestCentroids(ctx context.Context, x, centroids mat32.Matrix) ([]int32, []float32, error)
 }
 
-// AssignerOpener returns the assigner of a k-NN backend, or nil for the
-// CPU kernel (e.g. "auto" without a GPU).
-type AssignerOpener func() (CentroidAssigner, error)
+// EngineOpener returns the k-means engine of one k-NN backend for the
+// convention's options, or nil for KMeans with the CPU kernel (e.g. "auto"
+// without a GPU).
+type EngineOpener func(opt KMeansOptions) (*KMeansEngine, error)
 
-// Assigners holds the k-means assignment of each k-NN backend that has one
-// (by knn.Backends' names). A package that provides both, such as knn/gpu,
-// registers itself here from its init, so that this package never imports
-// it; KMeansFor reads it.
-var Assigners = registry.New[AssignerOpener]("k-means assigner")
+// Engines maps k-NN backend names to their k-means, so that the clustering
+// runs where the search runs; KMeansFor reads it. This package registers
+// its faiss binding's (faiss.go, in a faiss build); the command layer
+// registers other hardware's, e.g. a GPU assignment step (AssignerEngine),
+// so that this package imports no backend.
+var Engines = registry.New[EngineOpener]("k-means engine")
 
 // KMeansEngine is the k-means behind the clustering metrics for one
 // evaluation convention on one k-NN backend (KMeansFor).
@@ -40,42 +41,33 @@ type KMeansEngine struct {
 	desc  string
 }
 
+// AssignerEngine is KMeans with options opt and its assignment step on a.
+func AssignerEngine(a CentroidAssigner, opt KMeansOptions) *KMeansEngine {
+	opt.Assigner = a
+	return &KMeansEngine{opt: opt, desc: "k-means, assignment on " + a.Name()}
+}
+
 // KMeansFor picks the k-means of the convention (KMeansPreset) for the k-NN
-// backend named backend, so that the clustering runs where the search runs:
-//
-//   - "faiss" and "faiss-gpu" in a build with faiss (FaissCompiled): faiss's
-//     own k-means, FaissKMeans;
-//   - a backend with a registered assigner ("gpu" and "auto" when knn/gpu
-//     is linked in): KMeans with its assignment step on that assigner (for
-//     "auto" without a GPU, the CPU kernel);
-//   - any other ("", "exact", "bruteforce", ...): KMeans with the CPU
-//     kernel.
-//
-// threads is KMeansOptions.Threads (<= 0: all cores). An unknown convention
-// is an error wrapping ErrBadInput; a backend whose assigner cannot open
-// (no GPU for "gpu") returns the opener's error.
+// backend named backend: the engine registered for it in Engines, else
+// KMeans with the CPU kernel. threads is KMeansOptions.Threads (<= 0: all
+// cores). An unknown convention is an error wrapping ErrBadInput; a backend
+// whose engine cannot open (no GPU for "gpu") returns the opener's error.
 func KMeansFor(backend, convention string, threads int) (*KMeansEngine, error) {
 	opt, err := KMeansPreset(convention)
 	if err != nil {
 		return nil, err
 	}
 	opt.Threads = threads
-	if (backend == knn.FaissName || backend == knn.FaissGPUName) && FaissCompiled {
-		return &KMeansEngine{opt: opt, faiss: true, desc: "faiss k-means"}, nil
-	}
-	open, _ := Assigners.Lookup(backend)
-	e := &KMeansEngine{opt: opt, desc: "k-means, assignment on the CPU (" + KernelName() + ")"}
-	if open != nil {
-		a, err := open()
+	if open, ok := Engines.Lookup(backend); ok && open != nil {
+		e, err := open(opt)
 		if err != nil {
 			return nil, fmt.Errorf("k-means on backend %q: %w", backend, err)
 		}
-		if a != nil {
-			e.opt.Assigner = a
-			e.desc = "k-means, assignment on " + a.Name()
+		if e != nil {
+			return e, nil
 		}
 	}
-	return e, nil
+	return &KMeansEngine{opt: opt, desc: "k-means, assignment on the CPU (" + KernelName() + ")"}, nil
 }
 
 // String says which k-means runs and where its assignment step runs.

@@ -27,13 +27,13 @@ func (a countingAssigner) NearestCentroids(ctx context.Context, x, c mat32.Matri
 var testAssignerCalls atomic.Int32
 
 func init() {
-	Assigners.Register("test-counting", func() (CentroidAssigner, error) {
-		return countingAssigner{&testAssignerCalls}, nil
+	Engines.Register("test-counting", func(opt KMeansOptions) (*KMeansEngine, error) {
+		return AssignerEngine(countingAssigner{&testAssignerCalls}, opt), nil
 	})
-	Assigners.Register("test-unavailable", func() (CentroidAssigner, error) {
+	Engines.Register("test-unavailable", func(KMeansOptions) (*KMeansEngine, error) {
 		return nil, errors.New("no such device")
 	})
-	Assigners.Register("test-fallback", func() (CentroidAssigner, error) { return nil, nil })
+	Engines.Register("test-fallback", func(KMeansOptions) (*KMeansEngine, error) { return nil, nil })
 }
 
 // TestKMeansFor: the CPU backends and a fallback assigner give KMeans with

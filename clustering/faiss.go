@@ -16,6 +16,15 @@ import (
 // FaissCompiled reports whether FaissKMeans runs faiss (build tag faiss).
 const FaissCompiled = true
 
+// The faiss k-NN backends cluster with faiss's own k-means (KMeansFor).
+func init() {
+	for _, name := range []string{knn.FaissName, knn.FaissGPUName} {
+		Engines.Register(name, func(opt KMeansOptions) (*KMeansEngine, error) {
+			return &KMeansEngine{opt: opt, faiss: true, desc: "faiss k-means"}, nil
+		})
+	}
+}
+
 // FaissKMeans clusters the rows of x into k groups with faiss's own k-means
 // (faiss::Clustering, through knn/faissc). KMeans reproduces it in pure Go,
 // random streams included (identical on the golden cases; see KMeans for

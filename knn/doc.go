@@ -43,6 +43,11 @@
 //   - "portable 6x16": pure Go, for other architectures, CPUs without
 //     AVX2+FMA and -tags purego builds.
 //
+// All three compute every pair as one FMA chain in ascending dimension
+// (the portable one with internal/fma32) and share the epilogue, so they
+// return the same bits: neighbours, distances and ranks do not depend on
+// the CPU (TestKernelsIdentical).
+//
 // The assembly is written by internal/asmgen (go generate); it needs no
 // GOEXPERIMENT, so `go build` and `go install` get it.
 //

@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/dmlbench/dmlbench/internal/fma32"
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
 	"github.com/dmlbench/dmlbench/mat32"
 )
@@ -70,8 +71,8 @@ type kernelImpl struct {
 }
 
 // portableKernel is the pure-Go kernel: one row × 4 columns of independent
-// scalar accumulators per pass over p, each a sequential sum in ascending p
-// like the SIMD kernels (up to FMA vs separate rounding).
+// scalar accumulators per pass over p, each an FMA chain in ascending p
+// (fma32.FMA), so its values equal the AVX2 kernel's bit for bit.
 var portableKernel = kernelImpl{name: "portable 6x16", nr: 16, level: kernelsel.Portable, fn: kern6x16Go}
 
 // kernels lists the implementations usable on this CPU, best first.
@@ -111,10 +112,19 @@ func kern6x16Go(a, b *float32, kc int, ep *kernEpi) {
 			for bi := j; bi+3 < len(B); bi += nr {
 				av := A[ai]
 				bp := (*[4]float32)(B[bi : bi+4])
-				s0 += av * bp[0]
-				s1 += av * bp[1]
-				s2 += av * bp[2]
-				s3 += av * bp[3]
+				a64 := float64(av)
+				t0 := a64*float64(bp[0]) + float64(s0)
+				t1 := a64*float64(bp[1]) + float64(s1)
+				t2 := a64*float64(bp[2]) + float64(s2)
+				t3 := a64*float64(bp[3]) + float64(s3)
+				if fma32.OneRounding(t0) && fma32.OneRounding(t1) && fma32.OneRounding(t2) && fma32.OneRounding(t3) {
+					s0, s1, s2, s3 = float32(t0), float32(t1), float32(t2), float32(t3)
+				} else {
+					s0 = fma32.FMA(av, bp[0], s0)
+					s1 = fma32.FMA(av, bp[1], s1)
+					s2 = fma32.FMA(av, bp[2], s2)
+					s3 = fma32.FMA(av, bp[3], s3)
+				}
 				ai += mr
 			}
 			o := r*nr + j

@@ -15,12 +15,18 @@ import (
 //
 // It runs the same blocked micro-kernel as Exact (squared distances by the
 // norm expansion ‖a‖² + ‖b‖² − 2a·b in float32, clamped at 0) and reduces
-// every 6×nr block on the fly, so memory is one packed copy of x and the
+// every 6×16 group on the fly (in an order that does not depend on the
+// kernel's width), so memory is one packed copy of x and the
 // cost is the n²·D/2 GEMM (π_inter of Roth et al. 2020 §5 over 11 316 SOP class
 // means: about 0.1 s instead of seconds for a scalar loop). Square roots and
 // sums are float64. The result is deterministic: each 6-row block's partial
 // sum is computed by one worker and the partials are added in block order.
 func MeanPairwiseL2(ctx context.Context, x mat32.Matrix, threads int) (float64, error) {
+	return meanPairwiseL2(ctx, x, threads, activeKernel())
+}
+
+// meanPairwiseL2 is MeanPairwiseL2 with the kernel ki (tests run each).
+func meanPairwiseL2(ctx context.Context, x mat32.Matrix, threads int, ki kernelImpl) (float64, error) {
 	n, d := x.Rows, x.Cols
 	if n < 0 || d < 0 || len(x.Data) != n*d {
 		return 0, fmt.Errorf("%w: matrix %d×%d holds %d values", ErrBadInput, n, d, len(x.Data))
@@ -28,7 +34,6 @@ func MeanPairwiseL2(ctx context.Context, x mat32.Matrix, threads int) (float64, 
 	if n < 2 {
 		return math.NaN(), nil
 	}
-	ki := activeKernel()
 	kern, nr := ki.fn, ki.nr
 	npan := (n + nr - 1) / nr
 	bpack := alignedFloats(npan * nr * d)
@@ -60,15 +65,19 @@ func MeanPairwiseL2(ctx context.Context, x mat32.Matrix, threads int) (float64, 
 		for jp := i0 / nr; jp < npan; jp++ {
 			ep.nx = &nx[jp*nr]
 			kern(ptrAt(apack, 0), ptrAt(bpack, jp*nr*d), d, ep)
-			j0 := jp * nr
-			if j0 >= i0+mr && j0+nr <= n && i0+mr <= n {
-				s += sqrtSumBlock(ep.c[:mr*nr]) // interior block: every pair counts
-				continue
-			}
-			for r := 0; r < mr && i0+r < n; r++ {
-				// pairs (i, j) with i < j < n only
-				for j := max(i0+r+1, j0) - j0; j < nr && j0+j < n; j++ {
-					s += math.Sqrt(float64(ep.c[r*nr+j]))
+			// Reduce by groups of 16 columns in ascending order whatever
+			// nr is, so every kernel adds the same terms in the same order.
+			for g := 0; g < nr; g += sumGroup {
+				j0 := jp*nr + g
+				if j0 >= i0+mr && j0+sumGroup <= n && i0+mr <= n {
+					s += sqrtSumGroup(ep.c[g:], nr) // interior group: every pair counts
+					continue
+				}
+				for r := 0; r < mr && i0+r < n; r++ {
+					// pairs (i, j) with i < j < n only
+					for j := max(i0+r+1, j0) - j0; j < sumGroup && j0+j < n; j++ {
+						s += math.Sqrt(float64(ep.c[r*nr+g+j]))
+					}
 				}
 			}
 		}
@@ -86,15 +95,22 @@ func MeanPairwiseL2(ctx context.Context, x mat32.Matrix, threads int) (float64, 
 	return total / (nf * (nf - 1) / 2), nil
 }
 
-// sqrtSumBlock is Σ √c over a full 6×nr block (length a multiple of 4)
-// with four independent chains.
-func sqrtSumBlock(c []float32) float64 {
+// sumGroup is the column width of the reduction groups of MeanPairwiseL2
+// (the narrowest kernel's nr).
+const sumGroup = 16
+
+// sqrtSumGroup is Σ √c over the 6×16 group whose rows start at c[r·stride]
+// with four independent chains (column j feeds chain j mod 4).
+func sqrtSumGroup(c []float32, stride int) float64 {
 	var s0, s1, s2, s3 float64
-	for i := 0; i+3 < len(c); i += 4 {
-		s0 += math.Sqrt(float64(c[i]))
-		s1 += math.Sqrt(float64(c[i+1]))
-		s2 += math.Sqrt(float64(c[i+2]))
-		s3 += math.Sqrt(float64(c[i+3]))
+	for r := 0; r < mr; r++ {
+		row := c[r*stride : r*stride+sumGroup]
+		for j := 0; j < sumGroup; j += 4 {
+			s0 += math.Sqrt(float64(row[j]))
+			s1 += math.Sqrt(float64(row[j+1]))
+			s2 += math.Sqrt(float64(row[j+2]))
+			s3 += math.Sqrt(float64(row[j+3]))
+		}
 	}
 	return (s0 + s1) + (s2 + s3)
 }

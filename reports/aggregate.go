@@ -39,9 +39,14 @@ type Options struct {
 	Baseline string
 	// Alpha is the significance level of the † mark (default 0.05).
 	Alpha float64
-	// CI is the bootstrap confidence level (e.g. 0.95); 0 disables CIs.
-	// Cells (and differences) with fewer than two values get none.
+	// CI is the confidence level of the intervals (e.g. 0.95); 0 disables
+	// them. Cells (and differences) with fewer than two values get none.
 	CI float64
+	// CIMethod chooses the interval: CIAuto (default) a Student t-interval
+	// below BootstrapMinN values and a percentile bootstrap from there on,
+	// CIT always the t-interval, CIBootstrap the bootstrap (refused for a
+	// cell with fewer than BootstrapMinN values).
+	CIMethod string
 	// Bootstrap is the number of bootstrap resamples (default 10000).
 	Bootstrap int
 	// Seed seeds the bootstrap (PCG, stream Seed).
@@ -65,6 +70,8 @@ type Report struct {
 	// Notes are warnings about the input (skipped runs, duplicate seeds,
 	// missing metrics).
 	Notes []string
+	// CITUsed and CIBootstrapUsed say which interval some cell got.
+	CITUsed, CIBootstrapUsed bool
 }
 
 // Table is one dataset's comparison.
@@ -103,8 +110,10 @@ type Comparison struct {
 	// Err says why no test was possible ("" when T and P are valid).
 	Err         string
 	Significant bool
-	// CILo, CIHi bound the bootstrap CI of the difference (NaN if none).
+	// CILo, CIHi bound the CI of the difference (NaN if none): Welch's
+	// t-interval, or with Bootstrap the percentile bootstrap.
 	CILo, CIHi float64
+	Bootstrap  bool
 }
 
 // MetricsOf returns the metric map a report reads from a run.
@@ -255,6 +264,13 @@ func withDefaults(opt Options) (Options, error) {
 	if opt.Bootstrap == 0 {
 		opt.Bootstrap = 10000
 	}
+	switch opt.CIMethod {
+	case "":
+		opt.CIMethod = CIAuto
+	case CIAuto, CIT, CIBootstrap:
+	default:
+		return opt, fmt.Errorf("reports: interval method %q: want %s, %s or %s", opt.CIMethod, CIAuto, CIT, CIBootstrap)
+	}
 	if opt.Bootstrap < 0 {
 		return opt, fmt.Errorf("reports: bootstrap resamples %d must be positive", opt.Bootstrap)
 	}
@@ -363,7 +379,18 @@ func (a *aggregation) cell(runs []LoadedRun, m string) (Summary, error) {
 	}
 	s := Summarize(xs)
 	if a.rng != nil && len(xs) > 1 && allFinite(xs) { // one value has no sampling spread
-		lo, hi, err := BootstrapMeanCI(xs, opt.CI, opt.Bootstrap, a.rng)
+		boot, err := useBootstrap(opt.CIMethod, len(xs))
+		if err != nil {
+			return Summary{}, fmt.Errorf("%s: %w", m, err)
+		}
+		var lo, hi float64
+		if boot {
+			lo, hi, err = BootstrapMeanCI(xs, opt.CI, opt.Bootstrap, a.rng)
+			a.rep.CIBootstrapUsed = true
+		} else {
+			lo, hi, err = TMeanCI(xs, opt.CI)
+			a.rep.CITUsed = true
+		}
 		if err != nil {
 			return Summary{}, err
 		}
@@ -475,8 +502,18 @@ func compare(t *Table, opt Options, rng *rand.Rand) error {
 				c.Significant = tt.P < opt.Alpha
 			}
 			if rng != nil && len(a) > 1 && len(b) > 1 {
-				lo, hi, err := BootstrapDeltaCI(a, b, opt.CI, opt.Bootstrap, rng)
+				boot, err := useBootstrap(opt.CIMethod, min(len(a), len(b)))
 				if err != nil {
+					return fmt.Errorf("%s: %w", m, err)
+				}
+				var lo, hi float64
+				c.Bootstrap = boot
+				if boot {
+					lo, hi, err = BootstrapDeltaCI(a, b, opt.CI, opt.Bootstrap, rng)
+				} else {
+					lo, hi, err = WelchDeltaCI(a, b, opt.CI)
+				}
+				if err != nil && !errors.Is(err, ErrZeroVariance) {
 					return err
 				}
 				c.CILo, c.CIHi = lo, hi

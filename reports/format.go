@@ -218,7 +218,7 @@ func legend(rep *Report, t *Table, delta string) string {
 		parts = append(parts, "(n = a/b): a of the row's b runs have a value, the others have none (missing or null) and are left out")
 	}
 	if opt.CI > 0 {
-		parts = append(parts, fmt.Sprintf("[lo, hi]: %g%% percentile-bootstrap CI of the mean (%d resamples, seed %d)", opt.CI*100, opt.Bootstrap, opt.Seed))
+		parts = append(parts, "[lo, hi]: "+ciNote(opt, rep.CITUsed, rep.CIBootstrapUsed, "the mean"))
 	}
 	if delta != "" {
 		parts = append(parts, delta)
@@ -436,12 +436,13 @@ func writeLaTeXMeasured(b *strings.Builder, rep *Report, t *Table) {
 
 // writeLaTeXDelta writes the differences of t's rows to its baseline: Δ
 // per metric (with † where p < α) and, on a \scriptsize line, the p-value
-// and the bootstrap CI of Δ.
+// and the CI of Δ.
 func writeLaTeXDelta(b *strings.Builder, rep *Report, t *Table) {
 	caption := fmt.Sprintf("%s: difference Δ of each method's mean to the baseline %s (units of the previous table); p: Welch two-sided t-test, † p < %g",
 		t.Dataset, t.Rows[t.BaselineRow].Label, rep.Opt.Alpha)
 	if rep.Opt.CI > 0 {
-		caption += fmt.Sprintf("; [lo, hi]: %g%% percentile-bootstrap CI of Δ", rep.Opt.CI*100)
+		tUsed, bootUsed := deltaMethods(t)
+		caption += "; [lo, hi]: " + ciNote(rep.Opt, tUsed, bootUsed, "Δ")
 	}
 	texTableStart(b, texEscape(caption+"."))
 	head := []string{"Method"}
@@ -585,4 +586,39 @@ func partialCells(t *Table) bool {
 		}
 	}
 	return false
+}
+
+// ciNote names the confidence interval of what (the mean, Δ) that the
+// table's cells got: Student's (Welch's for Δ) t-interval, the percentile
+// bootstrap, or each where it applies (Options.CIMethod).
+func ciNote(opt Options, tUsed, bootUsed bool, what string) string {
+	t := fmt.Sprintf("%g%% t-interval of %s", opt.CI*100, what)
+	if what == "Δ" {
+		t = fmt.Sprintf("%g%% Welch t-interval of Δ", opt.CI*100)
+	}
+	boot := fmt.Sprintf("%g%% percentile-bootstrap CI of %s (%d resamples, seed %d)", opt.CI*100, what, opt.Bootstrap, opt.Seed)
+	switch {
+	case tUsed && bootUsed:
+		return fmt.Sprintf("%s where n < %d, else %s", t, BootstrapMinN, boot)
+	case bootUsed:
+		return boot
+	}
+	return t
+}
+
+// deltaMethods reports which intervals t's differences to the baseline got.
+func deltaMethods(t *Table) (tUsed, bootUsed bool) {
+	for _, r := range t.Rows {
+		for _, c := range r.Delta {
+			if c == nil || math.IsNaN(c.CILo) {
+				continue
+			}
+			if c.Bootstrap {
+				bootUsed = true
+			} else {
+				tUsed = true
+			}
+		}
+	}
+	return tUsed, bootUsed
 }

@@ -220,6 +220,7 @@ func main() {
 // (a full disk, a closed pipe) is an error even when the command itself
 // ignored it.
 func run(args []string, stdout, stderr io.Writer) int {
+	wireBackends()
 	if err := checkKernels(stderr); err != nil {
 		fmt.Fprintln(stderr, "dmlbench:", err)
 		return 2

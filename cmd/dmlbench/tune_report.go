@@ -23,7 +23,7 @@ func isTuneDir(path string) bool {
 
 // tuneReport prints the final-stage table of a tune directory: one row per
 // method and embedding variant (separated, concatenated), test metrics
-// mean ± std over the final seeds (with --ci, bootstrap intervals), and
+// mean ± std over the final seeds (with --ci, t-intervals), and
 // per method the chosen hyper-parameters and validation score as notes.
 func tuneReport(c *cli.Context, dir, format, color string) error {
 	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}

@@ -19,9 +19,9 @@ then per row and lane the running best (v, id) is updated: strict v < best
 (argmin: ids increase with the panel) or lexicographic (v, id) (bounds:
 panels of a permuted centroid order). NaN never replaces a best.
 
-The AVX-512 kernels keep two chains per (row, centroid), even and odd
-dimensions, added at the end (see genAVX512): their values agree with each
-other bit for bit, not with the AVX2 kernels'.`)
+The AVX2 and AVX-512 kernels differ only in vector width: each (row,
+centroid) is one FMA chain in the same order, so every level gives the
+same bits (the portable kernel follows it with internal/fma32).`)
 	a.data("assignIota", 16)
 	genArgminAVX2(a, false)
 	genArgminAVX2(a, true)
@@ -156,14 +156,11 @@ func genAVX2Epilogue(a *asm, bounds bool) {
 
 // genAVX512 writes the AVX-512 kernels: argmin4x16x2AVX512 (two panels per
 // call), bounds4x16AVX512 and boundsRows4x16AVX512 (one panel). Per (row,
-// panel) two ZMM chains accumulate the even and the odd dimensions
-// (s = s_even + s_odd at the end), so 8 (one panel) or 16 (two) independent
-// FMA chains hide the FMA latency. The three share this order, so their
-// values agree bit for bit (KMeans recombines them); they differ from the
-// AVX2 kernels' by rounding, and a process uses one level throughout.
+// centroid) one FMA chain in ascending dimension, as in the AVX2 kernels,
+// so all levels agree bit for bit; 4 (one panel) or 8 (two) ZMM chains.
 //
-// Registers: Z0..Z15 accumulators, chain (row i, panel q, parity e) →
-// Z(8q + 2i + e); Z16..Z19 centroid values (panel q, parity e → Z(16+2q+e));
+// Registers: Z0..Z7 accumulators, (row i, panel q) → Z(4q + i); Z16..Z19
+// centroid values (panel q, load set e → Z(16+2q+e));
 // Z20..Z27 row values; Z28..Z31 epilogue. SI tile rows (or SI, R12, R13, R14
 // the four rows), DI panel 0, BX panel stride, DX norms, R9 j0 or ids, R10
 // best, R11 bidx, CX dimensions left.
@@ -176,8 +173,8 @@ func genAVX512(a *asm, name string, np int, rows, bounds bool) {
 	a.p("RET")
 }
 
-// avx512Acc is the accumulator register of chain (row i, panel q, parity e).
-func avx512Acc(i, q, e int) int { return 8*q + 2*i + e }
+// avx512Acc is the accumulator register of row i and panel q.
+func avx512Acc(i, q int) int { return 4*q + i }
 
 // genAVX512Args writes an AVX-512 kernel's signature comment, TEXT line and
 // argument loads (the four row pointers for the rows kernel, else the tile).
@@ -218,15 +215,17 @@ func genAVX512Args(a *asm, name string, rows, bounds bool) {
 	a.p("MOVQ d+48(FP), CX")
 }
 
-// genAVX512Dots writes the dot-product loop: two dimensions per iteration
-// (one per parity chain), a one-dimension tail, then s = s_even + s_odd
-// into the even chains.
+// genAVX512Dots writes the dot-product loop: one FMA chain per (row,
+// panel), two dimensions per iteration (their loads and broadcasts in
+// separate registers, e = 0 and 1, so that the second's overlap the
+// first's FMAs), then a one-dimension tail.
 func genAVX512Dots(a *asm, name string, np int, rows bool) {
 	a.p("MOVQ CX, BX")
 	a.p("SHLQ $6, BX") // panel stride d·16·4 bytes
 	for q := 0; q < np; q++ {
-		for i := 0; i < 8; i++ {
-			a.p("VXORPS Z%d, Z%d, Z%d", 8*q+i, 8*q+i, 8*q+i)
+		for i := 0; i < 4; i++ {
+			k := avx512Acc(i, q)
+			a.p("VXORPS Z%d, Z%d, Z%d", k, k, k)
 		}
 	}
 	rowRegs := []string{"SI", "R12", "R13", "R14"}
@@ -236,8 +235,8 @@ func genAVX512Dots(a *asm, name string, np int, rows bool) {
 		}
 		return sprintf("%d(DI)(BX*1)", off)
 	}
-	// step emits the FMAs of one dimension into parity e; off is the byte
-	// offset of that dimension from the current pointers.
+	// step emits the FMAs of one dimension, loaded into the registers of
+	// set e; off is the dimension's offset from the current pointers.
 	step := func(e, off int) {
 		for q := 0; q < np; q++ {
 			a.p("VMOVUPS %s, Z%d", panel(q, 64*off), 16+2*q+e)
@@ -250,7 +249,7 @@ func genAVX512Dots(a *asm, name string, np int, rows bool) {
 				a.p("VBROADCASTSS %d(SI), Z%d", 128*off+32*i, x)
 			}
 			for q := 0; q < np; q++ {
-				a.p("VFMADD231PS Z%d, Z%d, Z%d", 16+2*q+e, x, avx512Acc(i, q, e))
+				a.p("VFMADD231PS Z%d, Z%d, Z%d", 16+2*q+e, x, avx512Acc(i, q))
 			}
 		}
 	}
@@ -278,12 +277,6 @@ func genAVX512Dots(a *asm, name string, np int, rows bool) {
 	a.p("JZ %sepi", name)
 	step(0, 0)
 	a.p("%sepi:", name)
-	// s = s_even + s_odd
-	for q := 0; q < np; q++ {
-		for i := 0; i < 4; i++ {
-			a.p("VADDPS Z%d, Z%d, Z%d", avx512Acc(i, q, 1), avx512Acc(i, q, 0), avx512Acc(i, q, 0))
-		}
-	}
 }
 
 // genAVX512Argmin writes the epilogue: per row, v = ‖c‖² − 2·s per lane,
@@ -303,7 +296,7 @@ func genAVX512Argmin(a *asm, np int, bounds bool) {
 		a.p("VMOVUPS %d(R10), Z24", 64*i)
 		a.p("VMOVDQU32 %d(R11), Z25", 64*i)
 		for q := 0; q < np; q++ {
-			k := avx512Acc(i, q, 0)
+			k := avx512Acc(i, q)
 			a.p("VFMADD213PS %d(DX), Z28, Z%d", 64*q, k)
 			id := sprintf("Z%d", 29+q)
 			if bounds {

@@ -11,11 +11,7 @@ import (
 const module = "github.com/dmlbench/dmlbench/"
 
 // allowed are the imports that climb, each with the reason it is kept.
-var allowed = map[[2]string]string{
-	// knn/gpu registers its k-means assigner with clustering from its init;
-	// the command layer is to wire it instead.
-	{"knn/gpu", "clustering"}: "GPU k-means assigner registration",
-}
+var allowed = map[[2]string]string{}
 
 // TestLayering fails when a package imports one of a higher layer (Layers)
 // under any of the build tag sets, or is in no layer.

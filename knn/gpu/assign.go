@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dmlbench/dmlbench/internal/fma32"
 	"github.com/dmlbench/dmlbench/mat32"
 )
 
@@ -13,10 +14,9 @@ import (
 // index) and that distance ‖x‖² + (‖c‖² − 2⟨x, c⟩) clamped at 0, with the
 // CPU's arithmetic: ⟨x, c⟩ is one fused-multiply-add chain over d, the
 // arg-min value is fma(⟨x, c⟩, −2, ‖c‖²), and the norms are float32 sums in
-// order computed on the host by the same Go loop as clustering's. The
-// result is bit-identical to clustering.NearestCentroids with its
-// single-chain FMA kernel (the AVX2 level, "avx2-fma asm 4x16"; the AVX-512
-// kernel sums two chains and may differ in the last bit), so a k-means
+// order computed on the host by fma32.SqNorm like clustering's. The result
+// is bit-identical to clustering.NearestCentroids at every kernel level
+// (fma32 is that arithmetic), so a k-means
 // whose assignment step calls this (initialisation and updates unchanged)
 // gives the CPU's clusters: Assigner wires it into clustering.KMeans.
 // Device memory: 4·D·(N + K) + 12·N + 4·K bytes.
@@ -27,8 +27,8 @@ func NearestCentroids(ctx context.Context, x, centroids mat32.Matrix) ([]int32, 
 // Assigner is the k-means assignment step on the GPU
 // (clustering.CentroidAssigner): every Lloyd iteration of clustering.KMeans
 // calls NearestCentroids, so NMI, F1 and AMI's k-means runs there too. The
-// package registers it in clustering for the backends "gpu" and "auto"
-// (register.go); clustering does not import this package.
+// command layer wires it into clustering for the backends "gpu" and "auto"
+// (OpenAssigner); neither package imports the other.
 type Assigner struct {
 	emulate bool // run the CPU emulation of the kernel instead (tests)
 }
@@ -62,7 +62,7 @@ func nearestCentroids(ctx context.Context, x, c mat32.Matrix, emulate bool) ([]i
 	}
 	cn := make([]float32, c.Rows)
 	for j := range cn {
-		cn[j] = norm32(c.Row(j))
+		cn[j] = fma32.SqNorm(c.Row(j))
 	}
 	var bestv []float32
 	var err error
@@ -72,21 +72,9 @@ func nearestCentroids(ctx context.Context, x, c mat32.Matrix, emulate bool) ([]i
 		return nil, nil, err
 	}
 	for i := range dist {
-		dist[i] = max(norm32(x.Row(i))+bestv[i], 0)
+		dist[i] = max(fma32.SqNorm(x.Row(i))+bestv[i], 0)
 	}
 	return assign, dist, nil
-}
-
-// norm32 is ‖row‖² summed in float32 in order: the loop of clustering's
-// rowNorm32 and packCentroids, written the same way so that the compiler
-// treats it the same (it may fuse v·v + s into an FMA on GOAMD64=v3 there
-// and here alike).
-func norm32(row []float32) float32 {
-	var s float32
-	for _, v := range row {
-		s += v * v
-	}
-	return s
 }
 
 // emulateArgmin is kernel assign_argmin on the CPU.
@@ -99,9 +87,9 @@ func emulateArgmin(x, c mat32.Matrix, cn []float32) ([]float32, []int32) {
 			cr := c.Row(j)
 			var acc float32
 			for p := range xr {
-				acc = fma32(xr[p], cr[p], acc)
+				acc = fma32.FMA(xr[p], cr[p], acc)
 			}
-			w := fma32(acc, -2, cn[j])
+			w := fma32.FMA(acc, -2, cn[j])
 			if w < v || (w == v && int32(j) < id) {
 				v, id = w, int32(j)
 			}

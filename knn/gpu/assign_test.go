@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/dmlbench/dmlbench/clustering"
@@ -15,12 +14,8 @@ import (
 
 // TestAssignEmulationMatchesCPU: the GPU nearest-centroid kernel (emulated)
 // gives clustering.NearestCentroids' assignments and distances bit for bit
-// when the CPU runs its single-chain FMA kernel (the AVX2 level); with the
-// portable kernel (separate rounding) or the AVX-512 one (even and odd
-// dimensions summed in two chains) integer data must still match exactly.
+// whichever CPU kernel runs (make test runs this package once per level).
 func TestAssignEmulationMatchesCPU(t *testing.T) {
-	name := clustering.KernelName()
-	fma := strings.Contains(name, "avx2-fma")
 	rng := rand.New(rand.NewSource(12))
 	for _, kind := range []string{"gauss", "grid", "dups"} {
 		for _, s := range []struct{ n, k, d int }{{1, 1, 1}, {300, 7, 5}, {517, 130, 33}, {64, 64, 16}} {
@@ -34,14 +29,6 @@ func TestAssignEmulationMatchesCPU(t *testing.T) {
 			ga, gd, err := nearestCentroids(context.Background(), x, c, true)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if kind == "gauss" && !fma {
-				for i := range gd {
-					if math.Abs(float64(gd[i]-wd[i])) > 1e-4*(1+float64(wd[i])) {
-						t.Fatalf("%s: row %d: dist %v, CPU %v", label, i, gd[i], wd[i])
-					}
-				}
-				continue
 			}
 			if !slices.Equal(ga, wa) {
 				t.Fatalf("%s: assignments differ from clustering.NearestCentroids", label)

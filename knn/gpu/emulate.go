@@ -3,6 +3,7 @@ package gpu
 import (
 	"slices"
 
+	"github.com/dmlbench/dmlbench/internal/fma32"
 	"github.com/dmlbench/dmlbench/internal/knnkey"
 )
 
@@ -50,9 +51,9 @@ func (e *emulator) pairDist(gi, j int) float32 {
 	xr := e.x[j*d : (j+1)*d]
 	var acc float32
 	for p := range qr {
-		acc = fma32(qr[p], xr[p], acc)
+		acc = fma32.FMA(qr[p], xr[p], acc)
 	}
-	v := fma32(e.p.scale, acc, e.nq[gi]+e.nx[j])
+	v := fma32.FMA(e.p.scale, acc, e.nq[gi]+e.nx[j])
 	if v < e.p.lo {
 		v = e.p.lo
 	}

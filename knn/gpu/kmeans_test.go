@@ -45,10 +45,9 @@ func sameKMeans(t *testing.T, label string, got, want *clustering.KMeansResult) 
 // more, and faiss's too-few-points warning), on Gaussian data, small-integer
 // data (exact ties) and duplicate-heavy data, whose identical initial
 // centroids leave clusters empty and exercise faiss's empty-cluster split.
-// The CPU reference is the single-chain FMA kernel (AVX2); with another
-// kernel only the integer data are compared exactly.
+// Every CPU kernel level has this arithmetic (make test runs the package
+// once per level).
 func TestKMeansAssignerEmulationMatchesCPU(t *testing.T) {
-	fma := strings.Contains(clustering.KernelName(), "avx2-fma")
 	rng := rand.New(rand.NewSource(31))
 	splits := 0
 	for _, conv := range []string{"strict", "roth", "pml"} {
@@ -59,9 +58,6 @@ func TestKMeansAssignerEmulationMatchesCPU(t *testing.T) {
 			{"gauss", 1500, 24, 40}, {"gauss", 2000, 8, 3}, {"grid", 900, 6, 30},
 			{"dups", 1000, 12, 60}, {"dups", 700, 5, 90}, {"gauss", 64, 4, 64},
 		} {
-			if !fma && c.kind == "gauss" {
-				continue
-			}
 			x := randMatrix(rng, c.n, c.d, c.kind)
 			label := fmt.Sprintf("%s %s n=%d d=%d k=%d", conv, c.kind, c.n, c.d, c.k)
 			opt, err := clustering.KMeansPreset(conv)
@@ -90,11 +86,28 @@ func TestKMeansAssignerEmulationMatchesCPU(t *testing.T) {
 	}
 }
 
-// TestKMeansForGPUBackends: the backends this package registers select
-// the GPU assignment through clustering.KMeansFor: "auto" falls back to the
-// CPU kernel without a device, "gpu" fails there with the reason, and with
-// a device both name the GPU.
+// The command layer's wiring (cmd/dmlbench/gpu.go), for the tests of this
+// package that run metrics or clustering.KMeansFor on the GPU backends.
+func init() {
+	for _, name := range []string{Name, AutoName} {
+		clustering.Engines.Register(name, func(opt clustering.KMeansOptions) (*clustering.KMeansEngine, error) {
+			a, err := OpenAssigner(name)
+			if err != nil || a == nil {
+				return nil, err
+			}
+			return clustering.AssignerEngine(*a, opt), nil
+		})
+	}
+}
+
+// TestKMeansForGPUBackends: OpenAssigner, wired as the command layer wires
+// it, gives clustering.KMeansFor the GPU assignment: "auto" falls back to
+// the CPU kernel without a device, "gpu" fails there with the reason, with
+// a device both name the GPU, and other names get nothing.
 func TestKMeansForGPUBackends(t *testing.T) {
+	if a, err := OpenAssigner("exact"); a != nil || err != nil {
+		t.Fatalf("OpenAssigner(exact) = %v, %v", a, err)
+	}
 	ok, why := Available()
 	auto, err := clustering.KMeansFor(AutoName, "strict", 0)
 	if err != nil {
@@ -121,15 +134,11 @@ func TestKMeansForGPUBackends(t *testing.T) {
 }
 
 // TestDeviceKMeans: clustering.KMeans with the device assignment equals the
-// CPU's on SOP-shaped data (needs a GPU; the CPU reference must be the AVX2
-// kernel for float data).
+// CPU's on SOP-shaped data (needs a GPU).
 func TestDeviceKMeans(t *testing.T) {
 	requireDevice(t)
 	rng := rand.New(rand.NewSource(32))
 	for _, kind := range []string{"gauss", "dups"} {
-		if kind == "gauss" && !strings.Contains(clustering.KernelName(), "avx2-fma") {
-			continue
-		}
 		x := randMatrix(rng, 20000, 128, kind)
 		for _, conv := range []string{"strict", "pml"} {
 			opt, _ := clustering.KMeansPreset(conv)

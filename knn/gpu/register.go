@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
-// Backend names this package registers in knn.Backends, and as k-means
-// assigners in clustering (a binary gets them by importing the package).
+// Backend names this package registers in knn.Backends (a binary gets them
+// by importing the package). Their k-means assignment (Assigner, OpenAssigner)
+// is wired into clustering by the command layer.
 const (
 	// Name is the CUDA backend; asking for it without a usable GPU is an
 	// error that says why.
@@ -26,18 +26,6 @@ var OnAuto func(device string)
 var autoOnce sync.Once
 
 func init() {
-	clustering.Assigners.Register(Name, func() (clustering.CentroidAssigner, error) {
-		if ok, why := Available(); !ok {
-			return nil, fmt.Errorf("k-means backend %q: %s", Name, why)
-		}
-		return Assigner{}, nil
-	})
-	clustering.Assigners.Register(AutoName, func() (clustering.CentroidAssigner, error) {
-		if ok, _ := Available(); !ok {
-			return nil, nil // the CPU kernel
-		}
-		return Assigner{}, nil
-	})
 	knn.Backends.Register(Name, knn.Backend{
 		Summary: "exact k-NN on an NVIDIA GPU (CUDA driver loaded at run time), bit-identical to exact; see docs/gpu.md",
 		New: func() (knn.Searcher, error) {
@@ -62,4 +50,22 @@ func init() {
 			return Searcher{}, nil
 		},
 	})
+}
+
+// OpenAssigner returns the k-means assignment step of the backend named
+// name: Assigner for Name (an error that says why when no GPU is usable),
+// Assigner or nil (the CPU kernel) for AutoName, nil for any other name.
+func OpenAssigner(name string) (*Assigner, error) {
+	switch name {
+	case Name:
+		if ok, why := Available(); !ok {
+			return nil, fmt.Errorf("k-means backend %q: %s", Name, why)
+		}
+		return &Assigner{}, nil
+	case AutoName:
+		if ok, _ := Available(); ok {
+			return &Assigner{}, nil
+		}
+	}
+	return nil, nil
 }

@@ -1,4 +1,4 @@
-package gpu
+package fma32
 
 import (
 	"math"
@@ -22,13 +22,13 @@ func fmaRef(a, b, c float32) float32 {
 	return f
 }
 
-func TestFMA32(t *testing.T) {
+func TestFMA(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	check := func(a, b, c float32) {
 		t.Helper()
-		got, want := fma32(a, b, c), fmaRef(a, b, c)
+		got, want := FMA(a, b, c), fmaRef(a, b, c)
 		if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
-			t.Fatalf("fma32(%g, %g, %g) = %g (%#x), want %g (%#x)", a, b, c, got, math.Float32bits(got), want, math.Float32bits(want))
+			t.Fatalf("FMA(%g, %g, %g) = %g (%#x), want %g (%#x)", a, b, c, got, math.Float32bits(got), want, math.Float32bits(want))
 		}
 	}
 	for i := 0; i < 200000; i++ {
@@ -64,4 +64,43 @@ func TestFMA32(t *testing.T) {
 	check(float32(math.Inf(1)), 1, 1)
 	check(0, -1, 0)
 	check(-0.0, 1, float32(math.Copysign(0, -1)))
+	// Subnormal results and the overflow threshold.
+	tiny := float32(math.Exp2(-149))
+	for i := 0; i < 20000; i++ {
+		a := float32(rng.NormFloat64() * 0x1p-70)
+		b := float32(rng.NormFloat64() * 0x1p-70)
+		check(a, b, tiny*float32(rng.IntN(1<<20)-1<<19))
+	}
+	check(math.MaxFloat32, 1, float32(math.Exp2(103)))
+	check(math.MaxFloat32, 1+0x1p-23, -math.MaxFloat32)
+	check(float32(math.NaN()), 1, 1)
+}
+
+// TestSqNorm: squares rounded before each addition, in order.
+func TestSqNorm(t *testing.T) {
+	row := []float32{1 + 0x1p-12, 3, 0x1p-30, -2}
+	var want float32
+	for _, v := range row {
+		sq := float32(float64(v) * float64(v))
+		want = float32(float64(want) + float64(sq))
+	}
+	if got := SqNorm(row); got != want {
+		t.Fatalf("SqNorm = %g, want %g", got, want)
+	}
+	if got := SqNorm(nil); got != 0 {
+		t.Fatalf("SqNorm(nil) = %g", got)
+	}
+}
+
+// TestDot: one FMA chain in ascending order.
+func TestDot(t *testing.T) {
+	a := []float32{1 + 0x1p-12, 1 - 0x1p-12, 3}
+	b := []float32{1 - 0x1p-12, 1 + 0x1p-12, 0x1p-20}
+	var want float32
+	for i := range a {
+		want = fmaRef(a[i], b[i], want)
+	}
+	if got := Dot(a, b); got != want {
+		t.Fatalf("Dot = %g, want %g", got, want)
+	}
 }

@@ -4,7 +4,7 @@ export GOFLAGS := -buildvcs=false
 GO ?= go
 BIN := bin/dmlbench
 
-.PHONY: all setup datasets build test test-kernels test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz fault clean gpu-check-build gpu-check
+.PHONY: all setup datasets build test test-kernels test-python test-external-example test-slurm test-slurm-locked test-short bench demo lint check-generate faiss fuzz fault clean gpu-check-build gpu-check
 
 all: build
 
@@ -29,6 +29,8 @@ test: setup datasets lint
 	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -timeout 30m -tags faiss ./knn/... ./clustering/... ./metrics/... ./cmd/...
 	$(MAKE) --no-print-directory test-kernels
+	$(MAKE) --no-print-directory test-python
+	$(MAKE) --no-print-directory test-external-example
 	$(MAKE) --no-print-directory test-slurm
 
 # The packages whose numbers come from the k-NN and k-means kernels, run
@@ -42,6 +44,20 @@ test-kernels:
 		echo "test-kernels: DMLBENCH_KERNEL=$$l $(KERNEL_PKGS)"; \
 		DMLBENCH_KERNEL=$$l $(GO) test -count=1 -timeout 30m $(KERNEL_PKGS) || exit 1; \
 	done
+
+# The Python package (python/dmlbench) against this checkout's binary; the
+# torch cases skip where torch is absent. Debian's python3 has the numpy
+# that scripts/setup.sh installs.
+PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+test-python: build
+	DMLBENCH_BIN=$(CURDIR)/$(BIN) PYTHONPATH=$(CURDIR)/python:$(CURDIR)/python/tests \
+		$(PYTHON) -m unittest discover -s python/tests -t python/tests
+
+# docs/examples/external end to end: a numpy trainer's two losses tuned by
+# command cells (under a minute on a busy 2-core machine).
+test-external-example: build
+	rm -rf out/external-example
+	PATH=$(dir $(PYTHON)):$$PATH docs/examples/external/run.sh $(BIN) out/external-example
 
 # The suite's Slurm executor against a real one-node Slurm on localhost
 # (scripts/slurm-local.sh: Debian's slurm-wlm and munge; needs root). Skipped,

@@ -13,3 +13,7 @@ fi
 # Data sets are not installed here: Omniglot is embedded, and the commands that
 # need Fashion-MNIST (make test, make datasets) install it themselves.
 go mod download
+# numpy for the Python package's tests (python/, make test-python).
+if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null && command -v apt-get >/dev/null; then
+	apt-get install -y python3-numpy || echo "setup: python3-numpy not installed; make test-python needs it" >&2
+fi

@@ -70,8 +70,12 @@ type Grid struct {
 	EpochsSet bool  `yaml:"-"`
 	Extra     Flags `yaml:"extra"`
 	// Tag is appended to the run directory name (to tell apart grids that
-	// differ only in their extra flags).
+	// differ only in their extra flags); a command grid's method name.
 	Tag string `yaml:"tag"`
+	// Command, in place of a loss, is the user's trainer (command.go,
+	// docs/external.md); Params are the settings handed to it.
+	Command Flags          `yaml:"command"`
+	Params  map[string]any `yaml:"params"`
 }
 
 // EvalEntry scores an existing embedding file instead of training.
@@ -185,7 +189,13 @@ func (s *Spec) check(p *problems) {
 		if len(g.Dataset) == 0 {
 			p.add("%s: no dataset", where)
 		}
-		if len(g.Loss) == 0 {
+		if len(g.Command) > 0 {
+			e, set := s.Epochs, s.EpochsSet || s.Epochs > 0
+			if g.EpochsSet || g.Epochs > 0 {
+				e, set = g.Epochs, true
+			}
+			checkCommandGrid(where, g, e, set, p)
+		} else if len(g.Loss) == 0 {
 			p.add("%s: no loss", where)
 		}
 		if len(g.Seed) == 0 {
@@ -350,6 +360,12 @@ func (s *Spec) Jobs(out string) ([]Job, error) {
 		epochs, setEpochs := s.Epochs, s.EpochsSet || s.Epochs > 0
 		if g.EpochsSet || g.Epochs > 0 {
 			epochs, setEpochs = g.Epochs, true
+		}
+		if len(g.Command) > 0 {
+			if err := s.commandJobs(gi, g, out, epochs, add); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		for _, seed := range g.Seed {
 			for _, ds := range g.Dataset {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dmlbench/dmlbench/external"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/mat32"
@@ -52,6 +53,12 @@ type Cell struct {
 	// Objective is the validation metric of the tuning stage.
 	Objective string          `json:"objective"`
 	Config    trainers.Config `json:"config"`
+	// Command cells (command.go): the trainer's command, the directory it
+	// runs in, the data set's directory and the fixed settings it is handed.
+	Command  []string       `json:"command,omitempty"`
+	WorkDir  string         `json:"workdir,omitempty"`
+	DataDir  string         `json:"data_dir,omitempty"`
+	Settings map[string]any `json:"settings,omitempty"`
 }
 
 // ReadCell reads dir/cell.json.
@@ -107,7 +114,20 @@ var ErrNonFinite = errors.New("non-finite embeddings (the model diverged)")
 // an interruption) fails only the cell, which the next run retries.
 func TrialFailed(err error) bool {
 	var ce *trainers.ConfigError
-	return errors.As(err, &ce) || errors.Is(err, trainers.ErrDiverged) || errors.Is(err, ErrNonFinite)
+	var de *external.DivergedError // a command's exit status external.ExitDiverged
+	return errors.As(err, &ce) || errors.As(err, &de) || errors.Is(err, trainers.ErrDiverged) || errors.Is(err, ErrNonFinite)
+}
+
+// recordTrialFailure marks the trial of tuning cell dir failed (FailedFile)
+// when err is its configuration's own failure (TrialFailed); it returns
+// err, or the error of writing the mark.
+func recordTrialFailure(ctx context.Context, dir string, err error) error {
+	if err != nil && ctx.Err() == nil && TrialFailed(err) {
+		if werr := atomicfile.WriteBytes(filepath.Join(dir, FailedFile), []byte(err.Error()+"\n")); werr != nil {
+			return fmt.Errorf("%w (and the trial's failure could not be recorded: %v)", err, werr)
+		}
+	}
+	return err
 }
 
 // RunCell trains the cell of dir (its cell.json) on data and writes
@@ -120,6 +140,9 @@ func RunCell(ctx context.Context, dir string, data Data, opt CellOptions) error 
 	c, err := ReadCell(dir)
 	if err != nil {
 		return err
+	}
+	if len(c.Command) > 0 {
+		return runCommandCell(ctx, dir, c, opt.Version)
 	}
 	tc, err := data.TrainingClasses()
 	if err != nil {
@@ -145,13 +168,7 @@ func runTuneCell(ctx context.Context, dir string, c *Cell, tc TrainingClasses, o
 	if err != nil {
 		return err
 	}
-	err = trainCell(ctx, dir, c, tc.Shape, train, val, opt, nil)
-	if err != nil && ctx.Err() == nil && TrialFailed(err) {
-		if werr := atomicfile.WriteBytes(filepath.Join(dir, FailedFile), []byte(err.Error()+"\n")); werr != nil {
-			return fmt.Errorf("%w (and the trial's failure could not be recorded: %v)", err, werr)
-		}
-	}
-	if err != nil {
+	if err := recordTrialFailure(ctx, dir, trainCell(ctx, dir, c, tc.Shape, train, val, opt, nil)); err != nil {
 		return err
 	}
 	return checkObjective(dir, c.Objective)

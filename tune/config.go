@@ -199,6 +199,9 @@ func setKey(cfg *trainers.Config, key string, v any) {
 // miner, then the point's values (config keys, or loss hyper-parameters).
 // The values were parsed and checked when the spec was loaded.
 func (s *Spec) Config(m Method, pt search.Point, seed int64) (trainers.Config, error) {
+	if len(m.Command) > 0 {
+		return s.commandConfig(seed), nil
+	}
 	cfg := trainers.Defaults()
 	for _, fixed := range []map[string]any{s.Fixed, m.Fixed} {
 		keys := make([]string, 0, len(fixed))

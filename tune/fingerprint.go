@@ -30,7 +30,11 @@ func (s *Spec) Fingerprint() map[string]string {
 		fp["search-repeats"] = j(s.SearchRepeats)
 	}
 	for _, m := range s.Methods {
-		fp["methods."+m.Name] = j(map[string]any{"loss": m.Loss, "miner": m.Miner, "fixed": m.Fixed, "space": m.Space, "hyper": m.hyper})
+		me := map[string]any{"loss": m.Loss, "miner": m.Miner, "fixed": m.Fixed, "space": m.Space, "hyper": m.hyper}
+		if len(m.Command) > 0 {
+			me["command"] = m.Command
+		}
+		fp["methods."+m.Name] = j(me)
 	}
 	return fp
 }

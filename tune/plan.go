@@ -298,6 +298,7 @@ func (p *Plan) writeTrial(m, t int, pt search.Point) error {
 	// Fold 0 last: its cell.json marks the trial as proposed.
 	for f := s.Folds - 1; f >= 0; f-- {
 		c := Cell{Stage: StageTune, Method: me.Name, Trial: t, Fold: f, Folds: s.Folds, Params: params, Objective: s.Objective, Config: cfg}
+		s.commandCell(me, &c)
 		if err := writeCell(p.TrialDir(m, t, f), &c); err != nil {
 			return err
 		}
@@ -368,6 +369,7 @@ func (p *Plan) writeFinal() error {
 				cfg.Epochs = best.BestEpochs[f]
 				cfg.Metrics, cfg.EvalEvery = s.FinalMetrics, max(1, cfg.Epochs)
 				c := Cell{Stage: StageFinal, Method: me.Name, Trial: best.Index, Fold: f, Folds: s.Folds, Params: best.Params, Objective: s.Objective, Config: cfg}
+				s.commandCell(me, &c)
 				if err := writeFinalCell(p.FinalDir(m, f, si), &c); err != nil {
 					return err
 				}

@@ -47,6 +47,10 @@ type Method struct {
 	Fixed map[string]any
 	// Space is searched; parameters sorted by name.
 	Space search.Space
+	// Command, when set, is the user's trainer (command.go): no loss;
+	// Fixed and Space hold any names but the shared settings, and are
+	// handed to it.
+	Command []string
 	// hyper marks the parameters that are loss hyper-parameters (config
 	// key hyper) rather than config keys.
 	hyper map[string]bool
@@ -99,13 +103,15 @@ func Load(path string, opt Options) (*Spec, error) {
 		return nil, fmt.Errorf("tune: %w", err)
 	}
 	s, err := Parse(b, opt)
-	if err == nil && !opt.NoData {
-		err = s.checkDataOf()
+	if err == nil {
+		s.Dir, s.File = filepath.Dir(path), path
+		if !opt.NoData {
+			err = s.checkDataOf()
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tune %s: %w", path, err)
 	}
-	s.Dir, s.File = filepath.Dir(path), path
 	if s.Out == "" {
 		s.Out = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
@@ -152,7 +158,7 @@ func Parse(b []byte, opt Options) (*Spec, error) {
 // spec may use; aliases maps older spellings to them.
 var (
 	topKeys    = []string{"out", "dataset", "seed", "search", "budget", "max-parallel", "folds", "objective", "tpe", "fixed", "methods", "final", "slurm", "search-repeats"}
-	methodKeys = []string{"name", "loss", "miner", "budget", "fixed", "space"}
+	methodKeys = []string{"name", "loss", "miner", "command", "budget", "fixed", "space"}
 	rangeKeys  = []string{"low", "high", "log", "int", "values"}
 	tpeKeys    = []string{"startup", "gamma", "candidates", "prior-weight"}
 	finalKeys  = []string{"seeds", "metrics", "join"}

@@ -59,6 +59,10 @@ func (s *Spec) check(p *problems, opt Options) {
 			p.add("method %s: empty search space (every method is tuned)", m.Name)
 			continue
 		}
+		if len(m.Command) > 0 {
+			s.checkCommand(m, p)
+			continue
+		}
 		s.checkMethod(m, p)
 	}
 }
@@ -68,6 +72,8 @@ func (s *Spec) checkScalars(p *problems) {
 	switch {
 	case s.Dataset == "":
 		p.add("no dataset")
+	case strings.HasPrefix(s.Dataset, "dir:") && s.commandOnly():
+		// Relative to the spec's directory: checked by Load (checkDataOf).
 	case strings.HasPrefix(s.Dataset, "dir:"):
 		d := strings.TrimPrefix(s.Dataset, "dir:")
 		for _, f := range []string{fixtures.TrainEmbFile, fixtures.TrainLabelsFile} {
@@ -125,21 +131,24 @@ func (s *Spec) checkTPE(p *problems) {
 }
 
 // canonicalMetric is the key a run records for metric name (any case:
-// map@r is MAP@R), or a problem.
+// map@r is MAP@R; a family member's k as a number: p@05 is P@5), or a
+// problem.
 func canonicalMetric(name, where string, p *problems) string {
-	t := strings.TrimSpace(name)
-	if len(t) >= 2 && strings.EqualFold(t[:2], "R@") {
-		if k, err := strconv.Atoi(t[2:]); err != nil || k < 1 {
-			p.add("%s %q: R@k needs a positive integer k", where, name)
-			return name
+	if key, ok := metrics.Canonical(name); ok && !strings.HasSuffix(key, "@k") {
+		return key
+	}
+	// A family named as such (R@k) or with a k that is not positive (R@0).
+	n := strings.TrimSpace(name)
+	if at := strings.LastIndex(n, "@"); at > 0 {
+		if _, err := strconv.Atoi(n[at+1:]); err == nil || strings.EqualFold(n[at+1:], "k") {
+			if f, ok := metrics.Lookup(n[:at] + "@1"); ok && f.Family() {
+				p.add("%s %q: %s needs a positive integer k", where, name, f.Key)
+				return name
+			}
 		}
 	}
-	key, ok := metrics.Canonical(t)
-	if !ok {
-		p.add("%s %q is not a metric (see dmlbench list metrics)", where, name)
-		return name
-	}
-	return key
+	p.add("%s %q is not a metric (see dmlbench list metrics)", where, name)
+	return name
 }
 
 // checkMethod builds m's configuration at its space's midpoint and at
@@ -231,6 +240,9 @@ func (s *Spec) CheckData(tc TrainingClasses) error {
 		if len(m.Space) == 0 {
 			continue
 		}
+		if _, set := s.Fixed["batch-size"]; len(m.Command) > 0 && !set {
+			continue // the command's batch is its own unless the spec sets one
+		}
 		cfg, err := s.Config(m, make(search.Point, len(m.Space)), s.Seed)
 		if err != nil {
 			continue
@@ -246,6 +258,13 @@ func (s *Spec) CheckData(tc TrainingClasses) error {
 // checkDataOf loads the training classes of the spec's data set (with the
 // spec's fixed data settings) and checks them (CheckData).
 func (s *Spec) checkDataOf() error {
+	if s.commandOnly() {
+		tc, err := s.commandTrainingClasses()
+		if err != nil {
+			return err
+		}
+		return s.CheckData(tc)
+	}
 	cfg := trainers.Defaults()
 	for k, v := range s.Fixed {
 		setKey(&cfg, k, v)

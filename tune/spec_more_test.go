@@ -172,3 +172,17 @@ func TestTrialsFromDisk(t *testing.T) {
 		t.Fatalf("trial 0 with both folds failed: %+v", tr[0])
 	}
 }
+
+// A family member keeps its own key (P@5 is not P@k); an alias names
+// its member.
+func TestCanonicalMetricFamilies(t *testing.T) {
+	var p problems
+	for in, want := range map[string]string{"P@5": "P@5", "map@10": "mAP@10", "r@05": "R@5", "precision_at_1": "R@1", "mapr": "MAP@R"} {
+		if got := canonicalMetric(in, "objective", &p); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+	if len(p.msgs) > 0 {
+		t.Errorf("problems %v", p.msgs)
+	}
+}

@@ -157,6 +157,9 @@ func (s *Spec) parseMethod(mn *yaml.Node, i int, budgets map[string]int, p *prob
 	p.str(m["name"], where+".name", &me.Name)
 	p.str(m["loss"], where+".loss", &me.Loss)
 	p.str(m["miner"], where+".miner", &me.Miner)
+	if _, ok := m["command"]; ok {
+		return s.parseCommandMethod(me, m, where, budgets, p)
+	}
 	if me.Loss == "" {
 		p.add("%s: no loss", where)
 		return me, false

@@ -48,10 +48,11 @@ func cliFlags(cmds []*cli.Command, set map[string]bool) {
 // scripts (performance-training.md) and Roth et al.'s code (metrics.md).
 var foreignFlags = map[string]string{
 	"array": "sbatch", "dependency": "sbatch", "parsable": "sbatch", "output": "sbatch", "partition": "sbatch",
-	"qos": "sbatch", "gpus": "sbatch", "requeue": "sbatch",
+	"qos": "sbatch", "gpus": "sbatch", "requeue": "sbatch", "gres": "sbatch",
 	"cuda-gpu-arch": "clang", "cuda-device-only": "clang",
 	"build": "cmake", "target": "cmake", "install": "cmake",
-	"steps": "torch_step.py", "evaluate_on_gpu": "Roth et al.'s main.py",
+	"steps": "torch_step.py", "warmup": "torch_step.py", "evaluate_on_gpu": "Roth et al.'s main.py",
+	"device": "docs/examples/pytorch/train.py", "no-build-isolation": "pip", "system-site-packages": "python3 -m venv",
 }
 
 var docFlag = regexp.MustCompile(`(?:^|[\s\x60(\[|'"])--([a-z][a-z0-9_-]*[a-z0-9])`)

@@ -70,6 +70,7 @@ func TestMissingRequiredInput(t *testing.T) {
 		"tune":          {nil, "one spec file"},
 		"tune status":   {nil, "one spec file"},
 		"tune cell":     {nil, "one cell directory"},
+		"external-cell": {nil, "want --dir DIR and --command"},
 	}
 	needNothing := map[string]bool{"version": true}
 	app := newApp()

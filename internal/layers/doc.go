@@ -8,8 +8,8 @@
 //	2  clustering
 //	3  metrics
 //	4  trainers and its sub-packages (model, losses, miners, samplers, …)
-//	5  suite, tune, reports (and reports/plots), paired, showpage, audit:
-//	   orchestration, statistics and output
+//	5  suite, tune, external, reports (and reports/plots), paired, showpage,
+//	   audit: orchestration, statistics and output
 //	6  cmd/…: the command line
 //
 // Within a layer, Go's ban on import cycles keeps the order.
@@ -23,7 +23,7 @@ var Layers = map[string]int{
 	"clustering": 2,
 	"metrics":    3,
 	"trainers":   4, "trainers/": 4,
-	"suite": 5, "tune": 5, "reports": 5, "reports/": 5, "paired": 5, "showpage": 5, "audit": 5,
+	"suite": 5, "tune": 5, "external": 5, "reports": 5, "reports/": 5, "paired": 5, "showpage": 5, "audit": 5,
 	"cmd/": 6,
 }
 

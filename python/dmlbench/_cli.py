@@ -1,0 +1,147 @@
+"""Running the dmlbench binary and handing it arrays as temporary files."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+
+
+class DmlbenchError(ValueError):
+    """The dmlbench binary refused its input or failed.
+
+    ``message`` is the binary's one-line error, ``returncode`` its exit
+    status and ``command`` the argument list that was run.
+    """
+
+    def __init__(self, message, returncode=None, command=None):
+        super().__init__(message)
+        self.message = message
+        self.returncode = returncode
+        self.command = command
+
+
+class BinaryNotFoundError(FileNotFoundError):
+    """No dmlbench binary in DMLBENCH_BIN or on PATH."""
+
+
+def find_binary():
+    """Path of the dmlbench binary: $DMLBENCH_BIN, else ``dmlbench`` on PATH."""
+    env = os.environ.get("DMLBENCH_BIN")
+    if env:
+        if not (os.path.isfile(env) and os.access(env, os.X_OK)):
+            raise BinaryNotFoundError(f"DMLBENCH_BIN={env} is not an executable file")
+        return env
+    found = shutil.which("dmlbench")
+    if found is None:
+        raise BinaryNotFoundError(
+            "dmlbench binary not found: set DMLBENCH_BIN or put dmlbench on PATH "
+            "(`make build` writes bin/dmlbench)")
+    return found
+
+
+def to_numpy(x, what, dtype=None):
+    """x (numpy array, torch tensor on any device, or sequence) as numpy.
+
+    Tensors are detached and copied to the host; half-precision values are
+    widened to float32 first, since numpy has no bfloat16.
+    """
+    if hasattr(x, "detach") and hasattr(x, "cpu") and type(x).__module__.startswith("torch"):
+        t = x.detach()
+        if t.is_floating_point() and t.element_size() < 4:
+            t = t.float()
+        x = t.cpu().numpy()
+    try:
+        a = np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise DmlbenchError(f"{what}: cannot be read as an array ({e})") from None
+    return a
+
+
+def embeddings_array(x, what):
+    """Embeddings as a C-contiguous float32 N×D array (1-D: N×1)."""
+    a = to_numpy(x, what)
+    if a.dtype == object or a.dtype.kind not in "fiub":
+        raise DmlbenchError(f"{what}: want a numeric array, got dtype {a.dtype}")
+    if a.ndim == 1:
+        a = a[:, None]
+    if a.ndim != 2:
+        raise DmlbenchError(f"{what}: want a 2-D array (N×D), got shape {tuple(a.shape)}")
+    # float32 is what the binary scores; numpy's cast rounds to nearest as the binary's does.
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def labels_array(y, what):
+    """Labels as a 1-D int64 array, or a 1-D array of str for string labels."""
+    a = to_numpy(y, what)
+    if a.ndim == 2 and 1 in a.shape:
+        a = a.reshape(-1)
+    if a.ndim != 1:
+        raise DmlbenchError(f"{what}: want a 1-D array of labels, got shape {tuple(a.shape)}")
+    if a.dtype.kind in "iub":
+        return a.astype(np.int64)
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)) or not np.all(a == np.round(a)):
+            raise DmlbenchError(f"{what}: float labels must be whole numbers (class ids)")
+        return a.astype(np.int64)
+    if a.dtype.kind in "USO":
+        s = a.astype(str)
+        if any("\n" in v for v in s):
+            raise DmlbenchError(f"{what}: a string label holds a line break")
+        return s
+    raise DmlbenchError(f"{what}: labels of dtype {a.dtype} are neither integers nor strings")
+
+
+def _scratch_dir():
+    # Memory-backed when the system has it: the arrays are read once.
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK):
+        return shm
+    return None
+
+
+class Scratch:
+    """A temporary directory holding the arrays of one call."""
+
+    def __enter__(self):
+        self.dir = tempfile.mkdtemp(prefix="dmlbench-", dir=_scratch_dir())
+        return self
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def emb(self, name, a):
+        p = os.path.join(self.dir, name + ".npy")
+        np.save(p, a, allow_pickle=False)
+        return p
+
+    def labels(self, name, a):
+        if a.dtype.kind == "U":
+            p = os.path.join(self.dir, name + ".txt")
+            with open(p, "w", encoding="utf-8") as f:
+                f.write("\n".join(a.tolist()) + "\n")
+            return p
+        p = os.path.join(self.dir, name + ".npy")
+        np.save(p, a, allow_pickle=False)
+        return p
+
+    def rows(self, name, a):
+        p = os.path.join(self.dir, name + ".npy")
+        np.save(p, np.asarray(a, dtype=np.int64), allow_pickle=False)
+        return p
+
+
+def run_json(args):
+    """Runs ``dmlbench ARGS --format json --quiet`` and returns its JSON."""
+    cmd = [find_binary()] + list(args) + ["--format", "json", "--quiet"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        lines = [l.strip() for l in p.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
+        msg = lines[-1] if lines else f"dmlbench exited with status {p.returncode}"
+        raise DmlbenchError(msg, p.returncode, cmd)
+    try:
+        return json.loads(p.stdout)
+    except ValueError as e:
+        raise DmlbenchError(f"dmlbench printed no JSON ({e})", p.returncode, cmd) from None

@@ -72,19 +72,19 @@ func (s *Spec) commandJobs(gi int, g Grid, out string, epochs int, add func(Job,
 }
 
 // checkCommandGrid adds the problems of a command grid to p.
-func checkCommandGrid(where string, g Grid, epochs int, epochsSet bool, p *problems) {
+func checkCommandGrid(where string, g Grid, epochs int, epochsSet bool, p *Problems) {
 	if len(g.Loss) > 0 || len(g.Miner) > 0 || len(g.Sampler) > 0 || len(g.Regularizer) > 0 || len(g.Extra) > 0 {
-		p.add("%s: a command grid trains with its own program; give its settings in params, not loss, miner, sampler, regularizer or extra", where)
+		p.Add("%s: a command grid trains with its own program; give its settings in params, not loss, miner, sampler, regularizer or extra", where)
 	}
 	if !epochsSet || epochs < 1 {
-		p.add("%s: a command grid needs epochs ≥ 1", where)
+		p.Add("%s: a command grid needs epochs ≥ 1", where)
 	}
 	for _, ds := range g.Dataset {
 		if !strings.HasPrefix(ds, "dir:") {
-			p.add("%s: a command grid's dataset is dir:PATH (label files train_labels.npy, test_labels.npy), not %q", where, ds)
+			p.Add("%s: a command grid's dataset is dir:PATH (label files train_labels.npy, test_labels.npy), not %q", where, ds)
 		}
 	}
 	if len(g.Command) == 0 || g.Command[0] == "" {
-		p.add("%s: empty command", where)
+		p.Add("%s: empty command", where)
 	}
 }

@@ -140,9 +140,9 @@ func Parse(b []byte) (*Spec, error) {
 		return nil, errors.New("the file is empty (want a YAML suite with grid, grids or eval)")
 	}
 	doc := root.Content[0]
-	var p problems
+	var p Problems
 	checkNode(doc, reflect.TypeOf(Spec{}), "suite", &p)
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return nil, err
 	}
 	var s Spec
@@ -165,29 +165,29 @@ func Parse(b []byte) (*Spec, error) {
 		s.Grid = nil
 	}
 	s.check(&p)
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return nil, err
 	}
 	return &s, nil
 }
 
 // check adds the problems of a decoded suite to p.
-func (s *Spec) check(p *problems) {
+func (s *Spec) check(p *Problems) {
 	if len(s.Grids) == 0 && len(s.Eval) == 0 {
-		p.add("no grid, grids or eval entries")
+		p.Add("no grid, grids or eval entries")
 	}
 	if s.Epochs < 0 {
-		p.add("epochs = %d must be ≥ 0", s.Epochs)
+		p.Add("epochs = %d must be ≥ 0", s.Epochs)
 	}
 	if s.Slurm != nil {
 		if err := s.Slurm.check(); err != nil {
-			p.add("slurm: %v", err)
+			p.Add("slurm: %v", err)
 		}
 	}
 	for i, g := range s.Grids {
 		where := fmt.Sprintf("grid %d", i+1)
 		if len(g.Dataset) == 0 {
-			p.add("%s: no dataset", where)
+			p.Add("%s: no dataset", where)
 		}
 		if len(g.Command) > 0 {
 			e, set := s.Epochs, s.EpochsSet || s.Epochs > 0
@@ -196,23 +196,23 @@ func (s *Spec) check(p *problems) {
 			}
 			checkCommandGrid(where, g, e, set, p)
 		} else if len(g.Loss) == 0 {
-			p.add("%s: no loss", where)
+			p.Add("%s: no loss", where)
 		}
 		if len(g.Seed) == 0 {
-			p.add("%s: no seed", where)
+			p.Add("%s: no seed", where)
 		}
 		if g.Epochs < 0 {
-			p.add("%s: epochs = %d must be ≥ 0", where, g.Epochs)
+			p.Add("%s: epochs = %d must be ≥ 0", where, g.Epochs)
 		}
 		seeds := map[int64]string{}
 		for _, v := range g.Seed {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
-				p.add("%s: seed %q is not an integer", where, v)
+				p.Add("%s: seed %q is not an integer", where, v)
 				continue
 			}
 			if prev, dup := seeds[n]; dup {
-				p.add("%s: seeds %q and %q are the same seed %d", where, prev, v, n)
+				p.Add("%s: seeds %q and %q are the same seed %d", where, prev, v, n)
 			}
 			seeds[n] = v
 		}
@@ -222,14 +222,14 @@ func (s *Spec) check(p *problems) {
 		}{{"embed-dim", g.EmbedDim}, {"batch-size", g.BatchSize}} {
 			for _, v := range l.vals {
 				if n, err := strconv.Atoi(v); err != nil || n <= 0 {
-					p.add("%s: %s %q is not a positive integer", where, l.name, v)
+					p.Add("%s: %s %q is not a positive integer", where, l.name, v)
 				}
 			}
 		}
 		for _, l := range []List{g.Dataset, g.Loss, g.Miner, g.Sampler, g.Regularizer} {
 			for _, v := range l {
 				if strings.TrimSpace(v) == "" || strings.HasPrefix(v, "-") {
-					p.add("%s: empty value or value starting with '-' (%q)", where, v)
+					p.Add("%s: empty value or value starting with '-' (%q)", where, v)
 				}
 			}
 		}
@@ -239,15 +239,15 @@ func (s *Spec) check(p *problems) {
 		where := fmt.Sprintf("eval entry %d", i+1)
 		switch {
 		case e.Name == "":
-			p.add("%s: no name", where)
+			p.Add("%s: no name", where)
 		case e.Dataset == "":
-			p.add("%s (%s): no dataset", where, e.Name)
+			p.Add("%s (%s): no dataset", where, e.Name)
 		case e.Emb == "" || e.Labels == "":
-			p.add("%s (%s): emb and labels are required", where, e.Name)
+			p.Add("%s (%s): emb and labels are required", where, e.Name)
 		}
 		key := e.Dataset + "/" + e.Name + "/" + strconv.FormatInt(e.Seed, 10)
 		if names[key] {
-			p.add("%s: %s seed %d given twice", where, e.Name, e.Seed)
+			p.Add("%s: %s seed %d given twice", where, e.Name, e.Seed)
 		}
 		names[key] = true
 	}

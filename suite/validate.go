@@ -14,14 +14,15 @@ import (
 	"github.com/dmlbench/dmlbench/internal/suggest"
 )
 
-// problems collects the errors of a suite file, each once, in the order
-// found.
-type problems struct {
+// Problems collects the errors of a suite or tune spec, each once, in the
+// order found, so that a spec's every problem is reported in one pass.
+type Problems struct {
 	msgs []string
 	seen map[string]bool
 }
 
-func (p *problems) add(format string, a ...any) {
+// Add records a problem (formatted as by fmt.Sprintf) unless it is known.
+func (p *Problems) Add(format string, a ...any) {
 	m := fmt.Sprintf(format, a...)
 	if p.seen == nil {
 		p.seen = map[string]bool{}
@@ -32,8 +33,11 @@ func (p *problems) add(format string, a ...any) {
 	}
 }
 
-// err is nil without problems, else a *ProblemsError.
-func (p *problems) err() error {
+// Len is the number of problems recorded.
+func (p *Problems) Len() int { return len(p.msgs) }
+
+// Err is nil without problems, else a *ProblemsError (one problem per line).
+func (p *Problems) Err() error {
 	if len(p.msgs) == 0 {
 		return nil
 	}
@@ -56,11 +60,11 @@ func (e *ProblemsError) Error() string {
 func yamlError(err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
-		var p problems
+		var p Problems
 		for _, e := range te.Errors {
-			p.add("%s", e)
+			p.Add("%s", e)
 		}
-		return p.err()
+		return p.Err()
 	}
 	return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 }
@@ -103,7 +107,7 @@ var (
 // nearest key it does have) and every value whose type does not fit:
 // integers must be written as integers (cpus-per-task: 1.5 is an error,
 // not 1), lists and flags must be scalars or lists of scalars.
-func checkNode(n *yaml.Node, t reflect.Type, where string, p *problems) {
+func checkNode(n *yaml.Node, t reflect.Type, where string, p *Problems) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -117,15 +121,15 @@ func checkNode(n *yaml.Node, t reflect.Type, where string, p *problems) {
 		case yaml.SequenceNode:
 			for _, c := range n.Content {
 				if c.Kind != yaml.ScalarNode {
-					p.add("line %d: %s: list items must be single values", c.Line, where)
+					p.Add("line %d: %s: list items must be single values", c.Line, where)
 				}
 			}
 		default:
-			p.add("line %d: %s: want a value or a list of values", n.Line, where)
+			p.Add("line %d: %s: want a value or a list of values", n.Line, where)
 		}
 	case t.Kind() == reflect.Struct:
 		if n.Kind != yaml.MappingNode {
-			p.add("line %d: %s: want a mapping of keys (key: value)", n.Line, where)
+			p.Add("line %d: %s: want a mapping of keys (key: value)", n.Line, where)
 			return
 		}
 		keys, names := yamlKeys(t)
@@ -134,9 +138,9 @@ func checkNode(n *yaml.Node, t reflect.Type, where string, p *problems) {
 			ft, ok := keys[k.Value]
 			if !ok {
 				if near := suggest.Nearest(k.Value, names); near != "" {
-					p.add("line %d: unknown key %q in %s; did you mean %q?", k.Line, k.Value, where, near)
+					p.Add("line %d: unknown key %q in %s; did you mean %q?", k.Line, k.Value, where, near)
 				} else {
-					p.add("line %d: unknown key %q in %s (known: %s)", k.Line, k.Value, where, strings.Join(sortedCopy(names), ", "))
+					p.Add("line %d: unknown key %q in %s (known: %s)", k.Line, k.Value, where, strings.Join(sortedCopy(names), ", "))
 				}
 				continue
 			}
@@ -148,7 +152,7 @@ func checkNode(n *yaml.Node, t reflect.Type, where string, p *problems) {
 		}
 	case t.Kind() == reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			p.add("line %d: %s: want a list", n.Line, where)
+			p.Add("line %d: %s: want a list", n.Line, where)
 			return
 		}
 		for i, c := range n.Content {
@@ -156,23 +160,23 @@ func checkNode(n *yaml.Node, t reflect.Type, where string, p *problems) {
 		}
 	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
 		if n.Kind != yaml.ScalarNode {
-			p.add("line %d: %s: want an integer", n.Line, where)
+			p.Add("line %d: %s: want an integer", n.Line, where)
 		} else if _, err := strconv.ParseInt(n.Value, 10, 64); err != nil {
-			p.add("line %d: %s: %q is not an integer", n.Line, where, n.Value)
+			p.Add("line %d: %s: %q is not an integer", n.Line, where, n.Value)
 		}
 	case t.Kind() == reflect.Bool:
 		// YAML 1.2 booleans, and the yes/no/on/off the decoder also takes
 		// for a bool field.
 		if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!bool" && !slices.Contains([]string{"yes", "no", "on", "off"}, strings.ToLower(n.Value))) {
-			p.add("line %d: %s: %q is not true or false", n.Line, where, n.Value)
+			p.Add("line %d: %s: %q is not true or false", n.Line, where, n.Value)
 		}
 	case t.Kind() == reflect.String:
 		if n.Kind != yaml.ScalarNode {
-			p.add("line %d: %s: want a single value", n.Line, where)
+			p.Add("line %d: %s: want a single value", n.Line, where)
 		}
 	case t.Kind() == reflect.Map:
 		if n.Kind != yaml.MappingNode {
-			p.add("line %d: %s: want a mapping (key: value)", n.Line, where)
+			p.Add("line %d: %s: want a mapping (key: value)", n.Line, where)
 		}
 	}
 }
@@ -202,7 +206,7 @@ type Checker struct {
 // problem once, one per line; a problem shared by several cells is listed
 // once with their count.
 func (s *Spec) Check(jobs []Job, ch Checker) error {
-	var p problems
+	var p Problems
 	for i, g := range s.Grids {
 		for _, axis := range []struct {
 			name  string
@@ -215,7 +219,7 @@ func (s *Spec) Check(jobs []Job, ch Checker) error {
 			}
 			for _, v := range axis.vals {
 				if err := axis.check(v); err != nil {
-					p.add("grid %d: %s %q: %v", i+1, axis.name, v, err)
+					p.Add("grid %d: %s %q: %v", i+1, axis.name, v, err)
 				}
 			}
 		}
@@ -243,11 +247,11 @@ func (s *Spec) Check(jobs []Job, ch Checker) error {
 		for _, m := range order {
 			c := byMsg[m]
 			if c.n == 1 {
-				p.add("cell %s: %s", c.first, m)
+				p.Add("cell %s: %s", c.first, m)
 			} else {
-				p.add("%d cells (first %s): %s", c.n, c.first, m)
+				p.Add("%d cells (first %s): %s", c.n, c.first, m)
 			}
 		}
 	}
-	return p.err()
+	return p.Err()
 }

@@ -47,28 +47,28 @@ func commandKeyProblem(k string) string {
 // settings and search space may hold any names (they are handed to the
 // command), except the settings every method shares (commandKeyProblem).
 func (s *Spec) parseCommandMethod(me Method, m map[string]*yaml.Node, where string, budgets map[string]int, p *problems) (Method, bool) {
-	n0 := len(p.msgs)
+	n0 := p.Len()
 	cn := m["command"]
 	if cn.Kind != yaml.SequenceNode || len(cn.Content) == 0 {
-		p.add("%s.command (line %d): want a list such as [python3, train.py, --arch, resnet18]", where, cn.Line)
+		p.Add("%s.command (line %d): want a list such as [python3, train.py, --arch, resnet18]", where, cn.Line)
 	} else {
 		for _, a := range cn.Content {
 			if a.Kind != yaml.ScalarNode || a.Tag == "!!null" || a.Value == "" && len(me.Command) == 0 {
-				p.add("%s.command (line %d): want a list of words such as [python3, train.py, --arch, resnet18]", where, a.Line)
+				p.Add("%s.command (line %d): want a list of words such as [python3, train.py, --arch, resnet18]", where, a.Line)
 				break
 			}
 			me.Command = append(me.Command, a.Value)
 		}
 	}
 	if me.Loss != "" || me.Miner != "" {
-		p.add("%s: a command method trains with its own loss; drop loss and miner (give them as fixed settings for the command)", where)
+		p.Add("%s: a command method trains with its own loss; drop loss and miner (give them as fixed settings for the command)", where)
 	}
 	if me.Name == "" {
-		p.add("%s: a command method needs a name", where)
+		p.Add("%s: a command method needs a name", where)
 		return me, false
 	}
 	if !methodName.MatchString(me.Name) {
-		p.add("%s: name %q must be letters, digits and _ . + - (not starting with . or -): it names the method's directories", where, me.Name)
+		p.Add("%s: name %q must be letters, digits and _ . + - (not starting with . or -): it names the method's directories", where, me.Name)
 		return me, false
 	}
 	where = "method " + me.Name
@@ -81,12 +81,12 @@ func (s *Spec) parseCommandMethod(me Method, m map[string]*yaml.Node, where stri
 		me.Fixed = map[string]any{}
 		for k, v := range p.mapping(n, where+".fixed", nil) {
 			if why := commandKeyProblem(k); why != "" {
-				p.add("%s.fixed.%s (line %d): cannot be one method's setting (%s)", where, k, v.Line, why)
+				p.Add("%s.fixed.%s (line %d): cannot be one method's setting (%s)", where, k, v.Line, why)
 				continue
 			}
 			var x any
 			if err := v.Decode(&x); err != nil {
-				p.add("%s.fixed.%s (line %d): %s", where, k, v.Line, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", " "))
+				p.Add("%s.fixed.%s (line %d): %s", where, k, v.Line, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", " "))
 				continue
 			}
 			me.Fixed[k] = x
@@ -103,11 +103,11 @@ func (s *Spec) parseCommandMethod(me Method, m map[string]*yaml.Node, where stri
 		for _, k := range order {
 			w := where + ".space." + k
 			if why := commandKeyProblem(k); why != "" {
-				p.add("%s: cannot be searched (%s)", w, why)
+				p.Add("%s: cannot be searched (%s)", w, why)
 				continue
 			}
 			if _, dup := me.Fixed[k]; dup {
-				p.add("%s: also in the method's fixed; give it in one place", w)
+				p.Add("%s: also in the method's fixed; give it in one place", w)
 				continue
 			}
 			q, ok := parseRange(sm[k], w, p)
@@ -121,7 +121,7 @@ func (s *Spec) parseCommandMethod(me Method, m map[string]*yaml.Node, where stri
 			me.Space = append(me.Space, q)
 		}
 	}
-	return me, len(p.msgs) == n0
+	return me, p.Len() == n0
 }
 
 // checkCommandParam checks one searched parameter of a command method:
@@ -137,7 +137,7 @@ func checkCommandParam(q search.Param, where string, p *problems) bool {
 				key = "n:" + strconv.FormatFloat(x, 'g', -1, 64)
 			}
 			if prev, dup := seen[key]; dup {
-				p.add("%s: values %q and %q are the same setting", where, prev, v)
+				p.Add("%s: values %q and %q are the same setting", where, prev, v)
 				ok = false
 			}
 			seen[key] = v
@@ -145,7 +145,7 @@ func checkCommandParam(q search.Param, where string, p *problems) bool {
 		return ok
 	}
 	if err := q.Validate(); err != nil {
-		p.add("%s", strings.Replace(err.Error(), q.Name+": ", where+": ", 1))
+		p.Add("%s", strings.Replace(err.Error(), q.Name+": ", where+": ", 1))
 		return false
 	}
 	return true
@@ -171,14 +171,14 @@ func (s *Spec) commandConfig(seed int64) trainers.Config {
 // checkCommand adds the problems of a command method's settings to p.
 func (s *Spec) checkCommand(m Method, p *problems) {
 	if !strings.HasPrefix(s.Dataset, "dir:") {
-		p.add("method %s: a command method needs dataset: dir:PATH (label files train_labels.npy and test_labels.npy), not %q", m.Name, s.Dataset)
+		p.Add("method %s: a command method needs dataset: dir:PATH (label files train_labels.npy and test_labels.npy), not %q", m.Name, s.Dataset)
 	}
 	cfg := s.commandConfig(s.Seed).WithDefaults()
 	if cfg.Epochs < 1 {
-		p.add("method %s: epochs = %d must be ≥ 1 (the best epoch is chosen on validation)", m.Name, cfg.Epochs)
+		p.Add("method %s: epochs = %d must be ≥ 1 (the best epoch is chosen on validation)", m.Name, cfg.Epochs)
 	}
 	if _, err := trainers.NewEvaluator(cfg); err != nil {
-		p.add("method %s: %v", m.Name, err)
+		p.Add("method %s: %v", m.Name, err)
 	}
 }
 

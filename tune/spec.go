@@ -137,18 +137,18 @@ func Parse(b []byte, opt Options) (*Spec, error) {
 	var p problems
 	var second yaml.Node
 	if err := dec.Decode(&second); err == nil {
-		p.add("a second YAML document begins at line %d: a spec is one document (remove the '---')", second.Line)
+		p.Add("a second YAML document begins at line %d: a spec is one document (remove the '---')", second.Line)
 	} else if !errors.Is(err, io.EOF) {
-		p.add("after the first document: %s", strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", " "))
+		p.Add("after the first document: %s", strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", " "))
 	}
 	s := &Spec{Search: DefaultSearch, Folds: DefaultFolds, Objective: DefaultObjective, Join: JoinL2, SearchRepeats: 1}
 	top := p.mapping(doc.Content[0], "spec", topKeys)
 	if top == nil {
-		return nil, p.err()
+		return nil, p.Err()
 	}
 	s.parseTop(top, &p)
 	s.check(&p, opt)
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -204,7 +204,7 @@ func (s *Spec) parseFinal(n *yaml.Node, p *problems) {
 	}
 	if v := m["seeds"]; v != nil {
 		if v.Kind != yaml.SequenceNode {
-			p.add("final.seeds (line %d): want a list of integer seeds, e.g. [0, 1, 2]", v.Line)
+			p.Add("final.seeds (line %d): want a list of integer seeds, e.g. [0, 1, 2]", v.Line)
 		} else {
 			for _, c := range v.Content {
 				var x int64
@@ -217,7 +217,7 @@ func (s *Spec) parseFinal(n *yaml.Node, p *problems) {
 	if v := m["metrics"]; v != nil {
 		var l suite.List
 		if err := v.Decode(&l); err != nil {
-			p.add("final.metrics (line %d): want a metric or a list of metrics", v.Line)
+			p.Add("final.metrics (line %d): want a metric or a list of metrics", v.Line)
 		}
 		s.FinalMetrics = l
 	}
@@ -228,7 +228,7 @@ func (s *Spec) parseFinal(n *yaml.Node, p *problems) {
 func (s *Spec) parseSlurm(n *yaml.Node, p *problems) {
 	var sb bytes.Buffer
 	if err := yaml.NewEncoder(&sb).Encode(map[string]*yaml.Node{"slurm": n}); err != nil {
-		p.add("slurm (line %d): %v", n.Line, err)
+		p.Add("slurm (line %d): %v", n.Line, err)
 		return
 	}
 	sp, err := suite.Parse(append(sb.Bytes(), []byte("eval: [{name: x, dataset: x, emb: x, labels: x}]\n")...))
@@ -236,11 +236,11 @@ func (s *Spec) parseSlurm(n *yaml.Node, p *problems) {
 		var pe *suite.ProblemsError
 		if errors.As(err, &pe) {
 			for _, m := range pe.Problems {
-				p.add("slurm: %s", m)
+				p.Add("slurm: %s", m)
 			}
 			return
 		}
-		p.add("slurm: %s", strings.ReplaceAll(err.Error(), "\n", " "))
+		p.Add("slurm: %s", strings.ReplaceAll(err.Error(), "\n", " "))
 		return
 	}
 	s.Slurm = sp.Slurm
@@ -248,8 +248,7 @@ func (s *Spec) parseSlurm(n *yaml.Node, p *problems) {
 
 // problems collects the errors of a spec, each once, in the order found.
 type problems struct {
-	msgs []string
-	seen map[string]bool
+	suite.Problems
 	// bad are the keys whose value could not be read (their range is not
 	// checked again).
 	bad map[string]bool
@@ -262,30 +261,10 @@ func (p *problems) badKey(where string) {
 	p.bad[where] = true
 }
 
-func (p *problems) add(format string, a ...any) {
-	m := fmt.Sprintf(format, a...)
-	if p.seen == nil {
-		p.seen = map[string]bool{}
-	}
-	if !p.seen[m] {
-		p.seen[m] = true
-		p.msgs = append(p.msgs, m)
-	}
-}
-
-// err is nil without problems, else a *suite.ProblemsError (one problem
-// per line).
-func (p *problems) err() error {
-	if len(p.msgs) == 0 {
-		return nil
-	}
-	return &suite.ProblemsError{Problems: append([]string(nil), p.msgs...)}
-}
-
 // scalar is n's text, or a problem when n is not a single value.
 func (p *problems) scalar(n *yaml.Node, where, want string) (string, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		p.add("%s (line %d): want %s", where, n.Line, want)
+		p.Add("%s (line %d): want %s", where, n.Line, want)
 		return "", false
 	}
 	return n.Value, true
@@ -311,7 +290,7 @@ func (p *problems) int64(n *yaml.Node, where string, dst *int64) bool {
 	}
 	x, err := integer(v)
 	if err != nil {
-		p.add("%s (line %d): %v", where, n.Line, err)
+		p.Add("%s (line %d): %v", where, n.Line, err)
 		p.badKey(where)
 		return false
 	}
@@ -323,7 +302,7 @@ func (p *problems) int(n *yaml.Node, where string, dst *int) {
 	var x int64
 	if p.int64(n, where, &x) {
 		if x != int64(int(x)) || x > 1<<40 || x < -(1<<40) {
-			p.add("%s (line %d): %d is out of range", where, n.Line, x)
+			p.Add("%s (line %d): %d is out of range", where, n.Line, x)
 			return
 		}
 		*dst = int(x)
@@ -340,7 +319,7 @@ func (p *problems) float(n *yaml.Node, where string, dst *float64) {
 	}
 	x, err := finite(v)
 	if err != nil {
-		p.add("%s (line %d): %v", where, n.Line, err)
+		p.Add("%s (line %d): %v", where, n.Line, err)
 		return
 	}
 	*dst = x
@@ -356,7 +335,7 @@ func (p *problems) bool(n *yaml.Node, where string, dst *bool) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		p.add("%s (line %d): %q is not true or false", where, n.Line, v)
+		p.Add("%s (line %d): %q is not true or false", where, n.Line, v)
 		return
 	}
 	*dst = b

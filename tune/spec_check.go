@@ -36,7 +36,7 @@ func (s *Spec) check(p *problems, opt Options) {
 	seen := map[int64]bool{}
 	for _, v := range s.FinalSeeds {
 		if seen[v] {
-			p.add("final.seeds: seed %d given twice", v)
+			p.Add("final.seeds: seed %d given twice", v)
 		}
 		seen[v] = true
 	}
@@ -47,16 +47,16 @@ func (s *Spec) check(p *problems, opt Options) {
 	// Counted in floating point before anything is laid out, so a budget
 	// of 1e9 is refused without allocating.
 	if n := float64(len(s.Methods)) * float64(max(s.Folds, 0)) * (float64(max(s.Budget, 0))*float64(max(s.SearchRepeats, 1)) + float64(len(s.FinalSeeds))); n > float64(limit) {
-		p.add("the spec has %.0f cells (methods × folds × (budget × search repeats + final seeds)), more than the limit %d: lower the budget, or raise the limit with --max-cells", n, limit)
+		p.Add("the spec has %.0f cells (methods × folds × (budget × search repeats + final seeds)), more than the limit %d: lower the budget, or raise the limit with --max-cells", n, limit)
 	}
 	names := map[string]bool{}
 	for _, m := range s.Methods {
 		if names[m.Name] {
-			p.add("method %s given twice (give each a distinct name)", m.Name)
+			p.Add("method %s given twice (give each a distinct name)", m.Name)
 		}
 		names[m.Name] = true
 		if len(m.Space) == 0 {
-			p.add("method %s: empty search space (every method is tuned)", m.Name)
+			p.Add("method %s: empty search space (every method is tuned)", m.Name)
 			continue
 		}
 		if len(m.Command) > 0 {
@@ -71,40 +71,40 @@ func (s *Spec) check(p *problems, opt Options) {
 func (s *Spec) checkScalars(p *problems) {
 	switch {
 	case s.Dataset == "":
-		p.add("no dataset")
+		p.Add("no dataset")
 	case strings.HasPrefix(s.Dataset, "dir:") && s.commandOnly():
 		// Relative to the spec's directory: checked by Load (checkDataOf).
 	case strings.HasPrefix(s.Dataset, "dir:"):
 		d := strings.TrimPrefix(s.Dataset, "dir:")
 		for _, f := range []string{fixtures.TrainEmbFile, fixtures.TrainLabelsFile} {
 			if _, err := os.Stat(filepath.Join(d, f)); err != nil {
-				p.add("dataset %s: no %s to tune on (the tuning stage reads the training classes only)", s.Dataset, f)
+				p.Add("dataset %s: no %s to tune on (the tuning stage reads the training classes only)", s.Dataset, f)
 			}
 		}
 	case fixtures.Describe(s.Dataset) == "":
-		p.add("dataset %q is not a data set (see dmlbench list datasets)", s.Dataset)
+		p.Add("dataset %q is not a data set (see dmlbench list datasets)", s.Dataset)
 	}
 	if s.Budget < 1 && !p.bad["budget"] {
-		p.add("budget = %d: want the number of trials per method (≥ 1)", s.Budget)
+		p.Add("budget = %d: want the number of trials per method (≥ 1)", s.Budget)
 	}
 	if s.Folds < 2 && !p.bad["folds"] {
-		p.add("folds = %d must be ≥ 2", s.Folds)
+		p.Add("folds = %d must be ≥ 2", s.Folds)
 	}
 	if s.SearchRepeats < 1 && !p.bad["search-repeats"] {
-		p.add("search-repeats = %d must be ≥ 1", s.SearchRepeats)
+		p.Add("search-repeats = %d must be ≥ 1", s.SearchRepeats)
 	}
 	if s.MaxParallel < 0 {
-		p.add("max-parallel = %d must be ≥ 0", s.MaxParallel)
+		p.Add("max-parallel = %d must be ≥ 0", s.MaxParallel)
 	}
 	if s.Join != JoinL2 && s.Join != JoinRaw {
-		p.add("final.join %q: want %s (normalise each fold model's embedding, the default) or %s", s.Join, JoinL2, JoinRaw)
+		p.Add("final.join %q: want %s (normalise each fold model's embedding, the default) or %s", s.Join, JoinL2, JoinRaw)
 	}
 	switch s.Search {
 	case "random":
 	case "tpe":
 		s.checkTPE(p)
 	default:
-		p.add("search %q: want tpe or random", s.Search)
+		p.Add("search %q: want tpe or random", s.Search)
 	}
 }
 
@@ -113,20 +113,20 @@ func (s *Spec) checkTPE(p *problems) {
 	t := s.TPE
 	switch {
 	case t.Startup < 0:
-		p.add("tpe.startup = %d must be ≥ 0 (0: %d)", t.Startup, defaultStartup)
+		p.Add("tpe.startup = %d must be ≥ 0 (0: %d)", t.Startup, defaultStartup)
 	case t.Startup >= s.Budget && s.Budget > 0:
-		p.add("tpe.startup = %d ≥ budget %d: every trial would be random; lower tpe.startup or use search: random", t.Startup, s.Budget)
+		p.Add("tpe.startup = %d ≥ budget %d: every trial would be random; lower tpe.startup or use search: random", t.Startup, s.Budget)
 	case t.Startup == 0 && defaultStartup >= s.Budget && s.Budget > 0:
-		p.add("tpe.startup (default %d) ≥ budget %d: every trial would be random; set tpe.startup below the budget or use search: random", defaultStartup, s.Budget)
+		p.Add("tpe.startup (default %d) ≥ budget %d: every trial would be random; set tpe.startup below the budget or use search: random", defaultStartup, s.Budget)
 	}
 	if t.Gamma < 0 || t.Gamma >= 1 {
-		p.add("tpe.gamma = %v must lie in (0, 1)", t.Gamma)
+		p.Add("tpe.gamma = %v must lie in (0, 1)", t.Gamma)
 	}
 	if t.Candidates < 0 {
-		p.add("tpe.candidates = %d must be ≥ 1", t.Candidates)
+		p.Add("tpe.candidates = %d must be ≥ 1", t.Candidates)
 	}
 	if t.PriorWeight < 0 {
-		p.add("tpe.prior-weight = %v must be > 0", t.PriorWeight)
+		p.Add("tpe.prior-weight = %v must be > 0", t.PriorWeight)
 	}
 }
 
@@ -142,12 +142,12 @@ func canonicalMetric(name, where string, p *problems) string {
 	if at := strings.LastIndex(n, "@"); at > 0 {
 		if _, err := strconv.Atoi(n[at+1:]); err == nil || strings.EqualFold(n[at+1:], "k") {
 			if f, ok := metrics.Lookup(n[:at] + "@1"); ok && f.Family() {
-				p.add("%s %q: %s needs a positive integer k", where, name, f.Key)
+				p.Add("%s %q: %s needs a positive integer k", where, name, f.Key)
 				return name
 			}
 		}
 	}
-	p.add("%s %q is not a metric (see dmlbench list metrics)", where, name)
+	p.Add("%s %q is not a metric (see dmlbench list metrics)", where, name)
 	return name
 }
 
@@ -182,7 +182,7 @@ func (s *Spec) checkMethod(m Method, p *problems) {
 			err = checkConfig(cfg)
 		}
 		if err != nil {
-			p.add("method %s: %v", m.Name, err)
+			p.Add("method %s: %v", m.Name, err)
 		}
 	}
 }
@@ -217,8 +217,8 @@ func (s *Spec) CheckData(tc TrainingClasses) error {
 	classes := tc.Split.NumClasses()
 	folds, err := FoldClasses(classes, s.Folds)
 	if err != nil {
-		p.add("folds = %d: the data set %s has %d training classes; want at most %d folds", s.Folds, s.Dataset, classes, classes)
-		return p.err()
+		p.Add("folds = %d: the data set %s has %d training classes; want at most %d folds", s.Folds, s.Dataset, classes, classes)
+		return p.Err()
 	}
 	rows := make([]int, classes)
 	for _, l := range tc.Split.Labels {
@@ -234,7 +234,7 @@ func (s *Spec) CheckData(tc TrainingClasses) error {
 		minVal, minTrain = min(minVal, n), min(minTrain, total-n)
 	}
 	if k, ok := recallK(s.Objective); ok && k > minVal-1 {
-		p.add("objective %s: the smallest validation fold has %d rows, so a query's gallery holds %d; want k ≤ %d (or fewer folds)", s.Objective, minVal, minVal-1, minVal-1)
+		p.Add("objective %s: the smallest validation fold has %d rows, so a query's gallery holds %d; want k ≤ %d (or fewer folds)", s.Objective, minVal, minVal-1, minVal-1)
 	}
 	for _, m := range s.Methods {
 		if len(m.Space) == 0 {
@@ -248,11 +248,11 @@ func (s *Spec) CheckData(tc TrainingClasses) error {
 			continue
 		}
 		if cfg.BatchSize > minTrain {
-			p.add("batch-size %d exceeds the %d training rows of the smallest fold; choose at most %d (or fewer folds)", cfg.BatchSize, minTrain, minTrain)
+			p.Add("batch-size %d exceeds the %d training rows of the smallest fold; choose at most %d (or fewer folds)", cfg.BatchSize, minTrain, minTrain)
 			break
 		}
 	}
-	return p.err()
+	return p.Err()
 }
 
 // checkDataOf loads the training classes of the spec's data set (with the

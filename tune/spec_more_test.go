@@ -182,7 +182,7 @@ func TestCanonicalMetricFamilies(t *testing.T) {
 			t.Errorf("%s: %s, want %s", in, got, want)
 		}
 	}
-	if len(p.msgs) > 0 {
-		t.Errorf("problems %v", p.msgs)
+	if p.Len() > 0 {
+		t.Errorf("problems %v", p.Err())
 	}
 }

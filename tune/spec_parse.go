@@ -38,7 +38,7 @@ var methodName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 // any) with the nearest known key; nil when n is not a mapping.
 func (p *problems) mapping(n *yaml.Node, where string, known []string) map[string]*yaml.Node {
 	if n.Kind != yaml.MappingNode {
-		p.add("%s (line %d): want a mapping of keys", where, n.Line)
+		p.Add("%s (line %d): want a mapping of keys", where, n.Line)
 		return nil
 	}
 	m := map[string]*yaml.Node{}
@@ -48,11 +48,11 @@ func (p *problems) mapping(n *yaml.Node, where string, known []string) map[strin
 			k = a
 		}
 		if known != nil && !contains(known, k) {
-			p.add("%s", unknownKey(where, k, line, known))
+			p.Add("%s", unknownKey(where, k, line, known))
 			continue
 		}
 		if _, dup := m[k]; dup {
-			p.add("%s (line %d): key %s given twice", where, line, k)
+			p.Add("%s (line %d): key %s given twice", where, line, k)
 			continue
 		}
 		m[k] = n.Content[i+1]
@@ -85,12 +85,12 @@ func (p *problems) fixedMap(n *yaml.Node, where string) map[string]any {
 	out := map[string]any{}
 	for k, v := range m {
 		if why, ok := reserved[k]; ok {
-			p.add("%s.%s (line %d): set by the tuning protocol (%s)", where, k, v.Line, why)
+			p.Add("%s.%s (line %d): set by the tuning protocol (%s)", where, k, v.Line, why)
 			continue
 		}
 		x, err := nodeValue(k, v)
 		if err != nil {
-			p.add("%s.%s (line %d): %v", where, k, v.Line, err)
+			p.Add("%s.%s (line %d): %v", where, k, v.Line, err)
 			continue
 		}
 		out[k] = x
@@ -101,7 +101,7 @@ func (p *problems) fixedMap(n *yaml.Node, where string) map[string]any {
 // parseMethods decodes the methods list.
 func (s *Spec) parseMethods(n *yaml.Node, p *problems) {
 	if n == nil || n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		p.add("methods: want a list of at least one method ({name, loss, space})")
+		p.Add("methods: want a list of at least one method ({name, loss, space})")
 		return
 	}
 	budgets := map[string]int{}
@@ -139,7 +139,7 @@ func (s *Spec) checkBudgets(budgets map[string]int, p *problems) {
 				}
 				parts = append(parts, fmt.Sprintf("%s %d", m.Name, b))
 			}
-			p.add("unequal budgets (%s; %s is %d): every method gets the same number of trials, or the comparison is not fair", strings.Join(parts, ", "), refName, ref)
+			p.Add("unequal budgets (%s; %s is %d): every method gets the same number of trials, or the comparison is not fair", strings.Join(parts, ", "), refName, ref)
 			s.Budget = ref // one problem, not a second one about the budget
 			return
 		}
@@ -161,7 +161,7 @@ func (s *Spec) parseMethod(mn *yaml.Node, i int, budgets map[string]int, p *prob
 		return s.parseCommandMethod(me, m, where, budgets, p)
 	}
 	if me.Loss == "" {
-		p.add("%s: no loss", where)
+		p.Add("%s: no loss", where)
 		return me, false
 	}
 	if me.Name == "" {
@@ -171,13 +171,13 @@ func (s *Spec) parseMethod(mn *yaml.Node, i int, budgets map[string]int, p *prob
 		}
 	}
 	if !methodName.MatchString(me.Name) {
-		p.add("%s: name %q must be letters, digits and _ . + - (not starting with . or -): it names the method's directories", where, me.Name)
+		p.Add("%s: name %q must be letters, digits and _ . + - (not starting with . or -): it names the method's directories", where, me.Name)
 		return me, false
 	}
 	where = "method " + me.Name
 	info, known := losses.Lookup(me.Loss)
 	if !known {
-		p.add("%s: unknown loss %q (see dmlbench list losses)", where, me.Loss)
+		p.Add("%s: unknown loss %q (see dmlbench list losses)", where, me.Loss)
 		return me, false
 	}
 	if n := m["budget"]; n != nil {
@@ -189,15 +189,15 @@ func (s *Spec) parseMethod(mn *yaml.Node, i int, budgets map[string]int, p *prob
 		me.Fixed = p.fixedMap(n, where+".fixed")
 		for k := range me.Fixed {
 			if costKeys[k] {
-				p.add("%s.fixed.%s: sets what a trial costs, so every method shares it: give it in the spec's fixed", where, k)
+				p.Add("%s.fixed.%s: sets what a trial costs, so every method shares it: give it in the spec's fixed", where, k)
 			}
 		}
 	}
 	me.hyper = map[string]bool{}
 	if n := m["space"]; n != nil {
-		n0 := len(p.msgs)
+		n0 := p.Len()
 		me.Space = parseSpace(n, where, info, me.hyper, p)
-		if len(p.msgs) > n0 {
+		if p.Len() > n0 {
 			return me, false // its problems are reported; no further ones
 		}
 	}
@@ -222,17 +222,17 @@ func parseSpace(n *yaml.Node, where string, info losses.Info, hyper map[string]b
 	for _, k := range order {
 		w := where + ".space." + k
 		if why, bad := reserved[k]; bad {
-			p.add("%s: cannot be searched (%s)", w, why)
+			p.Add("%s: cannot be searched (%s)", w, why)
 			continue
 		}
 		if costKeys[k] {
-			p.add("%s: sets what a trial costs, so it cannot be searched for one method (equal budgets); give it in the spec's fixed", w)
+			p.Add("%s: sets what a trial costs, so it cannot be searched for one method (equal budgets); give it in the spec's fixed", w)
 			continue
 		}
 		_, isCfg := configFields[k]
 		_, isHyper := info.Hyper[k]
 		if !isCfg && !isHyper {
-			p.add("%s", unknownKey(where+".space", k, sm[k].Line, known))
+			p.Add("%s", unknownKey(where+".space", k, sm[k].Line, known))
 			continue
 		}
 		q, ok := parseRange(sm[k], w, p)
@@ -265,13 +265,13 @@ func checkParam(q *search.Param, hyper bool, where string, p *problems) bool {
 				x, err = textValue(q.Name, v)
 			}
 			if err != nil {
-				p.add("%s: value %v", where, err)
+				p.Add("%s: value %v", where, err)
 				ok = false
 				continue
 			}
 			key := fmt.Sprintf("%#v", x)
 			if prev, dup := seen[key]; dup {
-				p.add("%s: values %q and %q are the same setting", where, prev, v)
+				p.Add("%s: values %q and %q are the same setting", where, prev, v)
 				ok = false
 			}
 			seen[key] = v
@@ -284,12 +284,12 @@ func checkParam(q *search.Param, hyper bool, where string, p *problems) bool {
 			q.Int = true
 		case "float64":
 		default:
-			p.add("%s: a range needs a numeric setting; give values: [...]", where)
+			p.Add("%s: a range needs a numeric setting; give values: [...]", where)
 			return false
 		}
 	}
 	if err := q.Validate(); err != nil {
-		p.add("%s", strings.Replace(err.Error(), q.Name+": ", where+": ", 1))
+		p.Add("%s", strings.Replace(err.Error(), q.Name+": ", where+": ", 1))
 		return false
 	}
 	return true
@@ -304,16 +304,16 @@ func parseRange(n *yaml.Node, where string, p *problems) (search.Param, bool) {
 	}
 	if v, ok := m["values"]; ok {
 		if len(m) > 1 {
-			p.add("%s (line %d): give values or low/high, not both", where, n.Line)
+			p.Add("%s (line %d): give values or low/high, not both", where, n.Line)
 			return q, false
 		}
 		var l suite.List
 		if err := v.Decode(&l); err != nil {
-			p.add("%s.values (line %d): want a list of values", where, v.Line)
+			p.Add("%s.values (line %d): want a list of values", where, v.Line)
 			return q, false
 		}
 		if len(l) == 0 {
-			p.add("%s (line %d): empty values list", where, n.Line)
+			p.Add("%s (line %d): empty values list", where, n.Line)
 			return q, false
 		}
 		q.Values = l
@@ -322,13 +322,13 @@ func parseRange(n *yaml.Node, where string, p *problems) (search.Param, bool) {
 	lo, okL := m["low"]
 	hi, okH := m["high"]
 	if !okL || !okH {
-		p.add("%s (line %d): want low and high (or values)", where, n.Line)
+		p.Add("%s (line %d): want low and high (or values)", where, n.Line)
 		return q, false
 	}
-	n0 := len(p.msgs)
+	n0 := p.Len()
 	p.float(lo, where+".low", &q.Low)
 	p.float(hi, where+".high", &q.High)
 	p.bool(m["log"], where+".log", &q.Log)
 	p.bool(m["int"], where+".int", &q.Int)
-	return q, len(p.msgs) == n0
+	return q, p.Len() == n0
 }

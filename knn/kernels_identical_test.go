@@ -33,14 +33,14 @@ func nearTieInputs() map[string]mat32.Matrix {
 	}
 	gen("duplicates", 517, 33, func(i, t int, row []float32) { row[t] = base[(i%40)*33+t] })
 	gen("grid", 403, 16, func(i, t int, row []float32) { row[t] = float32(rng.Intn(5) - 2) })
-	centres := unitRows(rng, 37, 64)
+	centres := sphereRows(rng, 37, 64)
 	gen("tight", 611, 64, func(i, t int, row []float32) {
 		row[t] = centres.Data[(i%37)*64+t] + float32(0.005*rng.NormFloat64())
 		if t == 63 {
 			normalise(row)
 		}
 	})
-	dirs := unitRows(rng, 8, 128)
+	dirs := sphereRows(rng, 8, 128)
 	gen("embedding", 700, 128, func(i, t int, row []float32) {
 		c := i % 23
 		v := 0.3 * rng.NormFloat64()
@@ -55,7 +55,8 @@ func nearTieInputs() map[string]mat32.Matrix {
 	return out
 }
 
-func unitRows(rng *rand.Rand, n, d int) mat32.Matrix {
+// sphereRows returns n Gaussian rows of dimension d scaled to unit norm.
+func sphereRows(rng *rand.Rand, n, d int) mat32.Matrix {
 	m := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
 	for i := range m.Data {
 		m.Data[i] = float32(rng.NormFloat64())

@@ -32,7 +32,10 @@ const (
 // is certified when no such pair lies within the bound, including the
 // candidate just below the list (the search runs one deeper for it) and,
 // through it, every candidate beyond: those rank behind it, and a row
-// that could overtake a window item has ‖c‖ ≤ ‖x‖ + √(d + e).
+// that could overtake a window item has ‖c‖ ≤ ‖x‖ + √(d + e). An
+// uncertain query is reordered in float64 within its list when no row
+// below the list can enter it, else ranked again against the whole
+// gallery.
 type recheck struct {
 	metric knn.Metric
 	q, g   mat32.Matrix
@@ -42,8 +45,9 @@ type recheck struct {
 	gamma  float64
 	plan   *retrievalPlan
 	full   bool // a metric reads the whole list: windows end at the depth
-	// Rechecked counts the queries ranked again in float64.
-	Rechecked int
+	// Rechecked counts the queries ranked again in float64 against the
+	// whole gallery, Reordered those reordered within their list.
+	Rechecked, Reordered int
 }
 
 func newRecheck(p *retrievalPlan, metric knn.Metric, q, g mat32.Matrix) *recheck {
@@ -100,22 +104,38 @@ func (r *recheck) window(c int32, k int) int {
 	return min(m, k)
 }
 
-// apply checks the queries r0, r0+1, … of nb, whose lists are k + extra
-// deep (extra = 1: the candidate below the list is there), ranks the
-// uncertain ones again in float64 (their lists and watched ranks) and
-// trims nb to depth k.
+// recheckBand is how many candidates below the list the search returns
+// for the recheck: the near-ties around the list's end are then in view,
+// and a query with one there is reordered in float64 within its list
+// rather than ranked again against the whole gallery.
+const recheckBand = 8
+
+// apply checks the queries r0, r0+1, … of nb, whose lists are k deep
+// plus up to recheckBand candidates below, reorders in float64 those
+// whose metrics float32 rounding could change (within the list, or
+// against the whole gallery when a candidate below the list could enter
+// it), updates their watched ranks, and trims nb to depth k.
 func (r *recheck) apply(nb *knn.Neighbors, r0, k int, watch *knn.Watch) {
 	kk := nb.K
 	for i := 0; i < nb.N; i++ {
-		if r.uncertain(r0+i, nb.IDsOf(i), nb.DistOf(i), k) {
+		ids, dist := nb.IDsOf(i), nb.DistOf(i)
+		inner, outer := r.uncertain(r0+i, ids, dist, k)
+		var watched []int32
+		if watch != nil {
+			watched = watch.IDs[i]
+		}
+		switch {
+		case outer:
 			r.Rechecked++
-			var ids []int32
-			if watch != nil {
-				ids = watch.IDs[i]
-			}
-			rk := r.rank64(r0+i, nb.IDsOf(i), nb.DistOf(i), ids, watch)
+			rk := r.rank64(r0+i, ids, dist, watched, watch)
 			if watch != nil {
 				nb.Ranks[i] = rk
+			}
+		case inner:
+			r.Reordered++
+			r.reorder64(r0+i, ids, dist)
+			if watch != nil {
+				nb.Ranks[i] = listRanks(ids, watched, nb.Ranks[i], watch.MaxRank)
 			}
 		}
 	}
@@ -130,20 +150,108 @@ func (r *recheck) apply(nb *knn.Neighbors, r0, k int, watch *knn.Watch) {
 	nb.IDs, nb.Dist = nb.IDs[:nb.N*k], nb.Dist[:nb.N*k]
 }
 
+// listRanks returns the watched ranks after a reorder within the list ids:
+// the watched rows in the list take their new positions, ranks beyond the
+// list stay (the rows before them are the same set).
+func listRanks(ids, watched, old []int32, maxRank int) []int32 {
+	var out []int32
+	for p, id := range ids {
+		if p+1 <= maxRank && id >= 0 && slices.Contains(watched, id) {
+			out = append(out, int32(p+1))
+		}
+	}
+	for _, rk := range old {
+		if int(rk) > len(ids) {
+			out = append(out, rk)
+		}
+	}
+	return out
+}
+
+// reorder64 sorts the list ids/dist of query qi by float64 distance (ties
+// by lower index). Only runs of candidates whose consecutive float32 gaps
+// are within 2e can be out of order (two candidates farther apart keep
+// their order), so only those are computed again.
+func (r *recheck) reorder64(qi int, ids []int32, dist []float32) {
+	n := len(ids)
+	for n > 0 && ids[n-1] < 0 {
+		n--
+	}
+	e := 0.0
+	for j := 0; j < n; j++ {
+		e = max(e, r.bound(qi, ids[j]))
+	}
+	x := r.q.Row(qi)
+	var cs []cand64
+	for a := 0; a < n; {
+		b := a + 1
+		for b < n && math.Abs(float64(dist[b])-float64(dist[b-1])) <= 2*e {
+			b++
+		}
+		if b-a > 1 {
+			cs = cs[:0]
+			for j := a; j < b; j++ {
+				cs = append(cs, cand64{r.dist64(x, ids[j]), ids[j]})
+			}
+			sortCand64(cs)
+			for j, c := range cs {
+				ids[a+j], dist[a+j] = c.id, r.out32(c.v)
+			}
+		}
+		a = b
+	}
+}
+
+type cand64 struct {
+	v  float64 // squared L2, or −⟨x, c⟩
+	id int32
+}
+
+func sortCand64(cs []cand64) {
+	slices.SortFunc(cs, func(a, b cand64) int {
+		if a.v != b.v {
+			if a.v < b.v {
+				return -1
+			}
+			return 1
+		}
+		return int(a.id - b.id)
+	})
+}
+
+func (r *recheck) dist64(x []float32, j int32) float64 {
+	if r.metric == knn.IP {
+		var s float64
+		for t, v := range r.g.Row(int(j)) {
+			s -= float64(x[t]) * float64(v)
+		}
+		return s
+	}
+	return knn.SquaredL2(x, r.g.Row(int(j)))
+}
+
+func (r *recheck) out32(v float64) float32 {
+	if r.metric == knn.IP {
+		return float32(-v)
+	}
+	return float32(v)
+}
+
 // uncertain reports whether float32 rounding could change a metric of
-// query qi with list ids/dist (k items, possibly one more below).
-func (r *recheck) uncertain(qi int, ids []int32, dist []float32, k int) bool {
+// query qi with list ids/dist (k items and the band below): inner, by an
+// order within the list; outer, by a row below the list entering it.
+func (r *recheck) uncertain(qi int, ids []int32, dist []float32, k int) (inner, outer bool) {
 	n := len(ids)
 	for n > 0 && ids[n-1] < 0 {
 		n--
 	}
 	if n == 0 {
-		return false
+		return false, false
 	}
 	ql := r.plan.qLabels[qi]
 	m := r.window(ql, min(k, n))
 	if m == 0 {
-		return false
+		return false, false
 	}
 	// gap is how much worse position b is than position a (≥ 0).
 	gap := func(a, b int) float64 {
@@ -167,14 +275,15 @@ func (r *recheck) uncertain(qi int, ids []int32, dist []float32, k int) bool {
 			break // beyond reach of the window's items
 		}
 		if (r.plan.gLabels[ids[j]] == ql) != (r.plan.gLabels[ids[j+1]] == ql) && gap(j, j+1) <= 2*e {
-			return true
+			inner = true
+			break
 		}
 	}
 	if n <= k {
-		return false // the list holds the whole gallery
+		return inner, false // the list holds the whole gallery
 	}
-	// Rows below the list rank behind ids[k]; one could overtake a window
-	// item j only with a float32 distance within e_j + e_o of it.
+	// Rows below the list rank behind ids[n−1]; one could overtake a
+	// window item j only with a float32 distance within e_j + e_o of it.
 	var eo float64
 	if r.metric == knn.IP {
 		s := r.qn[qi] + r.gMax
@@ -196,10 +305,10 @@ func (r *recheck) uncertain(qi int, ids []int32, dist []float32, k int) bool {
 			}
 		}
 		if last < 0 {
-			return false
+			return inner, false
 		}
 	}
-	return gap(last, k) <= e+eo
+	return inner, gap(last, n-1) <= e+eo
 }
 
 // rank64 ranks query qi against the whole gallery in float64 (ties by
@@ -208,56 +317,25 @@ func (r *recheck) uncertain(qi int, ids []int32, dist []float32, k int) bool {
 // watched rows, as knn.Watch defines them.
 func (r *recheck) rank64(qi int, ids []int32, dist []float32, watched []int32, watch *knn.Watch) []int32 {
 	x := r.q.Row(qi)
-	type cand struct {
-		v  float64
-		id int32
-	}
-	cs := make([]cand, 0, r.g.Rows)
+	cs := make([]cand64, 0, r.g.Rows)
 	for j := 0; j < r.g.Rows; j++ {
-		if r.loo && j == qi {
-			continue
+		if !r.loo || j != qi {
+			cs = append(cs, cand64{r.dist64(x, int32(j)), int32(j)})
 		}
-		var s float64
-		if r.metric == knn.IP {
-			for t, v := range r.g.Row(j) {
-				s -= float64(x[t]) * float64(v)
-			}
-		} else {
-			s = knn.SquaredL2(x, r.g.Row(j))
-		}
-		cs = append(cs, cand{s, int32(j)})
 	}
-	slices.SortFunc(cs, func(a, b cand) int {
-		if a.v != b.v {
-			if a.v < b.v {
-				return -1
-			}
-			return 1
-		}
-		return int(a.id - b.id)
-	})
+	sortCand64(cs)
 	for j := range ids {
-		ids[j], dist[j] = -1, float32(math.Inf(1))
-		if r.metric == knn.IP {
-			dist[j] = float32(math.Inf(-1))
-		}
+		ids[j], dist[j] = -1, r.out32(math.Inf(1))
 		if j < len(cs) {
-			ids[j], dist[j] = cs[j].id, float32(cs[j].v)
-			if r.metric == knn.IP {
-				dist[j] = float32(-cs[j].v)
-			}
+			ids[j], dist[j] = cs[j].id, r.out32(cs[j].v)
 		}
 	}
 	if watch == nil {
 		return nil
 	}
-	want := make(map[int32]bool, len(watched))
-	for _, w := range watched {
-		want[w] = true
-	}
 	var ranks []int32
 	for j := 0; j < len(cs) && j < watch.MaxRank; j++ {
-		if want[cs[j].id] {
+		if slices.Contains(watched, cs[j].id) {
 			ranks = append(ranks, int32(j+1))
 		}
 	}

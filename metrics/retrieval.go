@@ -222,10 +222,10 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		depth++ // ≤ gallery + 1 = rows of g
 		opt.Exclude = knn.ExcludeNone
 	}
-	// The float64 recheck looks at the candidate just below the list.
+	// The float64 recheck looks at the candidates just below the list.
 	extra := 0
-	if p.recheck != nil && depth+1 <= g.Rows-btoi(opt.Exclude == knn.ExcludeSelf) {
-		extra = 1
+	if p.recheck != nil {
+		extra = max(0, min(recheckBand, g.Rows-btoi(opt.Exclude == knn.ExcludeSelf)-depth))
 	}
 	rows := p.chunkRows(depth + extra)
 	if rows >= n {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,5 +203,30 @@ func TestKMeansFloat32Check(t *testing.T) {
 	}
 	if err := r.Float32Check(); err == nil {
 		t.Fatalf("spread 1: %d low-precision rows, no error", r.LowPrecisionRows)
+	}
+}
+
+// TestRecheck64HandCases: centroids 4096 and 4097 in one dimension, where
+// float32's ‖x‖² + ‖c‖² − 2⟨x, c⟩ has a spacing of 2 against distance
+// differences of 0.5: rows 4096.25, 4096.5 (a tie: the lower index) and
+// 4096.75 belong to centroids 0, 0, 1 whatever the float32 kernel or a
+// wrong input assignment said; far rows (0 and 10⁴) keep theirs.
+func TestRecheck64HandCases(t *testing.T) {
+	x := mat32.Matrix{Rows: 5, Cols: 1, Data: []float32{4096.25, 4096.5, 4096.75, 0, 10000}}
+	cent := mat32.Matrix{Rows: 2, Cols: 1, Data: []float32{4096, 4097}}
+	want := []int32{0, 0, 1, 0, 1}
+	a, _, err := NearestCentroids(context.Background(), x, cent, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range [][]int32{a, {1, 1, 0, 0, 1}} {
+		got := slices.Clone(in)
+		n, err := Recheck64(context.Background(), x, cent, got, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) || n != 3 {
+			t.Errorf("from %v: %v (%d rows ranked again), want %v (3)", in, got, n, want)
+		}
 	}
 }

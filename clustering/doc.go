@@ -49,11 +49,14 @@
 // metrics.Evaluate calls it with its searcher's name.
 //
 // Float32 range: every assignment path computes ‖x‖² + ‖c‖² − 2⟨x, c⟩ in
-// float32, as faiss does. MeasureFloat32(...).Check tests rows for
-// overflow, underflow and cancellation before any distance is computed,
-// and KMeansResult.Float32Check tests, after k-means, whether most rows'
-// distances to their centroids kept fewer than 10 significant bits; the
-// evaluation turns either into an error (strict) or a warning (roth, pml).
+// float32, as faiss does. Recheck64 reassigns in float64 the rows whose
+// assignment rounding could have decided (the strict evaluation applies it
+// to the final assignment). MeasureFloat32(...).Check tests rows for
+// overflow, underflow and cancellation, and KMeansResult.Float32Check
+// tests whether most rows' distances to their centroids kept fewer than 10
+// significant bits; the evaluation reports these as warnings under roth
+// and pml, which keep the peers' float32 values, and strict refuses only
+// overflow (CheckOverflow).
 //
 // The Clusterer interface and its registry (Algorithms, New, Names) expose
 // the algorithms of Seidenschwarz et al. 2021 Tab. 4 by name: "kmeans", "ward" (NN-chain

@@ -82,6 +82,16 @@ func MeasureFloat32(sets ...mat32.Matrix) Float32Range {
 	return r
 }
 
+// CheckOverflow returns Check's overflow error, or nil: the one failure
+// that a float64 recheck of near-ties cannot repair (float32 distances
+// become +Inf or NaN and order nothing).
+func (r Float32Range) CheckOverflow() error {
+	if r.MaxSqNorm > f32Overflow {
+		return r.Check()
+	}
+	return nil
+}
+
 // Check returns nil when float32 squared distances of the rows are
 // meaningful, else an error wrapping ErrFloat32Range that names the
 // problem and its remedy:

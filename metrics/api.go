@@ -49,9 +49,10 @@ type Options struct {
 	PMLK int
 	// Version is reported in Result.Version ("" = "dev").
 	Version string
-	// Float32Warn reports float32 overflow, underflow and cancellation as a
-	// warning under every convention instead of an error under strict. A
-	// training run sets it: a model whose embeddings collapse during
+	// Float32Warn reports float32 overflow as a warning under strict
+	// instead of an error (roth and pml warn about overflow, underflow and
+	// cancellation anyway; strict ranks near-ties again in float64). A
+	// training run sets it: a model whose embeddings blow up during
 	// training is a result to record, not bad input.
 	Float32Warn bool
 

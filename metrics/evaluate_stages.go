@@ -40,6 +40,9 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 	if opt.PerQuery {
 		plan.record = plan.newQueryRecord(q.Rows)
 	}
+	if e.conv == Strict {
+		plan.recheck = newRecheck(plan, metric, q, g)
+	}
 	vals, sums, err := plan.search(ctx, s, q, g, kopt, opt.Threads)
 	if err != nil {
 		return fmt.Errorf("k-NN search (%s, depth %d): %w", s.Name(), plan.depth, err)

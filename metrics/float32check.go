@@ -13,13 +13,21 @@ import (
 // checkFloat32 applies clustering.MeasureFloat32's test (float32 overflow,
 // underflow, cancellation of ‖x‖² + ‖c‖² − 2⟨x, c⟩) to the rows whose
 // distances Evaluate computes: the queries and, when separate, the
-// gallery. See float32Problem for what a failed test does.
+// gallery. Strict checks overflow only: it ranks again in float64 every
+// query and k-means row whose outcome float32 rounding could change
+// (recheck, clustering.Recheck64), so underflow and
+// cancellation cost time there, never correctness. See float32Problem for
+// what a failed test does.
 func (e *evalRun) checkFloat32() error {
 	sets := []mat32.Matrix{e.in.Emb}
 	if !e.loo {
 		sets = append(sets, e.gallery)
 	}
-	return e.float32Problem(clustering.MeasureFloat32(sets...).Check())
+	r := clustering.MeasureFloat32(sets...)
+	if e.conv == Strict {
+		return e.float32Problem(r.CheckOverflow())
+	}
+	return e.float32Problem(r.Check())
 }
 
 // float32Problem turns a float32 range error into an input error under
@@ -44,9 +52,12 @@ func (e *evalRun) float32Problem(err error) error {
 // builtinKMeans runs the convention's k-means on the k-NN backend's
 // hardware (clustering.KMeansFor with the searcher's name: faiss's own
 // k-means for faiss backends, the GPU assignment for gpu, else the pure-Go
-// one), reports its warnings (faiss's "please provide at least N training
-// points", subsampling) and applies its float32 check (float32Problem;
-// once a float32 warning was given, a second one would say nothing new).
+// one) and reports its warnings (faiss's "please provide at least N training
+// points", subsampling). Strict makes the final assignment exact where
+// float32 rounding could decide it (clustering.Recheck64); roth and pml
+// keep the peers' float32 assignment and apply its float32 check
+// (float32Problem; once a float32 warning was given, a second one would
+// say nothing new).
 func (e *evalRun) builtinKMeans(ctx context.Context, k int, seed int64) ([]int32, error) {
 	backend := knn.ExactName
 	if e.opt.Searcher != nil {
@@ -62,6 +73,13 @@ func (e *evalRun) builtinKMeans(ctx context.Context, k int, seed int64) ([]int32
 	}
 	for _, w := range r.Warnings {
 		e.res.Warnings = append(e.res.Warnings, "k-means: "+w)
+	}
+	if e.conv == Strict {
+		// The final assignment, exact where rounding could decide it.
+		if _, err := clustering.Recheck64(ctx, e.cEmb, r.Centroids, r.Assign, e.opt.Threads); err != nil {
+			return nil, err
+		}
+		return r.Assign, nil
 	}
 	if err := r.Float32Check(); err != nil && !e.float32Warned() {
 		if err := e.float32Problem(err); err != nil {

@@ -46,6 +46,16 @@ type retrievalPlan struct {
 	classSize  []int // n_c as Roth uses it: class size incl. the query (LOO) or gallery count (QG)
 	// record, when set, receives every scored query's values.
 	record *queryRecord
+	// recheck, when set (strict), ranks in float64 the queries whose
+	// metrics float32 rounding could change.
+	recheck *recheck
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 const map1000Window = 1000
@@ -212,11 +222,19 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		depth++ // ≤ gallery + 1 = rows of g
 		opt.Exclude = knn.ExcludeNone
 	}
-	rows := p.chunkRows(depth)
+	// The float64 recheck looks at the candidates just below the list.
+	extra := 0
+	if p.recheck != nil {
+		extra = max(0, min(recheckBand, g.Rows-btoi(opt.Exclude == knn.ExcludeSelf)-depth))
+	}
+	rows := p.chunkRows(depth + extra)
 	if rows >= n {
-		nb, err := s.Search(ctx, q, g, p.depth, opt)
+		nb, err := s.Search(ctx, q, g, p.depth+extra, opt)
 		if err != nil {
 			return nil, nil, err
+		}
+		if p.recheck != nil {
+			p.recheck.apply(nb, 0, p.depth, opt.Watch)
 		}
 		vals, sums := p.score(nb, threads)
 		return vals, sums, nil
@@ -246,12 +264,15 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		if watch != nil {
 			opt.Watch = &knn.Watch{IDs: watch.IDs[r0:r1], MaxRank: watch.MaxRank}
 		}
-		nb, err := s.Search(ctx, sub, g, depth, opt)
+		nb, err := s.Search(ctx, sub, g, depth+extra, opt)
 		if err != nil {
 			return nil, nil, err
 		}
 		if emulate {
 			dropSelf(nb, r0)
+		}
+		if p.recheck != nil {
+			p.recheck.apply(nb, r0, p.depth, opt.Watch)
 		}
 		// Score the chunk's part of each fixed block; blocks are disjoint.
 		first, last := r0/scoreChunk, (r1-1)/scoreChunk

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,12 +29,13 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (required)"},
 			&cli.StringFlag{Name: "labels", Usage: "labels (adds the class-averaged spectrum)"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "plot `FILE` (.png, .svg, .pdf)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "plot `FILE` (.png, .pdf, .svg, .eps, .jpg or .tif)"},
 			&cli.IntFlag{Name: "m", Value: 1, Usage: "ρ@m drops the m−1 largest singular values"},
 			&cli.StringFlag{Name: "normalize", Value: "sum", Usage: "plot normalisation: sum | max | none"},
 			&cli.IntFlag{Name: "top", Usage: "plot the first N values (0: all)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json (ρ and the singular values)"},
-			&cli.StringFlag{Name: "title", Usage: "figure title"},
+			&cli.StringFlag{Name: "title", Value: "singular value spectrum", Usage: "figure title (\"\" draws none)"},
+			&cli.StringFlag{Name: "caption", Usage: "a line under the figure (N, D and ρ are printed, not drawn, unless given here)"},
 		},
 		Action: spectraAction,
 	})
@@ -91,12 +91,7 @@ func spectraAction(c *cli.Context) error {
 		res.Rho = &rho
 	}
 	if out := c.String("out"); out != "" {
-		title := c.String("title")
-		caption := fmt.Sprintf("N = %d, D = %d, ρ@%d = %s", x.Rows, x.Cols, m, spectraCaptionRho(rho))
-		if title == "" {
-			title = "singular value spectrum"
-		}
-		if err := spectraPlot(out, sp, mode, top, title, caption); err != nil {
+		if err := spectraPlot(out, sp, mode, top, c.String("title"), c.String("caption")); err != nil {
 			return err
 		}
 		fmt.Fprintln(c.App.ErrWriter, "wrote", out)
@@ -117,14 +112,6 @@ func spectraFmtRho(r float64) string {
 		return "+Inf"
 	}
 	return fmt.Sprintf("%.6f", r)
-}
-
-// spectraCaptionRho is ρ for a figure's caption: 3 significant digits.
-func spectraCaptionRho(r float64) string {
-	if math.IsInf(r, 0) {
-		return "+Inf"
-	}
-	return strconv.FormatFloat(r, 'g', 3, 64)
 }
 
 // spectraPlot draws the spectrum of sp and, with labels, its class-averaged

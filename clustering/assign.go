@@ -7,8 +7,8 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/fma32"
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Tile geometry of the nearest-centroid kernel. A micro-tile is 4 data rows ×

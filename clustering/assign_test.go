@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 func randMatrix(rng *rand.Rand, n, d int) mat32.Matrix {

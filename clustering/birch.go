@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // Birch is BIRCH clustering (Zhang, Ramakrishnan & Livny 1996; as

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 var ctx = context.Background()

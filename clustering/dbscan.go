@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // DBSCAN is density-based clustering (Ester, Kriegel, Sander & Xu 1996; as

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/registry"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // CentroidAssigner runs the assignment step of KMeans on other hardware.

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/knn/faissc"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // FaissCompiled reports whether FaissKMeans runs faiss (build tag faiss).

@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // FaissCompiled reports whether FaissKMeans runs faiss (build tag faiss).

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/knn/faissc"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // sphereRows: n random unit vectors (unstructured, DML-embedding-like).

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // ErrFloat32Range is wrapped by Float32Range.Check's errors: float32

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // transformed returns a·x + b elementwise, computed in float64 and rounded

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // nearTieData are inputs rich in equal and nearly equal distances to

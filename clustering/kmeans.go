@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // ErrBadInput is wrapped by every input-validation error of this package.

@@ -3,8 +3,8 @@ package clustering
 import (
 	"fmt"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // KMeansOptions follow faiss's Clustering parameters.

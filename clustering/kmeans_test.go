@@ -9,8 +9,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // naiveKMeans is an independent, obviously-correct transcription of the

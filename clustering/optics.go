@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // OPTICS orders points by density reachability (Ankerst, Breunig, Kriegel &

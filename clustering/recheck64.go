@@ -4,9 +4,9 @@ import (
 	"context"
 	"math"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Recheck64 makes a nearest-centroid assignment computed in float32 equal

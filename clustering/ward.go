@@ -6,7 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // Ward is agglomerative clustering with Ward's minimum-variance linkage

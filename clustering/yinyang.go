@@ -8,9 +8,9 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Pruned (Yinyang) assignment for KMeans.

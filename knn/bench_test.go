@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // spotCheck compares query i's returned list with a float64 scan of db

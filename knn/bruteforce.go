@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // BruteForce is the obviously-correct O(N·M·D) reference searcher used by

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Exact is the default pure-Go exact searcher: a blocked float32 distance

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 func randMatrix(rng *rand.Rand, n, d int, kind string) mat32.Matrix {

@@ -8,8 +8,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn/faissc"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // FaissCompiled reports whether this binary was built with -tags faiss.

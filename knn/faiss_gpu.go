@@ -5,8 +5,8 @@ package knn
 import (
 	"context"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn/faissc"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // FaissGPUCompiled reports whether the "faiss-gpu" backend is compiled in.

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn/faissc"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // unitRows returns n random rows of dimension d on the unit sphere.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/fma32"
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 //go:generate go run ../internal/asmgen -root .. knn/kernel_amd64.s

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // nearTieInputs are embeddings rich in equal and nearly equal distances,

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/registry"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Metric selects the similarity measure.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // MeanPairwiseL2 returns the mean Euclidean distance over the n(n−1)/2

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // watchState ranks one query's watched rows during the scan (Options.Watch).

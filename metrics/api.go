@@ -1,8 +1,8 @@
 package metrics
 
 import (
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Convention selects whose definition of each metric is reproduced.

@@ -1,6 +1,6 @@
 package metrics
 
-import "github.com/dmlbench/dmlbench/mat32"
+import "github.com/dmlbench/dmlbench/internal/mat32"
 
 // Binarize thresholds every coordinate at 0 (Fehérvári et al. 2019 §4: embeddings
 // "thresholded at 0 into binary" codes, 2048-d binary vs 64-d float):

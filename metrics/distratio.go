@@ -6,8 +6,8 @@ import (
 	"math"
 	"math/rand"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // maxIntraMembers caps the members per class used for the exact intra-class

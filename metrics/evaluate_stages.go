@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/dmlbench/dmlbench/clustering"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // retrievalStage runs the one k-NN search (metric on q against g, already

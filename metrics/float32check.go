@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/dmlbench/dmlbench/clustering"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // checkFloat32 applies clustering.MeasureFloat32's test (float32 overflow,

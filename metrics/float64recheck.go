@@ -4,8 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // f32Unit is float32's unit roundoff u = 2⁻²⁴; f32Tiny bounds the absolute

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // hardF32Inputs are embeddings on which float32 distances nearly tie or

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // The k-means seed is faiss's C int: a seed outside 32 bits is refused (the

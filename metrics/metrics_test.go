@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 func col(xs ...float32) mat32.Matrix { return mat32.Matrix{Rows: len(xs), Cols: 1, Data: xs} }

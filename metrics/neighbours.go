@@ -3,8 +3,8 @@ package metrics
 import (
 	"context"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Neighbours returns the k nearest gallery items of the given query rows

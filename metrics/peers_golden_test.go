@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // The conventions' rules, each checked against the values the peers' own

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Cases from pytorch-metric-learning v2.8.1 (Musgrave et al. 2020's

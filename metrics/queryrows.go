@@ -1,6 +1,6 @@
 package metrics
 
-import "github.com/dmlbench/dmlbench/mat32"
+import "github.com/dmlbench/dmlbench/internal/mat32"
 
 // Queries inside the reference (Input.QueryRows; pytorch-metric-learning's
 // ref_includes_query with a query subset): the search is leave-one-out

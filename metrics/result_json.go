@@ -3,7 +3,7 @@ package metrics
 import (
 	"encoding/json"
 
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/internal/record"
 )
 
 // MarshalJSON writes Result with its metric maps under record.Metrics's

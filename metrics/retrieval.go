@@ -7,9 +7,9 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // retrievalPlan fixes, for one convention, how neighbour lists are read.

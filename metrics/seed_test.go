@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // Seed 0 means the default k-means seed 1234 unless ExactSeed says it was

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/internal/record"
 )
 
 // An infinite ρ (a rank-deficient embedding, e.g. raw pixels with constant

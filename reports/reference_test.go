@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/internal/record"
 )
 
 // TestRoth2020Transcription spot-checks the shipped table against Roth et al. 2020

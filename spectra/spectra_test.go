@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"gonum.org/v1/gonum/mat"
 )
 

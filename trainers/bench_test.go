@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/blas32"
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/trainers/model"
 )
 

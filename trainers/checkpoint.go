@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/trainers/param"
 )
 

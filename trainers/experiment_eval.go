@@ -3,10 +3,10 @@ package trainers
 import (
 	"context"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/metrics"
-	"github.com/dmlbench/dmlbench/record"
 )
 
 // newEvaluator scores held-out embeddings with metrics.Evaluate under cfg's

@@ -8,8 +8,8 @@ import (
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/metrics"
-	"github.com/dmlbench/dmlbench/paired"
 	"github.com/dmlbench/dmlbench/reports"
+	"github.com/dmlbench/dmlbench/reports/compare"
 )
 
 // evalFlagsNamed returns eval's flags of the given names, in eval's order.
@@ -46,7 +46,7 @@ func init() {
 		&cli.StringSliceFlag{Name: "query-emb", Usage: "query embeddings of A, then of B (with --gallery-emb twice)"},
 		&cli.StringSliceFlag{Name: "gallery-emb", Usage: "gallery embeddings of A, then of B"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown | latex"},
-		&cli.IntFlag{Name: "resamples", Value: paired.DefaultResamples, Usage: "bootstrap resamples and sign-flip permutations, each over classes"},
+		&cli.IntFlag{Name: "resamples", Value: compare.DefaultResamples, Usage: "bootstrap resamples and sign-flip permutations, each over classes"},
 		&cli.Uint64Flag{Name: "resample-seed", Value: 1, Usage: "seed of the resampling (same seed, same interval and p)"},
 		&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence level of the interval"},
 	}
@@ -101,23 +101,23 @@ func compareAction(c *cli.Context) error {
 			return fmt.Errorf("%s: %w", names[i], err)
 		}
 	}
-	opt := paired.Options{Resamples: c.Int("resamples"), Seed: c.Uint64("resample-seed"), Level: c.Float64("level"), Average: res[0].Average}
-	tests, err := paired.Compare(res[0], res[1], metrics.Keys(res[0].Metrics), opt)
+	opt := compare.Options{Resamples: c.Int("resamples"), Seed: c.Uint64("resample-seed"), Level: c.Float64("level"), Average: res[0].Average}
+	tests, err := compare.Compare(res[0], res[1], metrics.Keys(res[0].Metrics), opt)
 	if err != nil {
 		return err
 	}
-	rep := &paired.Report{A: names[0], B: names[1], Queries: res[0].Queries, Classes: res[0].Classes,
+	rep := &compare.Report{A: names[0], B: names[1], Queries: res[0].Queries, Classes: res[0].Classes,
 		Resamples: opt.Resamples, Seed: opt.Seed, Level: opt.Level, Average: string(opt.Average), Tests: tests}
 	w := c.App.Writer
 	switch format {
 	case "json":
-		return paired.WriteJSON(w, rep)
+		return compare.WriteJSON(w, rep)
 	case "markdown":
-		return paired.WriteMarkdown(w, rep)
+		return compare.WriteMarkdown(w, rep)
 	case "latex":
-		return paired.WriteLaTeX(w, rep)
+		return compare.WriteLaTeX(w, rep)
 	}
-	return paired.WriteTable(w, rep)
+	return compare.WriteTable(w, rep)
 }
 
 // loadPairedInputs reads A's and B's inputs: --emb twice against --labels,

@@ -4,7 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/metrics"
-	"github.com/dmlbench/dmlbench/paired"
+	"github.com/dmlbench/dmlbench/reports/compare"
 )
 
 var evalPerQueryFlag = &cli.StringFlag{Name: "per-query", Usage: "also write every query's k-NN values to `FILE` (CSV; JSON lines if it ends in .jsonl): index, label, one column per k-NN metric; their means are the printed values bit for bit (docs/compare.md)"}
@@ -18,5 +18,5 @@ func writePerQuery(c *cli.Context, res *metrics.Result) error {
 	if res.PerQuery == nil || len(res.PerQuery.Keys) == 0 {
 		return usagef("--per-query holds k-NN metrics (R@k, MAP@R, …); --metrics %s names none", c.String("metrics"))
 	}
-	return paired.WriteValuesFile(path, res.PerQuery)
+	return compare.WriteValuesFile(path, res.PerQuery)
 }

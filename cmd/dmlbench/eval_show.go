@@ -11,7 +11,7 @@ import (
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/metrics"
-	"github.com/dmlbench/dmlbench/showpage"
+	"github.com/dmlbench/dmlbench/reports/show"
 )
 
 func init() {
@@ -72,7 +72,7 @@ func showAction(c *cli.Context) error {
 	if in.Gallery != nil {
 		title = "dmlbench show: " + c.String("query-emb") + " against " + c.String("gallery-emb")
 	}
-	p, err := showpage.Build(c.Context, in, showpage.Options{Worst: c.Int("worst"), Random: c.Int("random"), K: c.Int("top"),
+	p, err := show.Build(c.Context, in, show.Options{Worst: c.Int("worst"), Random: c.Int("random"), K: c.Int("top"),
 		Seed: c.Uint64("sample-seed"), Distance: c.String("distance"), Convention: metrics.Convention(c.String("compat")), Title: title}, imgs, imgs)
 	if err != nil {
 		return err
@@ -86,7 +86,7 @@ func showAction(c *cli.Context) error {
 
 // showImages are the rows' pictures from --dataset or --images (nil:
 // none).
-func showImages(c *cli.Context, in metrics.Input) (showpage.Images, error) {
+func showImages(c *cli.Context, in metrics.Input) (show.Images, error) {
 	ds, list := c.String("dataset"), c.String("images")
 	switch {
 	case ds == "" && list == "":
@@ -100,14 +100,14 @@ func showImages(c *cli.Context, in metrics.Input) (showpage.Images, error) {
 		list = filepath.Join(strings.TrimPrefix(ds, "dir:"), c.String("split")+"_images.txt")
 	}
 	if list != "" {
-		paths, err := showpage.ReadImageList(list)
+		paths, err := show.ReadImageList(list)
 		if err != nil {
 			return nil, err
 		}
 		if len(paths) != in.Emb.Rows {
 			return nil, fmt.Errorf("%s lists %d images but the embeddings have %d rows", list, len(paths), in.Emb.Rows)
 		}
-		return showpage.FileImages(paths)
+		return show.FileImages(paths)
 	}
 	d, err := fixtures.Load(ds, fixtures.Options{Size: c.Int("size")})
 	if err != nil {
@@ -124,5 +124,5 @@ func showImages(c *cli.Context, in metrics.Input) (showpage.Images, error) {
 	if split.X.Rows != in.Emb.Rows {
 		return nil, fmt.Errorf("--dataset %s --split %s has %d rows but the embeddings have %d: the rows must be the split's, in order", ds, c.String("split"), split.X.Rows, in.Emb.Rows)
 	}
-	return showpage.PixelImages(split.X, d.Shape, ds == "omniglot") // Omniglot stores ink as 1
+	return show.PixelImages(split.X, d.Shape, ds == "omniglot") // Omniglot stores ink as 1
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/external"
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/experiments/cell"
+	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/trainers"
 )
 
@@ -65,7 +65,7 @@ func externalCellAction(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return external.RunTrainTest(ctx, external.TrainTest{
+	return cell.RunTrainTest(ctx, cell.TrainTest{
 		Dir: dir, WorkDir: c.String("workdir"), DataDir: c.String("data"), Command: command, Params: params, Config: cfg,
 		Record: &record.Run{Schema: record.SchemaVersion, Version: Version, Name: filepath.Base(dir), Dataset: cfg.Dataset, Method: method, Seed: cfg.Seed},
 	})

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/mat32"
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/internal/record"
 )
 
 // TestCommandCellsEndToEnd runs a suite grid and a tune spec whose trainer
-// is a command (external/testdata/faketrainer) through the binary: cells,
+// is a command (experiments/cell/testdata/faketrainer) through the binary: cells,
 // claims, reruns, tune status and report as for built-in cells.
 func TestCommandCellsEndToEnd(t *testing.T) {
 	if testing.Short() {
@@ -26,7 +26,7 @@ func TestCommandCellsEndToEnd(t *testing.T) {
 	}
 	base := t.TempDir()
 	bin, fake := filepath.Join(base, "dmlbench"), filepath.Join(base, "faketrainer")
-	for _, b := range [][2]string{{bin, "."}, {fake, "../../external/testdata/faketrainer"}} {
+	for _, b := range [][2]string{{bin, "."}, {fake, "../../experiments/cell/testdata/faketrainer"}} {
 		if out, err := exec.Command(gobin, "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
 		}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn/gpu"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // TestEvalBackendAutoAndGPU: --backend auto gives the same metrics as the

@@ -6,8 +6,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/projection"
 	"github.com/dmlbench/dmlbench/reports/plots"
+	"github.com/dmlbench/dmlbench/reports/projection"
 )
 
 // plotTSNECommand is `dmlbench plot tsne` (Seidenschwarz et al. 2021 §5–6: 2-D views of

@@ -7,9 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/experiments/tune"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/plots"
-	"github.com/dmlbench/dmlbench/tune"
 )
 
 // plotTuneAction draws the best-so-far validation score against the trial

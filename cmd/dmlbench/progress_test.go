@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/trainers"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/internal/record"
 )
 
 // childEnv carries the CLI arguments of a re-executed test binary.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
-	"github.com/dmlbench/dmlbench/suite"
 )
 
 // slurmTaskEnv is the environment a cell run by a Slurm array task adds:

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dmlbench/dmlbench/record"
-	"github.com/dmlbench/dmlbench/suite"
+	"github.com/dmlbench/dmlbench/experiments/suite"
+	"github.com/dmlbench/dmlbench/internal/record"
 )
 
 // TestSlurmSuiteIntegration runs a 6-cell suite through a real Slurm

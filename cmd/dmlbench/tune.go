@@ -13,11 +13,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/experiments/suite"
+	"github.com/dmlbench/dmlbench/experiments/tune"
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
-	"github.com/dmlbench/dmlbench/record"
+	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/reports"
-	"github.com/dmlbench/dmlbench/suite"
-	"github.com/dmlbench/dmlbench/tune"
 )
 
 func init() {

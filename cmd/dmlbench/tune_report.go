@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/experiments/tune"
 	"github.com/dmlbench/dmlbench/reports"
-	"github.com/dmlbench/dmlbench/tune"
 )
 
 // isTuneDir reports whether path is the output directory of `dmlbench tune`.

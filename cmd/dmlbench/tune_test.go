@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/tune"
+	"github.com/dmlbench/dmlbench/experiments/tune"
 )
 
 func TestTuneCLI(t *testing.T) {

@@ -3,13 +3,14 @@
 // tag sets). A package may import packages of its own layer or below,
 // never above:
 //
-//	0  mat32, trainers/param, internal/…, knn/faissc, tune/search: leaf packages
-//	1  knn (and knn/gpu), spectra, projection, record, fixtures (and fixtures/arrays)
+//	0  internal/… (mat32, record, atomicfile, …), trainers/param, knn/faissc,
+//	   experiments/tune/search: leaf packages
+//	1  fixtures/ (data sets, array readers, audit), knn/ (exact, faiss, gpu), spectra
 //	2  clustering
 //	3  metrics
-//	4  trainers and its sub-packages (model, losses, miners, samplers, …)
-//	5  suite, tune, external, reports (and reports/plots), paired, showpage,
-//	   audit: orchestration, statistics and output
+//	4  trainers/ (model, losses, miners, samplers, …)
+//	5  experiments/ (cell, suite, tune) and reports/ (tables, plots, compare,
+//	   show, projection): orchestration, statistics and output
 //	6  cmd/…: the command line
 //
 // Within a layer, Go's ban on import cycles keeps the order.
@@ -18,12 +19,12 @@ package layers
 // Layers maps a package path relative to the module (or a path prefix
 // ending in "/") to its layer; the longest match wins.
 var Layers = map[string]int{
-	"mat32": 0, "trainers/param": 0, "internal/": 0, "knn/faissc": 0, "tune/search": 0,
-	"knn": 1, "knn/": 1, "spectra": 1, "projection": 1, "record": 1, "fixtures": 1, "fixtures/": 1,
+	"internal/": 0, "trainers/param": 0, "knn/faissc": 0, "experiments/tune/search": 0,
+	"fixtures": 1, "fixtures/": 1, "knn": 1, "knn/": 1, "spectra": 1,
 	"clustering": 2,
 	"metrics":    3,
 	"trainers":   4, "trainers/": 4,
-	"suite": 5, "tune": 5, "external": 5, "reports": 5, "reports/": 5, "paired": 5, "showpage": 5, "audit": 5,
+	"experiments/": 5, "reports": 5, "reports/": 5,
 	"cmd/": 6,
 }
 

@@ -66,8 +66,8 @@ func TestLayering(t *testing.T) {
 
 func TestOf(t *testing.T) {
 	for pkg, want := range map[string]int{
-		"mat32": 0, "internal/parallel": 0, "knn": 1, "knn/gpu": 1, "knn/faissc": 0, "clustering": 2, "metrics": 3,
-		"trainers/model": 4, "trainers/param": 0, "tune": 5, "tune/search": 0, "reports/plots": 5, "cmd/dmlbench": 6,
+		"internal/mat32": 0, "internal/parallel": 0, "knn": 1, "knn/gpu": 1, "knn/faissc": 0, "clustering": 2, "metrics": 3,
+		"trainers/model": 4, "trainers/param": 0, "experiments/tune": 5, "experiments/tune/search": 0, "reports/plots": 5, "cmd/dmlbench": 6,
 	} {
 		if got, ok := Of(pkg); !ok || got != want {
 			t.Errorf("Of(%q) = %d, %v; want %d", pkg, got, ok, want)

@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/dmlbench/dmlbench/internal/fma32"
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // NearestCentroids is clustering.NearestCentroids on the GPU: for every row

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/clustering"
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // TestAssignEmulationMatchesCPU: the GPU nearest-centroid kernel (emulated)

@@ -6,8 +6,8 @@ import (
 	"math"
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Searcher is the CUDA k-NN backend ("gpu"): exact brute-force search whose

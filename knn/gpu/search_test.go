@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 func randMatrix(rng *rand.Rand, n, d int, kind string) mat32.Matrix {

@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/dmlbench/dmlbench/mat32"
-	"github.com/dmlbench/dmlbench/projection"
+	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/reports/projection"
 )
 
 // TSNEMap is a 2-D t-SNE map of the sampled rows of x (projection.TSNE with

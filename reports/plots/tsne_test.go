@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/mat32"
-	"github.com/dmlbench/dmlbench/projection"
+	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/reports/projection"
 )
 
 // Every class of a map up to 70 differs from every other in its colour

@@ -3,7 +3,7 @@ package model
 import (
 	"fmt"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/trainers/param"
 
 	"github.com/dmlbench/dmlbench/internal/registry"

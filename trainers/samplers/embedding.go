@@ -6,9 +6,9 @@ import (
 	"math/rand"
 	"sort"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Defaults of the embedding-aware samplers (Roth et al. 2020, Tab. 7–9: DDM, GC, FRD;

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
 // line embeds the 1-D points xs as rows (x, 0).

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/dmlbench/dmlbench/mat32"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"gonum.org/v1/gonum/mat"
 )
 

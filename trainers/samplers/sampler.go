@@ -5,8 +5,8 @@ import (
 	"math/rand"
 	"sort"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/registry"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Sampler produces the batches of one epoch.

@@ -26,8 +26,8 @@ import (
 	"sort"
 
 	"github.com/dmlbench/dmlbench/clustering"
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 )
 

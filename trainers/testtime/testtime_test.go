@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
 )
 
 // Seven points in the plane with distinct pairwise distances. Squared

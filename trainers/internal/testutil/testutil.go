@@ -8,9 +8,9 @@ import (
 	"context"
 	"math/rand"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/knn"
-	"github.com/dmlbench/dmlbench/mat32"
-	"github.com/dmlbench/dmlbench/record"
 )
 
 // Synth makes classes·per rows of dim inputs whose class identity lives in

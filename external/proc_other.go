@@ -1,8 +1,0 @@
-//go:build !linux
-
-package external
-
-import "os/exec"
-
-// childAttr: only Linux has a parent-death signal.
-func childAttr(*exec.Cmd) {}

@@ -18,7 +18,7 @@ import (
 func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g mat32.Matrix) error {
 	opt, res := e.opt, e.res
 	t0 := time.Now()
-	s := opt.Searcher
+	s := opt.Backend.Searcher
 	if s == nil {
 		s = knn.Exact{}
 	}
@@ -156,8 +156,8 @@ func (e *evalRun) kmeans(ctx context.Context, k int) ([]int32, error) {
 	}
 	// Clustering always runs on the raw query embeddings, L2, as the peers do.
 	var assign []int32
-	if opt.KMeans != nil {
-		assign, err = opt.KMeans(e.cEmb, k, seed)
+	if opt.Clustering != nil {
+		assign, err = opt.Clustering(e.cEmb, k, seed)
 	} else {
 		assign, err = e.builtinKMeans(ctx, k, seed)
 	}

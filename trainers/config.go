@@ -269,6 +269,9 @@ func (c Config) Validate() error {
 	if err := c.validateRegularizers(); err != nil {
 		return err
 	}
+	if err := c.checkNames(); err != nil {
+		return err
+	}
 	for _, s := range c.LRSteps {
 		if s <= 0 {
 			return fmt.Errorf("config: lr-steps entry %d must be positive", s)

@@ -11,7 +11,6 @@ import (
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/record"
-	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
@@ -106,14 +105,9 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
-	if conv := c.String("compat"); !slices.Contains([]string{"strict", "roth", "pml"}, conv) {
-		hint := ""
-		if near := suggest.Nearest(conv, []string{"strict", "roth", "pml"}); near != "" {
-			hint = fmt.Sprintf("; did you mean %s?", near)
-		} else if strings.Contains(strings.ToLower(conv), "py") || strings.Contains(strings.ToLower(conv), "torch") {
-			hint = " (pytorch-metric-learning is pml)"
-		}
-		return usagef("--compat %q: want strict, roth or pml%s", conv, hint)
+	ch, err := resolveEvalChoices(c)
+	if err != nil {
+		return err
 	}
 	format := c.String("format")
 	if !slices.Contains(reports.ResultFormats, format) {
@@ -141,7 +135,7 @@ func evalAction(c *cli.Context) error {
 	}
 	var results []reports.NamedResult
 	for _, emb := range embs {
-		res, err := evalOne(c, emb, ks)
+		res, err := evalOne(c, ch, emb, ks)
 		if err != nil {
 			return err
 		}
@@ -155,12 +149,12 @@ func evalAction(c *cli.Context) error {
 }
 
 // evalOne scores one embedding file (emb; "" in query/gallery mode).
-func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
+func evalOne(c *cli.Context, ch evalChoices, emb string, ks []int) (*metrics.Result, error) {
 	in, err := loadEvalInput(c, emb)
 	if err != nil {
 		return nil, err
 	}
-	res, err := evalInput(c, emb, in, ks, c.String("per-query") != "")
+	res, err := evalInput(c, ch, emb, in, ks, c.String("per-query") != "")
 	if err != nil {
 		return nil, err
 	}
@@ -168,9 +162,9 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 }
 
 // evalInput scores in, read from the embedding file emb ("" in query/gallery
-// mode), with the eval options of c; perQuery keeps every query's k-NN
-// values (Result.PerQuery).
-func evalInput(c *cli.Context, emb string, in metrics.Input, ks []int, perQuery bool) (*metrics.Result, error) {
+// mode), with the eval options of c and the choices resolved from them;
+// perQuery keeps every query's k-NN values (Result.PerQuery).
+func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks []int, perQuery bool) (*metrics.Result, error) {
 	ks, proto, err := applyProtocol(c, ks, in.Gallery != nil)
 	if err != nil {
 		return nil, err
@@ -191,10 +185,7 @@ func evalInput(c *cli.Context, emb string, in metrics.Input, ks []int, perQuery 
 			in.Gallery = &g
 		}
 	}
-	searcher, err := knn.New(c.String("backend"))
-	if err != nil {
-		return nil, err
-	}
+	searcher := ch.backend.Searcher
 	if dir := c.String("refine"); dir != "" {
 		if in.Gallery != nil {
 			return nil, usagef("--refine scores one set leave-one-out; it does not take --query-*/--gallery-*")
@@ -210,8 +201,8 @@ func evalInput(c *cli.Context, emb string, in metrics.Input, ks []int, perQuery 
 		Seed:       c.Int64("seed"),
 		ExactSeed:  true, // --seed 0 is seed 0; the flag's own default is 1234
 		Threads:    c.Int("threads"),
-		Convention: metrics.Convention(c.String("compat")),
-		Searcher:   searcher,
+		Convention: ch.conv,
+		Backend:    ch.backend,
 		PerQuery:   perQuery,
 	}
 	var stopProgress func()
@@ -228,10 +219,7 @@ func evalInput(c *cli.Context, emb string, in metrics.Input, ks []int, perQuery 
 	if err := pmlOptions(c, &opt); err != nil {
 		return nil, err
 	}
-	opt.KMeans, err = clusterFunc(c.String("clustering"), c.String("backend"), c.String("compat"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), searcher)
-	if err != nil {
-		return nil, err
-	}
+	opt.Clustering = ch.clustering
 	opt.Version = Version
 	res, err := metrics.Evaluate(c.Context, in, opt)
 	stopProgress()

@@ -91,13 +91,17 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
+	ch, err := resolveEvalChoices(c)
+	if err != nil {
+		return err
+	}
 	ins, names, err := loadPairedInputs(c)
 	if err != nil {
 		return err
 	}
 	var res [2]*metrics.Result
 	for i, in := range ins {
-		if res[i], err = evalInput(c, names[i], in, ks, true); err != nil {
+		if res[i], err = evalInput(c, ch, names[i], in, ks, true); err != nil {
 			return fmt.Errorf("%s: %w", names[i], err)
 		}
 	}

@@ -57,6 +57,13 @@ func showAction(c *cli.Context) error {
 	if c.Int("worst")+c.Int("random") == 0 {
 		return usagef("--worst 0 and --random 0 show no query")
 	}
+	conv, err := metrics.ParseConvention(c.String("compat"))
+	if err != nil {
+		return usagef("--compat %q: %v", c.String("compat"), err)
+	}
+	if err := metrics.CheckDistance(c.String("distance")); err != nil {
+		return usagef("--distance: %v", err)
+	}
 	in, err := loadEvalInput(c, c.String("emb"))
 	if err != nil {
 		return err
@@ -73,7 +80,7 @@ func showAction(c *cli.Context) error {
 		title = "dmlbench show: " + c.String("query-emb") + " against " + c.String("gallery-emb")
 	}
 	p, err := show.Build(c.Context, in, show.Options{Worst: c.Int("worst"), Random: c.Int("random"), K: c.Int("top"),
-		Seed: c.Uint64("sample-seed"), Distance: c.String("distance"), Convention: metrics.Convention(c.String("compat")), Title: title}, imgs, imgs)
+		Seed: c.Uint64("sample-seed"), Distance: c.String("distance"), Convention: conv, Title: title}, imgs, imgs)
 	if err != nil {
 		return err
 	}

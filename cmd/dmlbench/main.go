@@ -29,6 +29,8 @@ func register(c *cli.Command) { commands = append(commands, c) }
 // usageError marks errors in how the command was called (exit code 2).
 type usageError struct{ error }
 
+func (u usageError) Unwrap() error { return u.error }
+
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 // defaultFlagStringer is urfave/cli's own flag line.
@@ -220,7 +222,6 @@ func main() {
 // (a full disk, a closed pipe) is an error even when the command itself
 // ignored it.
 func run(args []string, stdout, stderr io.Writer) int {
-	wireBackends()
 	if err := checkKernels(stderr); err != nil {
 		fmt.Fprintln(stderr, "dmlbench:", err)
 		return 2

@@ -20,6 +20,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/internal/record"
+	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/model"
 )
@@ -159,7 +160,7 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	}
 	resolved, err := cfg.Resolve()
 	if err != nil {
-		return cfg, usagef("%v", err)
+		return cfg, usageError{err}
 	}
 	return resolved, nil
 }
@@ -217,6 +218,10 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	backend, err := openBackend(cfg.Backend, metrics.Convention(cfg.Convention), 0, c.App.ErrWriter)
+	if err != nil {
+		return usageError{err}
+	}
 	quiet := c.Bool("quiet")
 	rep := newRunReporter(quiet, os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
 	run, err := trainers.RunExperiment(ctx, cfg, out, trainers.ExperimentOptions{
@@ -224,7 +229,7 @@ func runAction(c *cli.Context) error {
 		Progress: rep.progress,
 		OnEpoch:  rep.epoch,
 		Logf:     func(format string, a ...any) { fmt.Fprintf(c.App.ErrWriter, format+"\n", a...) },
-		Lock:     lock, Method: method,
+		Lock:     lock, Method: method, Backend: &backend,
 	})
 	if errors.Is(err, trainers.ErrInterrupted) {
 		if _, serr := os.Stat(filepath.Join(out, trainers.CheckpointFile)); serr != nil {

@@ -193,8 +193,8 @@ func sortedCopy(s []string) []string {
 // checks nothing.
 type Checker struct {
 	// Dataset, Loss, Miner, Sampler and Regularizer check one value of the
-	// grid axis of that name (an error says what is wrong, e.g. the nearest
-	// known name).
+	// grid axis of that name; an error names the value and says what is
+	// wrong (suggest.Unknown: the nearest known name).
 	Dataset, Loss, Miner, Sampler, Regularizer func(value string) error
 	// Args checks the arguments of one cell (Job.Args: "run …" or
 	// "eval …"), the suite's and the grid's extra flags included.
@@ -219,7 +219,7 @@ func (s *Spec) Check(jobs []Job, ch Checker) error {
 			}
 			for _, v := range axis.vals {
 				if err := axis.check(v); err != nil {
-					p.Add("grid %d: %s %q: %v", i+1, axis.name, v, err)
+					p.Add("grid %d: %v", i+1, err)
 				}
 			}
 		}

@@ -1,0 +1,80 @@
+package trainers
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/metrics"
+	"github.com/dmlbench/dmlbench/trainers/losses"
+	"github.com/dmlbench/dmlbench/trainers/miners"
+	"github.com/dmlbench/dmlbench/trainers/samplers"
+)
+
+// checkNames refuses a setting that names nothing this binary knows: the
+// loss, miner and sampler (their registries), the convention, the
+// evaluation distance, the k-NN backend and the select-by metric. The
+// error names the nearest known name (suggest.Unknown) and wraps
+// suggest.ErrUnknown, so that a typo stops the run where the config is
+// resolved, before anything trains or any run.json is written. A backend
+// that is known but not in this binary (faiss without -tags faiss) is the
+// run's error, not this one's.
+func (c Config) checkNames() error {
+	checks := []struct {
+		value string
+		check func(string) error
+	}{
+		{c.Loss, func(v string) error { return suggest.Check("loss", v, lossNames(), false) }},
+		{c.Miner, func(v string) error { return suggest.Check("miner", v, minerNames(), false) }},
+		{c.Sampler, func(v string) error { return suggest.Check("sampler", v, samplerNames(), true) }},
+		{c.Convention, func(v string) error {
+			_, err := metrics.ParseConvention(v)
+			if err != nil {
+				return fmt.Errorf("convention %q: %w", v, err)
+			}
+			return nil
+		}},
+		{c.Distance, metrics.CheckDistance},
+		{c.Backend, func(v string) error {
+			if _, err := knn.Backends.Get(v); errors.Is(err, suggest.ErrUnknown) {
+				return err
+			}
+			return nil
+		}},
+		{c.SelectBy, metrics.CheckName},
+	}
+	for _, ch := range checks {
+		if ch.value == "" {
+			continue // derived or none (Validate's other checks)
+		}
+		if err := ch.check(ch.value); err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+	}
+	return nil
+}
+
+func lossNames() []string {
+	var names []string
+	for _, l := range losses.All() {
+		names = append(names, l.Name)
+	}
+	return names
+}
+
+func minerNames() []string {
+	var names []string
+	for _, m := range miners.All() {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+func samplerNames() []string {
+	var names []string
+	for _, s := range samplers.All() {
+		names = append(names, s.Name)
+	}
+	return names
+}

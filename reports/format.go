@@ -245,14 +245,14 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		if ti > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "### %s\n\n", mdEscape(t.Dataset))
+		fmt.Fprintf(&b, "### %s\n\n", EscapeMarkdown(t.Dataset))
 		h := t.header(symDelta)
 		for i := range h {
-			h[i] = mdEscape(h[i])
+			h[i] = EscapeMarkdown(h[i])
 		}
 		writeMDHeader(&b, h)
 		for i, r := range t.Rows {
-			label := mdEscape(r.Label)
+			label := EscapeMarkdown(r.Label)
 			if i == t.BaselineRow {
 				label += " (baseline)"
 			}
@@ -271,7 +271,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 			writeMDRow(&b, cells)
 		}
 		for _, ref := range t.References {
-			cells := []string{"_" + mdEscape(ref.Approach) + "_ [published: " + mdEscape(ref.Citation()) + "]", symDash}
+			cells := []string{"_" + EscapeMarkdown(ref.Approach) + "_ [published: " + EscapeMarkdown(ref.Citation()) + "]", symDash}
 			for _, m := range t.Metrics {
 				cells = append(cells, "_"+refCell(t, ref, m, rep.Opt, symPM)+"_")
 				if t.BaselineRow >= 0 {
@@ -280,12 +280,12 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 			}
 			writeMDRow(&b, cells)
 		}
-		b.WriteString("\n" + mdEscape(Legend(rep, t)) + "\n")
+		b.WriteString("\n" + EscapeMarkdown(Legend(rep, t)) + "\n")
 	}
 	if len(rep.Notes) > 0 {
 		b.WriteString("\nNotes:\n\n")
 		for _, n := range rep.Notes {
-			b.WriteString("- " + mdEscape(n) + "\n")
+			b.WriteString("- " + EscapeMarkdown(n) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -303,11 +303,12 @@ func writeMDHeader(b *strings.Builder, head []string) {
 	b.WriteString("| :---" + strings.Repeat(" | ---:", len(head)-1) + " |\n")
 }
 
-// mdEscape escapes text for GitHub Markdown (CommonMark): the characters
+// EscapeMarkdown escapes text for a GitHub Markdown (CommonMark) table
+// cell, for every Markdown writer of the module: the characters
 // that would end a cell or start emphasis or code are backslash-escaped,
 // and '<' only where it could open an HTML tag, so "p < 0.05" stays as
 // written.
-func mdEscape(s string) string {
+func EscapeMarkdown(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		switch r {
@@ -374,14 +375,14 @@ func writeLaTeXMeasured(b *strings.Builder, rep *Report, t *Table) {
 	if t.BaselineRow >= 0 {
 		delta = fmt.Sprintf("†: differs from the baseline %s, Welch two-sided t-test p < %g (Δ and p in the next table)", t.Rows[t.BaselineRow].Label, rep.Opt.Alpha)
 	}
-	texTableStart(b, texEscape(t.Dataset)+": "+texEscape(legend(rep, t, delta)))
+	texTableStart(b, EscapeLaTeX(t.Dataset)+": "+EscapeLaTeX(legend(rep, t, delta)))
 	head := []string{"Method", "$n$"}
 	for _, m := range t.Metrics {
-		head = append(head, texEscape(m))
+		head = append(head, EscapeLaTeX(m))
 	}
 	var rows [][]string
 	for i, r := range t.Rows {
-		label := texEscape(r.Label)
+		label := EscapeLaTeX(r.Label)
 		if i == t.BaselineRow {
 			label += " (baseline)"
 		}
@@ -394,7 +395,7 @@ func writeLaTeXMeasured(b *strings.Builder, rep *Report, t *Table) {
 				c.extra = " " + symPM + c.main[k+len(" "+symPM+" "):] + c.extra
 				c.main = c.main[:k]
 			}
-			s := texMinus(texEscape(c.main))
+			s := texMinus(EscapeLaTeX(c.main))
 			if c.best {
 				s = "\\textbf{" + s + "}"
 			}
@@ -414,16 +415,16 @@ func writeLaTeXMeasured(b *strings.Builder, rep *Report, t *Table) {
 				cites = append(cites, ref.Citation())
 			}
 		}
-		rows = append(rows, []string{"\\midrule"}, []string{fmt.Sprintf("\\multicolumn{%d}{l}{\\emph{Published: %s}}", len(head), texEscape(strings.Join(cites, "; ")))})
+		rows = append(rows, []string{"\\midrule"}, []string{fmt.Sprintf("\\multicolumn{%d}{l}{\\emph{Published: %s}}", len(head), EscapeLaTeX(strings.Join(cites, "; ")))})
 		for _, ref := range t.References {
-			main := []string{texEscape(ref.Approach), "--"}
+			main := []string{EscapeLaTeX(ref.Approach), "--"}
 			var small [][]string
 			for _, m := range t.Metrics {
 				v, extra := refCell(t, ref, m, rep.Opt, symPM), ""
 				if k := strings.Index(v, " "+symPM+" "); k >= 0 {
 					v, extra = v[:k], " "+symPM+v[k+len(" "+symPM+" "):]
 				}
-				main = append(main, "\\emph{"+texMinus(texEscape(v))+"}")
+				main = append(main, "\\emph{"+texMinus(EscapeLaTeX(v))+"}")
 				small = append(small, texPieces(extra))
 			}
 			rows = append(rows, main)
@@ -444,21 +445,21 @@ func writeLaTeXDelta(b *strings.Builder, rep *Report, t *Table) {
 		tUsed, bootUsed := deltaMethods(t)
 		caption += "; [lo, hi]: " + ciNote(rep.Opt, tUsed, bootUsed, "Δ")
 	}
-	texTableStart(b, texEscape(caption+"."))
+	texTableStart(b, EscapeLaTeX(caption+"."))
 	head := []string{"Method"}
 	for _, m := range t.Metrics {
-		head = append(head, "$\\Delta$ "+texEscape(m))
+		head = append(head, "$\\Delta$ "+EscapeLaTeX(m))
 	}
 	var rows [][]string
 	for i, r := range t.Rows {
 		if i == t.BaselineRow {
 			continue
 		}
-		main := []string{texEscape(r.Label)}
+		main := []string{EscapeLaTeX(r.Label)}
 		var small [][]string
 		for _, m := range t.Metrics {
 			d, s := deltaParts(t, r, m, rep.Opt)
-			main = append(main, texMinus(texEscape(d)))
+			main = append(main, texMinus(EscapeLaTeX(d)))
 			small = append(small, texPieces(s))
 		}
 		rows = append(rows, main)
@@ -480,7 +481,7 @@ func texPieces(s string) []string {
 				k = j
 			}
 		}
-		out = append(out, texMinus(texEscape(s[:k])))
+		out = append(out, texMinus(EscapeLaTeX(s[:k])))
 		s = strings.TrimSpace(s[k:])
 	}
 	return out
@@ -531,9 +532,10 @@ var texNegative = regexp.MustCompile(`(^|[\s\[(])-(\d)`)
 // texMinus typesets the sign of negative numbers in a cell as a math minus.
 func texMinus(s string) string { return texNegative.ReplaceAllString(s, "${1}$$-$$${2}") }
 
-// texEscape escapes LaTeX specials and maps the Unicode symbols tables use
-// to math-mode commands, so that pdflatex needs no extra packages.
-func texEscape(s string) string {
+// EscapeLaTeX escapes LaTeX specials and maps the Unicode symbols tables use
+// to math-mode commands, so that pdflatex needs no extra packages; every
+// LaTeX writer of the module uses it.
+func EscapeLaTeX(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch r {

@@ -62,16 +62,16 @@ func TestEscaping(t *testing.T) {
 		"test_emb.npy *x*":  `test\_emb.npy \*x\*`,
 		"mean_average_prec": `mean\_average\_prec`,
 	} {
-		if got := mdEscape(in); got != want {
-			t.Errorf("mdEscape(%q) = %q, want %q", in, got, want)
+		if got := EscapeMarkdown(in); got != want {
+			t.Errorf("EscapeMarkdown(%q) = %q, want %q", in, got, want)
 		}
 	}
 	for in, want := range map[string]string{
 		"p < 0.05; 95% ρ": `p $<$ 0.05; 95\% $\rho$`,
 		"a_b & c #1 – ±":  `a\_b \& c \#1 -- $\pm$`,
 	} {
-		if got := texEscape(in); got != want {
-			t.Errorf("texEscape(%q) = %q, want %q", in, got, want)
+		if got := EscapeLaTeX(in); got != want {
+			t.Errorf("EscapeLaTeX(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -227,30 +227,30 @@ func writeResultsMarkdown(w io.Writer, results []NamedResult) error {
 	cols := resultColumns(results)
 	head := []string{"embeddings"}
 	for _, c := range cols {
-		head = append(head, mdEscape(c.title))
+		head = append(head, EscapeMarkdown(c.title))
 	}
 	writeMDHeader(&b, head)
 	for _, r := range results {
-		row := []string{mdEscape(r.Name)}
+		row := []string{EscapeMarkdown(r.Name)}
 		for _, c := range cols {
 			row = append(row, resultCell(r.Result, c.key))
 		}
 		writeMDRow(&b, row)
 	}
-	fmt.Fprintf(&b, "\n%s.\n", mdEscape(captionLine(results, cols)))
+	fmt.Fprintf(&b, "\n%s.\n", EscapeMarkdown(captionLine(results, cols)))
 	for _, r := range results {
 		pcCols, rows := perClassRows(r.Result)
 		if len(rows) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\nPer class, %s:\n\n", mdEscape(r.Name))
+		fmt.Fprintf(&b, "\nPer class, %s:\n\n", EscapeMarkdown(r.Name))
 		head := []string{"class", "queries"}
 		for _, c := range pcCols {
-			head = append(head, mdEscape(c))
+			head = append(head, EscapeMarkdown(c))
 		}
 		writeMDHeader(&b, head)
 		for _, row := range rows {
-			row[0] = mdEscape(row[0])
+			row[0] = EscapeMarkdown(row[0])
 			writeMDRow(&b, row)
 		}
 	}
@@ -267,13 +267,13 @@ func writeResultsLaTeX(w io.Writer, results []NamedResult) error {
 	fmt.Fprintf(&b, "%% needs \\usepackage{booktabs}; %s\n", texComment(captionLine(results, cols)))
 	head := []string{"Embeddings"}
 	for _, c := range cols {
-		head = append(head, texEscape(c.title))
+		head = append(head, EscapeLaTeX(c.title))
 	}
 	var rows [][]string
 	for _, r := range results {
-		row := []string{`\texttt{` + texEscape(r.Name) + `}`}
+		row := []string{`\texttt{` + EscapeLaTeX(r.Name) + `}`}
 		for _, c := range cols {
-			row = append(row, texMinus(texEscape(resultCell(r.Result, c.key))))
+			row = append(row, texMinus(EscapeLaTeX(resultCell(r.Result, c.key))))
 		}
 		rows = append(rows, row)
 	}
@@ -286,11 +286,11 @@ func writeResultsLaTeX(w io.Writer, results []NamedResult) error {
 		fmt.Fprintf(&b, "%% per class, %s\n", texComment(r.Name))
 		head := []string{"Class", "Queries"}
 		for _, c := range pcCols {
-			head = append(head, texEscape(c))
+			head = append(head, EscapeLaTeX(c))
 		}
 		for _, row := range pcRows {
 			for i := range row {
-				row[i] = texMinus(texEscape(row[i]))
+				row[i] = texMinus(EscapeLaTeX(row[i]))
 			}
 		}
 		writeTabular(&b, head, pcRows)

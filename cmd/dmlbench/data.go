@@ -14,7 +14,7 @@ import (
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 )
 
-func init() {
+func addData() {
 	listExtensions = append(listExtensions, listDatasets)
 	register(&cli.Command{
 		Name:  "data",

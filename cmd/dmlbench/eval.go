@@ -17,7 +17,7 @@ import (
 	"github.com/dmlbench/dmlbench/trainers"
 )
 
-func init() {
+func addEval() {
 	register(&cli.Command{
 		Name:      "eval",
 		Usage:     "score embeddings exported from any framework (.npy / .npz / .pt)",

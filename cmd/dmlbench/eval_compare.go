@@ -12,9 +12,8 @@ import (
 	"github.com/dmlbench/dmlbench/reports/compare"
 )
 
-// evalFlagsNamed returns eval's flags of the given names, in eval's order.
-// eval.go's init has registered eval by now: files initialise in name
-// order.
+// evalFlagsNamed returns eval's flags of the given names, in eval's order
+// (buildCommands adds eval first).
 func evalFlagsNamed(names ...string) []cli.Flag {
 	for _, c := range commands {
 		if c.Name != "eval" {
@@ -40,7 +39,7 @@ var sharedEvalFlags = []string{"labels", "query-labels", "gallery-labels", "metr
 	"clusters", "clustering", "eps", "min-samples", "seed", "threads", "backend", "compat", "quiet",
 	"protocol", "query-rows", "average", "pml-k"}
 
-func init() {
+func addCompare() {
 	flags := []cli.Flag{
 		&cli.StringSliceFlag{Name: "emb", Usage: "embeddings A, then B, of the same items: `FILE`.npy, FILE.npz:key or FILE.pt[:key]; exactly twice"},
 		&cli.StringSliceFlag{Name: "query-emb", Usage: "query embeddings of A, then of B (with --gallery-emb twice)"},

@@ -14,7 +14,7 @@ import (
 	"github.com/dmlbench/dmlbench/reports/show"
 )
 
-func init() {
+func addShow() {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy, FILE.npz:key or FILE.pt[:key]"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "the HTML page to write: `FILE`.html (one file, pictures inlined)"},

@@ -17,7 +17,7 @@ import (
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
-func init() {
+func addList() {
 	register(&cli.Command{
 		Name:      "list",
 		Usage:     "list metrics, losses, miners, samplers, regularizers, archs, backends or datasets",

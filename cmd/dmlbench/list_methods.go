@@ -13,7 +13,7 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/samplers"
 )
 
-func init() { listExtensions = append(listExtensions, listMethods) }
+func addListMethods() { listExtensions = append(listExtensions, listMethods) }
 
 // listMethods prints the registered losses, miners, samplers or model
 // architectures (name and one-line summary, tab-separated for list's

@@ -22,9 +22,28 @@ import (
 // Version is set by -ldflags "-X main.Version=..." in release builds.
 var Version = "0.1.0-dev"
 
+// commands is the command table newApp builds (buildCommands).
 var commands []*cli.Command
 
+// register adds c to the command table; each command's file has one
+// function that calls it, and buildCommands calls those in a fixed order.
 func register(c *cli.Command) { commands = append(commands, c) }
+
+// commandAdders add the commands, in an order where each finds what it
+// builds on: data before its audit subcommand, eval before compare and
+// show (which take eval's flags), list's extensions with their commands.
+var commandAdders = []func(){
+	addData, addDataAudit, addEval, addCompare, addShow, addExternalCell, addList, addListMethods,
+	addPlot, addReport, addRun, addSpectra, addSuite, addTune, addVersion,
+}
+
+// buildCommands builds the command table and list's extensions afresh.
+func buildCommands() {
+	commands, listExtensions = nil, nil
+	for _, add := range commandAdders {
+		add()
+	}
+}
 
 // usageError marks errors in how the command was called (exit code 2).
 type usageError struct{ error }
@@ -49,6 +68,7 @@ func flagString(f cli.Flag) string {
 
 func newApp() *cli.App {
 	cli.FlagStringer = flagString
+	buildCommands()
 	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
 	for _, c := range commands {
 		setUsageHandlers(c, c.Name)

@@ -41,7 +41,7 @@ func plotCommonFlags(extra ...cli.Flag) []cli.Flag {
 	), extra...)
 }
 
-func init() {
+func addPlot() {
 	register(&cli.Command{
 		Name:      "plot",
 		Usage:     "figures from run.json files: spectra, ρ vs R@1, R@k, training curves, dim/batch sweeps, t-SNE, tuning",

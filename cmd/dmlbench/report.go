@@ -14,7 +14,7 @@ import (
 	"github.com/dmlbench/dmlbench/reports"
 )
 
-func init() {
+func addReport() {
 	register(&cli.Command{
 		Name:      "report",
 		Usage:     "tabulate run.json files: mean ± std over seeds per method, best in bold, Δ and Welch t-test vs a baseline",

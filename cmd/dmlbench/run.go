@@ -25,7 +25,7 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/model"
 )
 
-func init() {
+func addRun() {
 	d := trainers.Defaults()
 	register(&cli.Command{
 		Name:      "run",
@@ -172,14 +172,14 @@ func checkResumeFlags(recorded, cfg trainers.Config, out string) error {
 	base := recorded.WithDefaults().Hash()
 	rv, cv := reflect.ValueOf(&recorded).Elem(), reflect.ValueOf(cfg)
 	var bad []string
-	for _, f := range configFields(rv.Type()) {
-		if reflect.DeepEqual(rv.Field(f.index).Interface(), cv.Field(f.index).Interface()) {
+	for _, f := range trainers.Settings() {
+		if reflect.DeepEqual(rv.Field(f.Index).Interface(), cv.Field(f.Index).Interface()) {
 			continue
 		}
 		one := recorded
-		reflect.ValueOf(&one).Elem().Field(f.index).Set(cv.Field(f.index))
+		reflect.ValueOf(&one).Elem().Field(f.Index).Set(cv.Field(f.Index))
 		if one.WithDefaults().Hash() != base {
-			bad = append(bad, "--"+f.name)
+			bad = append(bad, "--"+f.Flag)
 		}
 	}
 	if len(bad) > 0 {

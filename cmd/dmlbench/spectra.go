@@ -11,7 +11,7 @@ import (
 	"github.com/dmlbench/dmlbench/spectra"
 )
 
-func init() {
+func addSpectra() {
 	register(&cli.Command{
 		Name:      "spectra",
 		Usage:     "singular-value spectrum and ρ spectral decay of an embedding file",

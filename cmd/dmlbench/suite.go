@@ -13,7 +13,7 @@ import (
 	"github.com/dmlbench/dmlbench/trainers"
 )
 
-func init() {
+func addSuite() {
 	register(&cli.Command{
 		Name:      "suite",
 		Usage:     "run a grid of experiments (datasets × losses × miners × samplers × … × seeds), resumable",

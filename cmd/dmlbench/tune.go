@@ -20,7 +20,7 @@ import (
 	"github.com/dmlbench/dmlbench/reports"
 )
 
-func init() {
+func addTune() {
 	register(&cli.Command{
 		Name:      "tune",
 		Usage:     "tune every method with the same budget by class-disjoint cross-validation, then test the best configurations (fair comparison)",

@@ -10,7 +10,7 @@ import (
 	"github.com/dmlbench/dmlbench/knn"
 )
 
-func init() {
+func addVersion() {
 	register(&cli.Command{
 		Name:  "version",
 		Usage: "print the version, the compiled k-NN backends and the distance kernel in use",

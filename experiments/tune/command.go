@@ -133,7 +133,7 @@ func checkCommandParam(q search.Param, where string, p *problems) bool {
 		ok := true
 		for _, v := range q.Values {
 			key := "s:" + v
-			if x, err := finite(v); err == nil {
+			if x, err := trainers.ParseFinite(v); err == nil {
 				key = "n:" + strconv.FormatFloat(x, 'g', -1, 64)
 			}
 			if prev, dup := seen[key]; dup {

@@ -1,7 +1,6 @@
 package tune
 
 import (
-	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -134,8 +133,5 @@ func TestMethodValue(t *testing.T) {
 	}
 	if _, err := m.value(0, 5); err == nil {
 		t.Error("categorical index 5 of 2: no error")
-	}
-	if v, _ := integer("-0"); v != 0 || math.Signbit(float64(v)) {
-		t.Error("-0")
 	}
 }

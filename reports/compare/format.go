@@ -153,17 +153,19 @@ func WriteTable(w io.Writer, r *Report) error {
 // WriteMarkdown writes a GitHub Markdown table and the footer lines.
 func WriteMarkdown(w io.Writer, r *Report) error {
 	header, rows := r.rows()
-	esc := strings.NewReplacer("|", `\|`)
+	for i := range header {
+		header[i] = reports.EscapeMarkdown(header[i])
+	}
 	fmt.Fprintf(w, "| %s |\n| :--- |%s\n", strings.Join(header, " | "), strings.Repeat(" ---: |", len(header)-1))
 	for _, row := range rows {
 		for i := range row {
-			row[i] = esc.Replace(row[i])
+			row[i] = reports.EscapeMarkdown(row[i])
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
 	fmt.Fprintln(w)
 	for _, l := range r.Footer() {
-		fmt.Fprintf(w, "%s.  \n", esc.Replace(l))
+		fmt.Fprintf(w, "%s.  \n", reports.EscapeMarkdown(l))
 	}
 	return nil
 }
@@ -172,18 +174,17 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 // footer lines as comments.
 func WriteLaTeX(w io.Writer, r *Report) error {
 	header, rows := r.rows()
-	esc := strings.NewReplacer(`\`, `\textbackslash{}`, "_", `\_`, "%", `\%`, "&", `\&`, "#", `\#`, "$", `\$`, "{", `\{`, "}", `\}`, "−", "$-$")
 	for _, l := range r.Footer() {
 		fmt.Fprintf(w, "%% %s\n", l)
 	}
 	fmt.Fprintf(w, "\\begin{tabular}{l%s}\n\\toprule\n", strings.Repeat("r", len(header)-1))
 	for i := range header {
-		header[i] = esc.Replace(header[i])
+		header[i] = reports.EscapeLaTeX(header[i])
 	}
 	fmt.Fprintf(w, "%s \\\\\n\\midrule\n", strings.Join(header, " & "))
 	for _, row := range rows {
 		for i := range row {
-			row[i] = esc.Replace(strings.ReplaceAll(row[i], "–", "--"))
+			row[i] = reports.EscapeLaTeX(row[i])
 		}
 		fmt.Fprintf(w, "%s \\\\\n", strings.Join(row, " & "))
 	}

@@ -237,12 +237,6 @@ func (s *Spec) commandCell(me Method, c *Cell) {
 	}
 }
 
-// Files of a command cell's directory.
-const (
-	TrainRowsFile = "train_rows.npy"
-	ValRowsFile   = "val_rows.npy"
-	TestRowsFile  = "test_rows.npy"
-)
 
 // runCommandCell runs a command cell: the fold's training rows, and the
 // validation rows (tuning) or every test row (final stage), handed to the
@@ -265,53 +259,27 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 	if c.Fold < 0 || c.Fold >= c.Folds {
 		return fmt.Errorf("fold %d outside 0..%d", c.Fold, c.Folds-1)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
 	cfg := c.Config.WithDefaults()
 	valRows, trainRows := cell.RowsOfClasses(ds.Train.Labels, folds[c.Fold])
-	if err := cell.WriteRows(filepath.Join(abs, TrainRowsFile), trainRows); err != nil {
-		return err
+	a := cell.Assignment{
+		Stage: c.Stage, Method: c.Method, Trial: c.Trial, Fold: c.Fold, Folds: c.Folds, Params: commandParams(c),
+		Seed: cfg.Seed, Epochs: cfg.Epochs, Train: cell.RowSet{Split: "train", Rows: trainRows},
 	}
-	ct := cell.Contract{
-		Version: cell.ContractVersion, Stage: c.Stage, Method: c.Method, Trial: c.Trial, Fold: c.Fold, Folds: c.Folds,
-		Params: commandParams(c), Seed: cfg.Seed, Epochs: cfg.Epochs, Dir: abs, Data: c.DataDir, Items: map[string]string{},
-		Train:      cell.Rows{Split: "train", Rows: filepath.Join(abs, TrainRowsFile), Count: len(trainRows)},
-		Embeddings: filepath.Join(abs, cell.EmbDir),
-	}
-	if ds.Train.Items != "" {
-		ct.Items["train"] = ds.Train.Items
-	}
-	labels := map[string][]int32{}
 	switch c.Stage {
 	case StageTune:
 		// The validation rows are training-split rows: no test row, label
 		// or item path reaches a tuning cell.
-		if err := cell.WriteRows(filepath.Join(abs, ValRowsFile), valRows); err != nil {
-			return err
-		}
-		ct.Embed = map[string]cell.Rows{"val": {Split: "train", Rows: filepath.Join(abs, ValRowsFile), Count: len(valRows)}}
-		for e := 1; e <= cfg.Epochs; e++ {
-			ct.EmbedEpochs = append(ct.EmbedEpochs, e)
-		}
-		labels["val"] = pick(ds.Train.Labels, valRows)
+		a.Embed = map[string]cell.RowSet{"val": {Split: "train", Rows: valRows}}
+		a.EmbedEpochs = cell.Epochs1To(cfg.Epochs)
 	case StageFinal:
-		test := make([]int, len(ds.Test.Labels))
-		for i := range test {
-			test[i] = i
-		}
-		if err := cell.WriteRows(filepath.Join(abs, TestRowsFile), test); err != nil {
-			return err
-		}
-		ct.Embed = map[string]cell.Rows{"test": {Split: "test", Rows: filepath.Join(abs, TestRowsFile), Count: len(test)}}
-		ct.EmbedEpochs = []int{cfg.Epochs}
-		if ds.Test.Items != "" {
-			ct.Items["test"] = ds.Test.Items
-		}
-		labels["test"] = ds.Test.Labels
+		a.Embed = map[string]cell.RowSet{"test": {Split: "test", Rows: cell.AllRows(len(ds.Test.Labels))}}
+		a.EmbedEpochs = []int{cfg.Epochs}
 	default:
 		return fmt.Errorf("%s: unknown stage %q", filepath.Join(dir, CellFile), c.Stage)
+	}
+	ct, labels, err := cell.Assemble(dir, c.DataDir, ds, a)
+	if err != nil {
+		return err
 	}
 	evaluate, err := trainers.NewEvaluator(cfg)
 	if err != nil {
@@ -365,10 +333,3 @@ func commandParams(c *Cell) map[string]any {
 	return out
 }
 
-func pick(labels []int32, rows []int) []int32 {
-	out := make([]int32, len(rows))
-	for i, r := range rows {
-		out[i] = labels[r]
-	}
-	return out
-}

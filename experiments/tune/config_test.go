@@ -35,7 +35,8 @@ func TestTextValue(t *testing.T) {
 		{"miner", " distance ", "distance", ""},
 		{"hidden", "512,256", []int{512, 256}, ""},
 		{"hidden", "none", []int{}, ""},
-		{"hidden", "512,x", nil, `"x" is not an integer`},
+		{"hidden", "512,x", nil, `"x" is not a positive integer`},
+		{"hidden", "512,0", nil, `"0" is not a positive integer`},
 		{"metrics", "R@1, MAP@R", []string{"R@1", "MAP@R"}, ""},
 		{"nosuchkey", "1", nil, "is not a config key"},
 	} {

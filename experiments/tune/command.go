@@ -237,7 +237,6 @@ func (s *Spec) commandCell(me Method, c *Cell) {
 	}
 }
 
-
 // runCommandCell runs a command cell: the fold's training rows, and the
 // validation rows (tuning) or every test row (final stage), handed to the
 // command; the embeddings it writes scored per epoch.
@@ -332,4 +331,3 @@ func commandParams(c *Cell) map[string]any {
 	}
 	return out
 }
-

@@ -3,18 +3,23 @@ package trainers
 import (
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/miners"
+	"github.com/dmlbench/dmlbench/trainers/model"
 	"github.com/dmlbench/dmlbench/trainers/samplers"
+	"github.com/dmlbench/dmlbench/trainers/testtime"
 )
 
 // checkNames refuses a setting that names nothing this binary knows: the
-// loss, miner and sampler (their registries), the convention, the
-// evaluation distance, the k-NN backend and the select-by metric. The
+// data set, the architecture, the loss, miner and sampler (their
+// registries), the convention, the evaluation distance, the k-NN backend,
+// the metrics, the select-by metric and the test-time mode. The
 // error names the nearest known name (suggest.Unknown) and wraps
 // suggest.ErrUnknown, so that a typo stops the run where the config is
 // resolved, before anything trains or any run.json is written. A backend
@@ -25,6 +30,13 @@ func (c Config) checkNames() error {
 		value string
 		check func(string) error
 	}{
+		{c.Dataset, func(v string) error {
+			if strings.HasPrefix(v, "dir:") {
+				return nil
+			}
+			return suggest.Check("dataset", v, fixtures.Names(), false)
+		}},
+		{c.Arch, func(v string) error { return suggest.Check("architecture", v, model.Names(), false) }},
 		{c.Loss, func(v string) error { return suggest.Check("loss", v, lossNames(), false) }},
 		{c.Miner, func(v string) error { return suggest.Check("miner", v, minerNames(), false) }},
 		{c.Sampler, func(v string) error { return suggest.Check("sampler", v, samplerNames(), true) }},
@@ -43,6 +55,13 @@ func (c Config) checkNames() error {
 			return nil
 		}},
 		{c.SelectBy, metrics.CheckName},
+		{strings.ToLower(c.TestTime), func(v string) error { return suggest.Check("test-time mode", v, testtime.Modes, false) }},
+	}
+	for _, m := range c.Metrics {
+		checks = append(checks, struct {
+			value string
+			check func(string) error
+		}{m, metrics.CheckName})
 	}
 	for _, ch := range checks {
 		if ch.value == "" {

@@ -78,6 +78,10 @@ func TestResolveNames(t *testing.T) {
 		{func(c *Config) { c.Distance = "cosin" }, `config: unknown distance "cosin"; did you mean "cosine"?`},
 		{func(c *Config) { c.Backend = "exct" }, `config: unknown k-NN backend "exct"; did you mean "exact"?`},
 		{func(c *Config) { c.SelectBy = "R@l" }, `config: unknown metric "R@l"; did you mean "R@1"?`},
+		{func(c *Config) { c.Metrics = []string{"R@1", "MAP@RR"} }, `config: unknown metric "MAP@RR"; did you mean "MAP@R"?`},
+		{func(c *Config) { c.Dataset = "omniglott" }, `config: unknown dataset "omniglott"; did you mean "omniglot"?`},
+		{func(c *Config) { c.Arch = "mlpp" }, `config: unknown architecture "mlpp"; did you mean "mlp"?`},
+		{func(c *Config) { c.TestTime = "knnn" }, `config: unknown test-time mode "knnn"; did you mean "knn"?`},
 	} {
 		cfg := Defaults()
 		cfg.Loss = "margin"

@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// TestMisspeltNames: a misspelt loss, miner, sampler, convention, distance,
-// backend or select-by metric stops run and eval where the settings are
+// TestMisspeltNames: a misspelt data set, architecture, loss, miner,
+// sampler, convention, distance, backend, metric or test-time mode stops
+// run and eval where the settings are
 // resolved: exit 2, one line naming the nearest name, nothing trained and
 // no run directory written.
 func TestMisspeltNames(t *testing.T) {
@@ -25,6 +26,10 @@ func TestMisspeltNames(t *testing.T) {
 		{[]string{"run", "--loss", "margin", "--distance", "cosin"}, `unknown distance "cosin"; did you mean "cosine"?`},
 		{[]string{"run", "--loss", "margin", "--backend", "exct"}, `unknown k-NN backend "exct"; did you mean "exact"?`},
 		{[]string{"run", "--loss", "margin", "--select-by", "R@l"}, `unknown metric "R@l"; did you mean "R@1"?`},
+		{[]string{"run", "--loss", "margin", "--metrics", "R@l"}, `unknown metric "R@l"; did you mean "R@1"?`},
+		{[]string{"run", "--loss", "margin", "--arch", "mlpp"}, `unknown architecture "mlpp"; did you mean "mlp"?`},
+		{[]string{"run", "--loss", "margin", "--test-time", "knnn"}, `unknown test-time mode "knnn"; did you mean "knn"?`},
+		{[]string{"run", "--loss", "margin", "--dataset", "omniglott"}, `unknown dataset "omniglott"; did you mean "omniglot"?`},
 		{append(evalArgs, "--backend", "exct"), `--backend: unknown k-NN backend "exct"; did you mean "exact"?`},
 		{append(evalArgs, "--compat", "stric"), `--compat "stric": want strict, roth or pml; did you mean strict?`},
 		{append(evalArgs, "--distance", "cosin"), `--distance: unknown distance "cosin"; did you mean "cosine"?`},
@@ -33,7 +38,7 @@ func TestMisspeltNames(t *testing.T) {
 		var out string
 		if args[0] == "run" {
 			out = filepath.Join(t.TempDir(), "r")
-			args = append(args, "--dataset", "synthetic", "--epochs", "1", "--quiet", "--out", out)
+			args = append([]string{"run", "--dataset", "synthetic", "--epochs", "1", "--quiet", "--out", out}, args[1:]...)
 		}
 		stdout, stderr, code := runCLI(t, args...)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {

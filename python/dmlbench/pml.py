@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._cli import Scratch, embeddings_array, labels_array, run_json
+from ._cli import Scratch, class_ids, embeddings_array, labels_array, name_classes, run_json
 
 # PML's metric name → dmlbench's under --compat pml (docs/metrics.md).
 PML_TO_DMLBENCH = {
@@ -118,6 +118,11 @@ class AccuracyCalculator:
                 raise ValueError(
                     "When ref_includes_query is True, the first len(query) elements of reference must be equal to query.\n"
                     "Likewise, the first len(query_labels) elements of reference_labels must be equal to query_labels.\n")
+        if same:
+            (qy,), names = class_ids(("query_labels", qy))
+            ry = qy
+        else:
+            (qy, ry), names = class_ids(("query_labels", qy), ("reference_labels", ry))
         wanted = self.get_curr_metrics(include, exclude)
         if not wanted:
             return {}
@@ -142,7 +147,7 @@ class AccuracyCalculator:
                     args.append("--per-class")
                 if self.k is not None:
                     args += ["--pml-k", str(self.k)]
-                res = run_json(args)
+                res = name_classes(run_json(args), names)
                 self._knn_values(res, knn, out)
             if clus:
                 # PML clusters the query set into as many clusters as it has labels.

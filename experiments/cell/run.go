@@ -257,7 +257,7 @@ func execute(ctx context.Context, j Job) (int, error) {
 		why = ": " + s
 	}
 	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -1, fmt.Errorf("command %s was killed by signal %s%s (the next run starts it again with %s=1)", j.Command[0], ws.Signal(), why, EnvResume)
+		return -1, fmt.Errorf("command %s was killed by %s%s (the next run starts it again with %s=1)", j.Command[0], signalName(ws.Signal()), why, EnvResume)
 	}
 	code := ee.ExitCode()
 	if code == ExitDiverged {
@@ -304,6 +304,10 @@ func resolveCommand(command []string, workDir string) (string, error) {
 }
 
 func unwrapExec(err error) error {
+	if errors.Is(err, syscall.ENOEXEC) {
+		// A script without its "#!" line: the kernel cannot tell what runs it.
+		return errors.New("exec format error: not a program; a script needs a first line naming its interpreter (#!/usr/bin/env python3), or put the interpreter first in the command ([python3, train.py])")
+	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -361,7 +361,7 @@ func TestCommandKilledIsResumed(t *testing.T) {
 	params["kill_at"] = "2"
 	dir := commandCell(t, []string{fakeTrainer}, params)
 	err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"})
-	if err == nil || !strings.Contains(err.Error(), "killed by signal killed") {
+	if err == nil || !strings.Contains(err.Error(), "killed by SIGKILL (signal 9)") {
 		t.Fatalf("first run: %v", err)
 	}
 	if err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"}); err != nil {

@@ -82,6 +82,9 @@ type state struct {
 	Attempts   int     `json:"attempts"`
 	ExitStatus int     `json:"exit_status"`
 	Seconds    float64 `json:"seconds"`
+	// Starts are the start times of the attempts (StartedFile), which
+	// begin the first epoch each attempt writes (epochSeconds).
+	Starts []time.Time `json:"starts,omitempty"`
 }
 
 // Run runs the command of j unless an earlier run finished it, scores
@@ -96,6 +99,7 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 		return nil, err
 	}
 	defer lock.Release()
+	cleanStaleTemps(c)
 	info := commandInfo{Command: j.Command, WorkDir: j.WorkDir, Params: c.Params, Epochs: c.Epochs}
 	info.Script, info.ScriptSHA256 = scriptHash(j.Command, j.WorkDir)
 	run := j.Record
@@ -120,6 +124,7 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 			_ = os.Remove(filepath.Join(dir, LossFile))
 		}
 		started.Attempts++
+		started.Starts = append(started.Starts, time.Now())
 		if err := os.MkdirAll(c.Embeddings, 0o755); err != nil {
 			return nil, err
 		}
@@ -175,6 +180,7 @@ func score(ctx context.Context, j Job, run *record.Run) (map[string]mat32.Matrix
 	}
 	sort.Strings(splits)
 	run.History = nil
+	secs := epochSeconds(c, splits)
 	last := map[string]mat32.Matrix{}
 	for _, e := range c.EmbedEpochs {
 		ep := record.Epoch{Epoch: e, Loss: losses[e], Metrics: record.Metrics{}}
@@ -195,6 +201,7 @@ func score(ctx context.Context, j Job, run *record.Run) (map[string]mat32.Matrix
 			}
 			last[s] = emb
 		}
+		ep.Seconds = secs[e]
 		run.History = append(run.History, ep)
 		run.Final = ep.Metrics
 	}

@@ -204,7 +204,9 @@ def save_embeddings(epoch, split, embeddings, _cell=None):
         raise ValueError(f"embeddings of {split}: {a.shape[0]} rows, the cell asks for {want}")
     os.makedirs(c.embeddings, exist_ok=True)
     path = embedding_path(c, epoch, split)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path), dir=c.embeddings)
+    # dmlbench's own temporary-file prefix: the next run of a cell killed
+    # mid-write removes the leftover (experiments/cell, cleanStaleTemps).
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path) + "-", dir=c.embeddings)
     try:
         with os.fdopen(fd, "wb") as f:
             np.save(f, a, allow_pickle=False)

@@ -28,7 +28,9 @@ func shellJob(t *testing.T, root, script string, epochs int) Job {
 	}
 	c := Contract{Stage: "tune", Epochs: epochs, Dir: dir, Embeddings: filepath.Join(dir, "embeddings"),
 		Embed: map[string]Rows{"val": {Split: "train", Count: 2}}, EmbedEpochs: asked}
-	eval := func(context.Context, mat32.Matrix, []int32) (record.Metrics, error) { return record.Metrics{"R@1": 1}, nil }
+	eval := func(context.Context, mat32.Matrix, []int32) (record.Metrics, error) {
+		return record.Metrics{"R@1": 1}, nil
+	}
 	return Job{Command: []string{"sh", "-c", script}, WorkDir: root, Contract: c, Labels: map[string][]int32{"val": {0, 0}},
 		Evaluate: eval, Record: &record.Run{Name: "cell"}}
 }

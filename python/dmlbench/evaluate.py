@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from ._argnames import argument_names
 from ._cli import DmlbenchError, Scratch, embeddings_array, labels_array, run_json
 
 
@@ -47,7 +48,8 @@ def evaluate(embeddings, labels, *, gallery=None, gallery_labels=None, query_row
     x = embeddings_array(embeddings, "embeddings")
     y = labels_array(labels, "labels")
     args = ["eval"]
-    with Scratch() as s:
+    names = {"emb": "embeddings", "query": "embeddings", "query_labels": "labels"}
+    with Scratch() as s, argument_names(s, names):
         if gallery is None:
             args += ["--emb", s.emb("emb", x), "--labels", s.labels("labels", y)]
         else:

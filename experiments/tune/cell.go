@@ -59,6 +59,10 @@ type Cell struct {
 	WorkDir  string         `json:"workdir,omitempty"`
 	DataDir  string         `json:"data_dir,omitempty"`
 	Settings map[string]any `json:"settings,omitempty"`
+	// ScheduleEpochs is the tuning cells' epoch count: a final cell trains
+	// Config.Epochs (the epoch chosen on validation) of a schedule sized
+	// for ScheduleEpochs (0: Config.Epochs).
+	ScheduleEpochs int `json:"schedule_epochs,omitempty"`
 }
 
 // ReadCell reads dir/cell.json.

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -276,7 +277,7 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 	}
 	ct := cell.Contract{
 		Version: cell.ContractVersion, Stage: c.Stage, Method: c.Method, Trial: c.Trial, Fold: c.Fold, Folds: c.Folds,
-		Params: commandParams(c), Seed: cfg.Seed, Epochs: cfg.Epochs, Dir: abs, Data: c.DataDir, Items: map[string]string{},
+		Params: commandParams(c), Seed: cfg.Seed, Epochs: cfg.Epochs, ScheduleEpochs: cmp.Or(c.ScheduleEpochs, cfg.Epochs), Dir: abs, Data: c.DataDir, Items: map[string]string{},
 		Train:      cell.Rows{Split: "train", Rows: filepath.Join(abs, TrainRowsFile), Count: len(trainRows)},
 		Embeddings: filepath.Join(abs, cell.EmbDir),
 	}

@@ -253,7 +253,8 @@ func TestCommandMethodsRunTheProtocol(t *testing.T) {
 		for f := range p.Spec.Folds {
 			dir := p.FinalDir(m, f, 0)
 			c := readSeen(t, dir)[0].Contract
-			if c.Stage != StageFinal || c.Embed["test"].Count != 30 || c.Epochs != best.BestEpochs[f] || !reflect.DeepEqual(c.EmbedEpochs, []int{c.Epochs}) {
+			// The schedule is the tuning cells' (3 epochs), stopped at the chosen epoch.
+			if c.Stage != StageFinal || c.Embed["test"].Count != 30 || c.Epochs != best.BestEpochs[f] || c.ScheduleEpochs != 3 || !reflect.DeepEqual(c.EmbedEpochs, []int{c.Epochs}) {
 				t.Errorf("%s: final contract %+v (best epochs %v)", dir, c, best.BestEpochs)
 			}
 		}

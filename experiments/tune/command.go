@@ -288,7 +288,16 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 	switch c.Stage {
 	case StageTune:
 		// The validation rows are training-split rows: no test row, label
-		// or item path reaches a tuning cell.
+		// or item path reaches a tuning cell, and its data directory is a
+		// view without the test split's files.
+		view, err := trainView(c.DataDir, abs)
+		if err != nil {
+			return err
+		}
+		ct.Data = view
+		if ds.Train.Items != "" {
+			ct.Items["train"] = filepath.Join(view, filepath.Base(ds.Train.Items))
+		}
 		if err := cell.WriteRows(filepath.Join(abs, ValRowsFile), valRows); err != nil {
 			return err
 		}

@@ -63,6 +63,8 @@ type Cell struct {
 	// Config.Epochs (the epoch chosen on validation) of a schedule sized
 	// for ScheduleEpochs (0: Config.Epochs).
 	ScheduleEpochs int `json:"schedule_epochs,omitempty"`
+	// Isolate: a tuning command runs under bubblewrap (isolate.go).
+	Isolate bool `json:"isolate,omitempty"`
 }
 
 // ReadCell reads dir/cell.json.

@@ -229,7 +229,7 @@ func (s *Spec) commandCell(me Method, c *Cell) {
 	if err != nil {
 		wd = s.Dir
 	}
-	c.Command, c.WorkDir, c.DataDir = me.Command, wd, s.dataDir()
+	c.Command, c.WorkDir, c.DataDir, c.Isolate = me.Command, wd, s.dataDir(), s.Isolate
 	c.Settings = map[string]any{}
 	for _, fixed := range []map[string]any{s.Fixed, me.Fixed} {
 		for k, v := range fixed {
@@ -285,6 +285,7 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 		ct.Items["train"] = ds.Train.Items
 	}
 	labels := map[string][]int32{}
+	var wrap []string
 	switch c.Stage {
 	case StageTune:
 		// The validation rows are training-split rows: no test row, label
@@ -295,6 +296,11 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 			return err
 		}
 		ct.Data = view
+		if c.Isolate {
+			if wrap, err = isolation(view, c.DataDir, abs); err != nil {
+				return err
+			}
+		}
 		if ds.Train.Items != "" {
 			ct.Items["train"] = filepath.Join(view, filepath.Base(ds.Train.Items))
 		}
@@ -340,7 +346,7 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 		run.Method["param:"+k] = v
 	}
 	last, err := cell.Run(ctx, cell.Job{
-		Command: c.Command, WorkDir: c.WorkDir, Contract: ct, Labels: labels, Record: run,
+		Command: c.Command, Wrap: wrap, WorkDir: c.WorkDir, Contract: ct, Labels: labels, Record: run,
 		Evaluate: cell.EvalFunc(evaluate), Stdout: os.Stdout, Stderr: os.Stderr,
 	})
 	if c.Stage == StageTune {

@@ -215,6 +215,13 @@ func TestCommandMethodsRunTheProtocol(t *testing.T) {
 			if strings.Contains(string(b), "test") || len(c.Embed) != 1 || c.Embed["val"].Split != "train" || c.Train.Split != "train" {
 				t.Errorf("%s: a tuning cell's contract names the test split: %s", dir, b)
 			}
+			// Its data directory is the cell's training-only view.
+			if abs, _ := filepath.Abs(dir); c.Data != filepath.Join(abs, TrainViewDir) || c.ScheduleEpochs != 3 {
+				t.Errorf("%s: data %s, schedule_epochs %d", dir, c.Data, c.ScheduleEpochs)
+			}
+			if _, err := os.Stat(filepath.Join(c.Data, "test_labels.npy")); err == nil {
+				t.Errorf("%s: the view holds test_labels.npy", dir)
+			}
 			train, _ := arrays.LoadIndices(c.Train.Rows)
 			val, _ := arrays.LoadIndices(c.Embed["val"].Rows)
 			if len(train)+len(val) != len(trainLabels) || len(val) != c.Embed["val"].Count {

@@ -32,7 +32,7 @@ var kmeansPresets = map[string]KMeansOptions{
 }
 
 // KMeansPreset returns the k-means options of an evaluation convention
-// ("strict", "roth", "pml"; see kmeansPresets for their sources; "" is
+// ("strict", "roth", "pml", "pml3"; see kmeansPresets for their sources; "" is
 // strict, as in metrics.Options), with Threads and Searcher unset. An
 // unknown name is an error wrapping ErrBadInput.
 func KMeansPreset(convention string) (KMeansOptions, error) {

@@ -30,6 +30,15 @@ class TestDropInGaps(unittest.TestCase):
             WithP2()
         self.assertIn("custom_metrics={'precision_at_2': RetrievalMetric(", str(cm.exception))
 
+    def test_subclass_override_refused(self):
+        # dmlbench would compute its own precision_at_1, not the override
+        class Override(AccuracyCalculator):
+            def calculate_precision_at_1(self, knn_labels, query_labels, **kwargs):
+                return 0.5
+
+        with self.assertRaises(NotImplementedError):
+            Override()
+
     def test_small_k_warning(self):
         x = np.arange(12, dtype=np.float32)[:, None]
         y = np.array([0] * 6 + [1] * 6)

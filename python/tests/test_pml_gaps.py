@@ -1,6 +1,7 @@
 """The v2.8.1 drop-in where PML's code (utils/accuracy_calculator.py,
 v2.8.1) returns or logs what a plain port would not."""
 
+import logging
 import math
 import unittest
 
@@ -46,8 +47,10 @@ class TestDropInGaps(unittest.TestCase):
             AccuracyCalculator(include=("mean_average_precision_at_r",), k=3).get_accuracy(x, y)
         self.assertIn("the value for k (3) is less than the max bin count (6)", cm.output[0])
         # mean_average_precision alone: no warning (PML names only MAP@R and R-Precision)
-        with self.assertNoLogs("PML", level="WARNING"):
+        with self.assertLogs("PML", level="WARNING") as cm:
+            logging.getLogger("PML").warning("sentinel")
             AccuracyCalculator(include=("mean_average_precision",), k=3).get_accuracy(x, y)
+        self.assertEqual(cm.output, ["WARNING:PML:sentinel"])
 
     def test_no_query_label_in_reference_warning(self):
         q = np.arange(3, dtype=np.float32)[:, None]

@@ -43,6 +43,9 @@ type Job struct {
 	// WorkDir (the spec's directory).
 	Command []string
 	WorkDir string
+	// Wrap, if set, is a program and its arguments that run the resolved
+	// command (isolation: bwrap …); the command's provenance is its own.
+	Wrap []string
 	// Contract is handed to the command; Run fills Resume.
 	Contract Contract
 	// Labels are the labels of each Contract.Embed split's rows, in order.
@@ -223,7 +226,14 @@ func execute(ctx context.Context, j Job) (int, error) {
 	if j.Contract.Resume {
 		resume = "1"
 	}
-	cmd := exec.Command(path, j.Command[1:]...)
+	args := append([]string{path}, j.Command[1:]...)
+	if len(j.Wrap) > 0 {
+		if path, err = exec.LookPath(j.Wrap[0]); err != nil {
+			return -1, fmt.Errorf("%s: not found on PATH", j.Wrap[0])
+		}
+		args = append(append([]string{path}, j.Wrap[1:]...), args...)
+	}
+	cmd := exec.Command(path, args[1:]...)
 	cmd.Dir = j.WorkDir
 	cmd.Env = append(os.Environ(), EnvCell+"="+string(cj), EnvResume+"="+resume)
 	tail := &lastLine{}

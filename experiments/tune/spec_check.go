@@ -49,6 +49,11 @@ func (s *Spec) check(p *problems, opt Options) {
 	if n := float64(len(s.Methods)) * float64(max(s.Folds, 0)) * (float64(max(s.Budget, 0))*float64(max(s.SearchRepeats, 1)) + float64(len(s.FinalSeeds))); n > float64(limit) {
 		p.Add("the spec has %.0f cells (methods × folds × (budget × search repeats + final seeds)), more than the limit %d: lower the budget, or raise the limit with --max-cells", n, limit)
 	}
+	if s.Isolate {
+		if msg := checkIsolation(); msg != "" {
+			p.Add("%s", msg)
+		}
+	}
 	// Names are directories: on a case-insensitive file system (macOS,
 	// Windows) "B" and "b" would be one directory.
 	names := map[string]string{}

@@ -32,7 +32,10 @@ class Cell:
 
     Attributes: stage ("tune" or "final"), method, trial, fold, folds,
     params (fixed settings and this trial's values, by spec name), seed,
-    epochs, dir (the cell's directory, for checkpoints), data (the data set
+    epochs (how many epochs this cell trains), schedule_epochs (the length
+    to size a learning-rate schedule from: the tuning cells' epoch count,
+    also in the final stage, whose epochs is the epoch chosen on
+    validation), dir (the cell's directory, for checkpoints), data (the data set
     directory), items (per split, its item list when the data set has one),
     train (split, rows file, count), embed (per split name: the data set
     split, rows file and count), embed_epochs (the epochs after which they
@@ -50,6 +53,9 @@ class Cell:
         self.params = d.get("params", {})
         self.seed = d["seed"]
         self.epochs = d["epochs"]
+        # The final stage trains `epochs` (chosen on validation) of a
+        # schedule sized for `schedule_epochs` (the tuning cells' count).
+        self.schedule_epochs = d.get("schedule_epochs") or self.epochs
         self.dir = d["dir"]
         self.data = d.get("data", "")
         self.train = d["train"]

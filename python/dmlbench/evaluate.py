@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from ._argnames import argument_names
 from ._cli import DmlbenchError, Scratch, class_ids, embeddings_array, labels_array, name_classes, run_json
 
 
@@ -52,7 +53,8 @@ def evaluate(embeddings, labels, *, gallery=None, gallery_labels=None, query_row
         g = embeddings_array(gallery, "gallery")
         (y, gy), names = class_ids(("labels", y), ("gallery_labels", labels_array(gallery_labels, "gallery_labels")))
     args = ["eval"]
-    with Scratch() as s:
+    argnames = {"emb": "embeddings", "query": "embeddings", "query_labels": "labels"}
+    with Scratch() as s, argument_names(s, argnames):
         if gallery is None:
             args += ["--emb", s.emb("emb", x), "--labels", s.labels("labels", y)]
         else:

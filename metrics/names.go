@@ -7,9 +7,6 @@ import (
 	"github.com/dmlbench/dmlbench/internal/suggest"
 )
 
-// Conventions are the conventions' names, in the order help text lists them.
-var Conventions = []Convention{Strict, Roth, PML}
-
 // ParseConvention resolves a convention name (exact, lower case) once,
 // where a command line or a config is read. An unknown name is an error
 // wrapping suggest.ErrUnknown that names the nearest convention, or
@@ -18,12 +15,11 @@ func ParseConvention(name string) (Convention, error) {
 	if name == "" {
 		return Strict, nil
 	}
-	names := make([]string, len(Conventions))
-	for i, c := range Conventions {
-		if name == string(c) {
-			return c, nil
+	names := Conventions()
+	for _, c := range names {
+		if name == c {
+			return Convention(c), nil
 		}
-		names[i] = string(c)
 	}
 	hint := ""
 	if near := suggest.Nearest(name, names); near != "" {
@@ -31,7 +27,7 @@ func ParseConvention(name string) (Convention, error) {
 	} else if l := strings.ToLower(name); strings.Contains(l, "py") || strings.Contains(l, "torch") {
 		hint = " (pytorch-metric-learning is pml)"
 	}
-	return "", suggest.Mark(fmt.Errorf("want strict, roth or pml%s", hint))
+	return "", suggest.Mark(fmt.Errorf("want strict, roth, pml or pml3%s", hint))
 }
 
 // Distances are the distance names Options.Distance takes; l2, dot and

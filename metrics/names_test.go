@@ -10,15 +10,15 @@ import (
 // TestNames: conventions, distances and metric names resolve or fail with
 // the nearest name, wrapping suggest.ErrUnknown.
 func TestNames(t *testing.T) {
-	for in, want := range map[string]Convention{"": Strict, "strict": Strict, "roth": Roth, "pml": PML} {
+	for in, want := range map[string]Convention{"": Strict, "strict": Strict, "roth": Roth, "pml": PML, "pml3": PML3} {
 		if got, err := ParseConvention(in); got != want || err != nil {
 			t.Errorf("ParseConvention(%q) = %q, %v", in, got, err)
 		}
 	}
 	for in, want := range map[string]string{
-		"stric":   "want strict, roth or pml; did you mean strict?",
-		"pytorch": "want strict, roth or pml (pytorch-metric-learning is pml)",
-		"Roth":    "want strict, roth or pml; did you mean roth?",
+		"stric":   "want strict, roth, pml or pml3; did you mean strict?",
+		"pytorch": "want strict, roth, pml or pml3 (pytorch-metric-learning is pml)",
+		"Roth":    "want strict, roth, pml or pml3; did you mean roth?",
 	} {
 		if _, err := ParseConvention(in); err == nil || err.Error() != want || !errors.Is(err, suggest.ErrUnknown) {
 			t.Errorf("ParseConvention(%q): %v; want %s", in, err, want)

@@ -74,7 +74,7 @@ func TestResolveNames(t *testing.T) {
 		{func(c *Config) { c.Loss = "margni" }, `config: unknown loss "margni"; did you mean "margin"?`},
 		{func(c *Config) { c.Miner = "distanc" }, `config: unknown miner "distanc"; did you mean "distance"?`},
 		{func(c *Config) { c.Sampler = "spc2" }, `config: unknown sampler "spc2"; did you mean "spc-2"?`},
-		{func(c *Config) { c.Convention = "stric" }, `config: convention "stric": want strict, roth or pml; did you mean strict?`},
+		{func(c *Config) { c.Convention = "stric" }, `config: convention "stric": want strict, roth, pml or pml3; did you mean strict?`},
 		{func(c *Config) { c.Distance = "cosin" }, `config: unknown distance "cosin"; did you mean "cosine"?`},
 		{func(c *Config) { c.Backend = "exct" }, `config: unknown k-NN backend "exct"; did you mean "exact"?`},
 		{func(c *Config) { c.SelectBy = "R@l" }, `config: unknown metric "R@l"; did you mean "R@1"?`},

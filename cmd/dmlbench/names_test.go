@@ -22,7 +22,7 @@ func TestMisspeltNames(t *testing.T) {
 		{[]string{"run", "--loss", "margni"}, `unknown loss "margni"; did you mean "margin"?`},
 		{[]string{"run", "--loss", "margin", "--miner", "distanc"}, `unknown miner "distanc"; did you mean "distance"?`},
 		{[]string{"run", "--loss", "margin", "--sampler", "spc2"}, `unknown sampler "spc2"; did you mean "spc-2"?`},
-		{[]string{"run", "--loss", "margin", "--compat", "stric"}, `convention "stric": want strict, roth or pml; did you mean strict?`},
+		{[]string{"run", "--loss", "margin", "--compat", "stric"}, `convention "stric": want strict, roth, pml or pml3; did you mean strict?`},
 		{[]string{"run", "--loss", "margin", "--distance", "cosin"}, `unknown distance "cosin"; did you mean "cosine"?`},
 		{[]string{"run", "--loss", "margin", "--backend", "exct"}, `unknown k-NN backend "exct"; did you mean "exact"?`},
 		{[]string{"run", "--loss", "margin", "--select-by", "R@l"}, `unknown metric "R@l"; did you mean "R@1"?`},
@@ -31,7 +31,7 @@ func TestMisspeltNames(t *testing.T) {
 		{[]string{"run", "--loss", "margin", "--test-time", "knnn"}, `unknown test-time mode "knnn"; did you mean "knn"?`},
 		{[]string{"run", "--loss", "margin", "--dataset", "omniglott"}, `unknown dataset "omniglott"; did you mean "omniglot"?`},
 		{append(evalArgs, "--backend", "exct"), `--backend: unknown k-NN backend "exct"; did you mean "exact"?`},
-		{append(evalArgs, "--compat", "stric"), `--compat "stric": want strict, roth or pml; did you mean strict?`},
+		{append(evalArgs, "--compat", "stric"), `--compat "stric": want strict, roth, pml or pml3; did you mean strict?`},
 		{append(evalArgs, "--distance", "cosin"), `--distance: unknown distance "cosin"; did you mean "cosine"?`},
 	} {
 		args := c.args

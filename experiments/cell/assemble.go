@@ -22,6 +22,7 @@ type Assignment struct {
 	Params             map[string]any
 	Seed               int64
 	Epochs             int
+	ScheduleEpochs     int
 	Train              RowSet
 	Embed              map[string]RowSet
 	EmbedEpochs        []int
@@ -45,7 +46,7 @@ func Assemble(dir, dataDir string, ds Dataset, a Assignment) (Contract, map[stri
 	splits := map[string]Split{"train": ds.Train, "test": ds.Test}
 	c := Contract{
 		Version: ContractVersion, Stage: a.Stage, Method: a.Method, Trial: a.Trial, Fold: a.Fold, Folds: a.Folds,
-		Params: a.Params, Seed: a.Seed, Epochs: a.Epochs, Dir: abs, Data: dataDir, Items: map[string]string{},
+		Params: a.Params, Seed: a.Seed, Epochs: a.Epochs, ScheduleEpochs: a.ScheduleEpochs, Dir: abs, Data: dataDir, Items: map[string]string{},
 		Embed: map[string]Rows{}, EmbedEpochs: a.EmbedEpochs, Embeddings: filepath.Join(abs, EmbDir),
 	}
 	labels := map[string][]int32{}

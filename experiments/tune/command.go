@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -228,7 +229,7 @@ func (s *Spec) commandCell(me Method, c *Cell) {
 	if err != nil {
 		wd = s.Dir
 	}
-	c.Command, c.WorkDir, c.DataDir = me.Command, wd, s.dataDir()
+	c.Command, c.WorkDir, c.DataDir, c.Isolate = me.Command, wd, s.dataDir(), s.Isolate
 	c.Settings = map[string]any{}
 	for _, fixed := range []map[string]any{s.Fixed, me.Fixed} {
 		for k, v := range fixed {
@@ -262,7 +263,8 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 	valRows, trainRows := cell.RowsOfClasses(ds.Train.Labels, folds[c.Fold])
 	a := cell.Assignment{
 		Stage: c.Stage, Method: c.Method, Trial: c.Trial, Fold: c.Fold, Folds: c.Folds, Params: commandParams(c),
-		Seed: cfg.Seed, Epochs: cfg.Epochs, Train: cell.RowSet{Split: "train", Rows: trainRows},
+		Seed: cfg.Seed, Epochs: cfg.Epochs, ScheduleEpochs: cmp.Or(c.ScheduleEpochs, cfg.Epochs),
+		Train: cell.RowSet{Split: "train", Rows: trainRows},
 	}
 	switch c.Stage {
 	case StageTune:
@@ -279,6 +281,23 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 	ct, labels, err := cell.Assemble(dir, c.DataDir, ds, a)
 	if err != nil {
 		return err
+	}
+	var wrap []string
+	if c.Stage == StageTune {
+		// Its data directory is a view without the test split's files.
+		view, err := trainView(c.DataDir, ct.Dir)
+		if err != nil {
+			return err
+		}
+		ct.Data = view
+		if c.Isolate {
+			if wrap, err = isolation(view, c.DataDir, ct.Dir); err != nil {
+				return err
+			}
+		}
+		if ds.Train.Items != "" {
+			ct.Items["train"] = filepath.Join(view, filepath.Base(ds.Train.Items))
+		}
 	}
 	evaluate, err := trainers.NewEvaluator(cfg)
 	if err != nil {
@@ -297,7 +316,7 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 		run.Method["param:"+k] = v
 	}
 	last, err := cell.Run(ctx, cell.Job{
-		Command: c.Command, WorkDir: c.WorkDir, Contract: ct, Labels: labels, Record: run,
+		Command: c.Command, Wrap: wrap, WorkDir: c.WorkDir, Contract: ct, Labels: labels, Record: run,
 		Evaluate: cell.EvalFunc(evaluate), Stdout: os.Stdout, Stderr: os.Stderr,
 	})
 	if c.Stage == StageTune {

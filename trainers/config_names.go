@@ -37,9 +37,9 @@ func (c Config) checkNames() error {
 			return suggest.Check("dataset", v, fixtures.Names(), false)
 		}},
 		{c.Arch, func(v string) error { return suggest.Check("architecture", v, model.Names(), false) }},
-		{c.Loss, func(v string) error { return suggest.Check("loss", v, lossNames(), false) }},
-		{c.Miner, func(v string) error { return suggest.Check("miner", v, minerNames(), false) }},
-		{c.Sampler, func(v string) error { return suggest.Check("sampler", v, samplerNames(), true) }},
+		{c.Loss, func(v string) error { return suggest.Check("loss", v, losses.Names(), false) }},
+		{c.Miner, func(v string) error { return suggest.Check("miner", v, miners.Names(), false) }},
+		{c.Sampler, func(v string) error { return suggest.Check("sampler", v, samplers.Names(), true) }},
 		{c.Convention, func(v string) error {
 			_, err := metrics.ParseConvention(v)
 			if err != nil {
@@ -72,28 +72,4 @@ func (c Config) checkNames() error {
 		}
 	}
 	return nil
-}
-
-func lossNames() []string {
-	var names []string
-	for _, l := range losses.All() {
-		names = append(names, l.Name)
-	}
-	return names
-}
-
-func minerNames() []string {
-	var names []string
-	for _, m := range miners.All() {
-		names = append(names, m.Name)
-	}
-	return names
-}
-
-func samplerNames() []string {
-	var names []string
-	for _, s := range samplers.All() {
-		names = append(names, s.Name)
-	}
-	return names
 }

@@ -23,16 +23,6 @@ import (
 // checks them) or `eval`. A name a grid check refused is not reported
 // again for each of its cells.
 func suiteChecker(app *cli.App) suite.Checker {
-	var lossNames, minerNames, samplerNames []string
-	for _, l := range losses.All() {
-		lossNames = append(lossNames, l.Name)
-	}
-	for _, m := range miners.All() {
-		minerNames = append(minerNames, m.Name)
-	}
-	for _, s := range samplers.All() {
-		samplerNames = append(samplerNames, s.Name)
-	}
 	refused := map[string]bool{}
 	check := func(kind string, names []string, fold bool) func(string) error {
 		return func(v string) error {
@@ -50,9 +40,9 @@ func suiteChecker(app *cli.App) suite.Checker {
 			}
 			return check("data set", fixtures.Names(), false)(v)
 		},
-		Loss:    check("loss", lossNames, false),
-		Miner:   check("miner", minerNames, false),
-		Sampler: check("sampler", samplerNames, true),
+		Loss:    check("loss", losses.Names(), false),
+		Miner:   check("miner", miners.Names(), false),
+		Sampler: check("sampler", samplers.Names(), true),
 		Args: func(args []string) error {
 			err := checkCellArgs(app, args)
 			if name, ok := suggest.UnknownName(err); ok && refused[name] {

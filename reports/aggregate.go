@@ -90,8 +90,11 @@ type Table struct {
 
 // Row is one method: the runs that share the group key.
 type Row struct {
-	// Label is the group-by values joined by "/" (e.g. "margin/distance").
-	Label  string
+	// Label is the group-by values joined by "/" (e.g. "margin/distance"),
+	// or the display name Rename gave it.
+	Label string
+	// Key is the group-by label when Rename changed Label ("" before).
+	Key    string
 	Method map[string]string
 	N      int
 	Seeds  []int64

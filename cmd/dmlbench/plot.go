@@ -19,15 +19,15 @@ import (
 // plotFigureFlags are the flags of every figure: file, size, style,
 // resolution, title and caption.
 func plotFigureFlags(what string, height float64) []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE`: .png, .pdf, .svg, .eps, .jpg or .tif by extension, or a directory (ending in / or existing) to write " + what + ".png into; required"},
 		&cli.StringFlag{Name: "title", Usage: "figure title (--title \"\" draws none)", DefaultText: "one naming the figure"},
 		&cli.StringFlag{Name: "caption", Usage: "a line of text under the x axis (none unless given)"},
-		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: "default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text)"},
+		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: "default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text, no title unless --title)"},
 		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches (per panel); --style paper: " + fmt.Sprint(plots.PaperWidth)},
 		&cli.Float64Flag{Name: "height", Value: height, Usage: "figure height in inches; --style paper: " + fmt.Sprint(plots.PaperHeight)},
 		&cli.IntFlag{Name: "dpi", Value: plots.DefaultDPI, Usage: "resolution of .png, .jpg and .tif files"},
-	}
+	}, figureLabelFlags()...)
 }
 
 // plotCommonFlags are shared by the `dmlbench plot` subcommands that read
@@ -188,7 +188,7 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 		opt.Title = c.String("title")
 		opt.NoTitle = opt.Title == ""
 	}
-	return opt, nil
+	return opt, applyFigureLabels(c, &opt)
 }
 
 // hasFlag reports whether flags has one named name.
@@ -382,7 +382,9 @@ func plotSpectrumAction(c *cli.Context) error {
 		}
 		series = append(series, s)
 	}
-	opt.YLabel = plots.SpectrumYLabel(mode)
+	if !c.IsSet("ylabel") {
+		opt.YLabel = plots.SpectrumYLabel(mode)
+	}
 	opt.LogY = true
 	return plotSave(c, series, opt)
 }

@@ -21,7 +21,7 @@ func newCanvas(format string, w, h vg.Length, dpi int) (vg.CanvasWriterTo, error
 	raster := func() *vgimg.Canvas { return vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi)) }
 	switch format {
 	case "png":
-		return vgimg.PngCanvas{Canvas: raster()}, nil
+		return pngCanvas{PngCanvas: vgimg.PngCanvas{Canvas: raster()}, dpi: dpi}, nil
 	case "jpg", "jpeg":
 		return vgimg.JpegCanvas{Canvas: raster()}, nil
 	case "tif", "tiff":

@@ -113,9 +113,8 @@ func MethodStyles(names []string) map[string]int {
 	return m
 }
 
-// seriesColor, seriesShape and seriesDashes are the colour (matplotlib's
-// tab10), marker and dash pattern of style index i.
-func seriesColor(i int) color.Color      { return tab10[i%len(tab10)] }
+// seriesShape and seriesDashes are the marker and dash pattern of style
+// index i (its colour is the figure's Palette's).
 func seriesShape(i int) draw.GlyphDrawer { return plotutil.Shape(i) }
 func seriesDashes(i int) []vg.Length     { return plotutil.Dashes(i) }
 func withAlpha(c color.Color, a uint8) color.Color {

@@ -123,7 +123,7 @@ func writeLaTeXMeasured(b *strings.Builder, rep *Report, t *Table, fo FormatOpti
 	texTableStart(b, fo, "results on "+texEscape(t.Dataset)+". "+capitalize(texLegend(rep, t, delta)), TeXLabel(t.Dataset))
 	head := []string{"Method", "$n$"}
 	for _, m := range t.Metrics {
-		head = append(head, texEscape(m))
+		head = append(head, TeXMetric(m))
 	}
 	split := fo.Layout != LayoutTwoColumn
 	var rows [][]string
@@ -198,7 +198,7 @@ func writeLaTeXDelta(b *strings.Builder, rep *Report, t *Table, fo FormatOptions
 	texTableStart(b, fo, caption, TeXLabel(t.Dataset)+"-delta")
 	head := []string{"Method"}
 	for _, m := range t.Metrics {
-		head = append(head, texEscape(m))
+		head = append(head, TeXMetric(m))
 	}
 	split := fo.Layout != LayoutTwoColumn
 	var rows [][]string
@@ -239,3 +239,40 @@ func texPiecesSplit(s string, split bool) []string {
 	}
 	return out
 }
+
+// TeXText is s for LaTeX text: specials escaped, the tables' Unicode
+// symbols in math mode, the sign of negative numbers a math minus.
+func TeXText(s string) string { return texMinus(texEscape(s)) }
+
+// texMetricNames are metric keys whose LaTeX name is not the key: ρ and
+// the π_ratio of Roth et al. 2020 §5.
+var texMetricNames = map[string]string{
+	"rho":        `$\rho$`,
+	"dist_ratio": `$\pi_{\mathrm{ratio}}$`,
+}
+
+// TeXMetric is metric key's name in a LaTeX table.
+func TeXMetric(key string) string {
+	if s, ok := texMetricNames[key]; ok {
+		return s
+	}
+	return texEscape(key)
+}
+
+// TeXTableOpen and TeXTableClose open and close the table environment of
+// layout (table*, across both columns, for LayoutTwoColumn) around a
+// tabular, with caption (LaTeX, capitalised here) and label.
+func TeXTableOpen(layout, caption, label string) string {
+	var b strings.Builder
+	texTableStart(&b, FormatOptions{Layout: layout}, caption, label)
+	return b.String()
+}
+
+// TeXTableClose closes what TeXTableOpen opened.
+func TeXTableClose(layout string) string {
+	return "\\end{" + texTableEnv(FormatOptions{Layout: layout}) + "}\n"
+}
+
+// WriteTeXTabular writes a booktabs tabular of head and rows (already in
+// LaTeX): the first column left-aligned, the others right-aligned.
+func WriteTeXTabular(b *strings.Builder, head []string, rows [][]string) { writeTabular(b, head, rows) }

@@ -78,3 +78,13 @@ func (c epsCanvas) WriteTo(w io.Writer) (int64, error) {
 	n, err := w.Write(b)
 	return int64(n), err
 }
+
+// NewCanvas is a w × h canvas writing format ("png", "pdf", "svg", "eps",
+// "jpg", "tif") as SavePlots writes it: PNG with its resolution (pHYs),
+// PDF with tagged font subsets, SVG with fallback fonts.
+func NewCanvas(format string, w, h vg.Length, dpi int) (vg.CanvasWriterTo, error) {
+	return newCanvas(format, w, h, dpi)
+}
+
+// FormatOf is the image format of path by its extension.
+func FormatOf(path string) (string, error) { return plotFormat(path) }

@@ -303,8 +303,12 @@ func plotPath(c *cli.Context) string {
 // plotDone warns about the points the figure could not draw and says
 // where it went.
 func plotDone(c *cli.Context, path string, notes []string) error {
-	if len(notes) > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "warning: not drawn (not finite): %s\n", strings.Join(notes, "; "))
+	notDrawn, layout := plots.SplitNotes(notes)
+	if len(notDrawn) > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "warning: not drawn (not finite): %s\n", strings.Join(notDrawn, "; "))
+	}
+	for _, w := range layout {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
 	}
 	fmt.Fprintln(c.App.ErrWriter, "wrote", path)
 	return nil

@@ -77,5 +77,22 @@ func legendColumns(n int, ew, gap, w vg.Length) int {
 // legendWarning is the note SavePlots gives when even a legend under the
 // frame, in columns and smaller text, does not fit the figure.
 func legendWarning(n int) string {
-	return fmt.Sprintf("the legend of %d entries does not fit the figure; make it larger (--width/--height) or name the curves shorter (--rename)", n)
+	return fmt.Sprintf("%sthe legend of %d entries does not fit the figure; make it larger (--width/--height) or name the curves shorter (--rename)", layoutPrefix, n)
+}
+
+// layoutPrefix starts the figure notes that are about its layout rather
+// than about points not drawn.
+const layoutPrefix = "layout: "
+
+// SplitNotes separates a figure's notes into the points that could not be
+// drawn and the warnings about its layout.
+func SplitNotes(notes []string) (notDrawn, layout []string) {
+	for _, n := range notes {
+		if s, ok := strings.CutPrefix(n, layoutPrefix); ok {
+			layout = append(layout, s)
+		} else {
+			notDrawn = append(notDrawn, n)
+		}
+	}
+	return notDrawn, layout
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The paper flags reach the figure: --style paper draws no title unless
+// --title; --rename and a names file name the curves (with their run
+// counts); --xlabel/--ylabel label the axes; --palette colours the
+// series (Okabe–Ito by default); bad values are usage errors.
+func TestPlotNamesLabelsPalette(t *testing.T) {
+	dir := t.TempDir()
+	cub := testRuns + "/cub200"
+	names := filepath.Join(dir, "names.txt")
+	if err := os.WriteFile(names, []byte("# paper names\ntriplet/distance = Triplet\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+		not  []string
+	}{
+		{[]string{"--style", "paper"}, []string{"#0072B2"}, []string{">Recall@k<"}},
+		{[]string{"--style", "paper", "--title", "Recall@k"}, []string{">Recall@k<"}, nil},
+		{[]string{"--rename", "margin/distance=Margin", "--names", names, "--xlabel", "rank k", "--ylabel", "Recall (%)"},
+			[]string{">Margin (n = 3)<", ">Triplet (n = 3)<", ">rank k<", ">Recall (%)<"}, []string{">margin/distance"}},
+		{[]string{"--palette", "tab10"}, []string{"#1F77B4"}, []string{"#0072B2"}},
+		{[]string{"--no-run-counts"}, []string{">margin/distance<"}, []string{"(n = "}},
+	} {
+		p := filepath.Join(dir, "r.svg")
+		if _, errs, code := runCLI(t, append([]string{"plot", "recall", cub, "--group-by", "loss,miner", "--out", p}, c.args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		b, _ := os.ReadFile(p)
+		for _, w := range c.want {
+			if !strings.Contains(strings.ToUpper(string(b)), strings.ToUpper(w)) {
+				t.Errorf("%v: no %q in the SVG", c.args, w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(strings.ToUpper(string(b)), strings.ToUpper(w)) {
+				t.Errorf("%v: %q in the SVG", c.args, w)
+			}
+		}
+	}
+	for _, bad := range [][]string{{"--palette", "rainbow"}, {"--rename", "nokey"}, {"--names", filepath.Join(dir, "missing.txt")}} {
+		if _, errs, code := runCLI(t, append([]string{"plot", "recall", cub, "--out", filepath.Join(dir, "x.svg")}, bad...)...); code != 2 || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q", bad, code, errs)
+		}
+	}
+}
+
+// report --rename names the rows (the baseline keeps its key) and warns
+// of a name that matches no row; --layout, --decimals and --correction
+// are checked.
+func TestReportPaperFlags(t *testing.T) {
+	cub := testRuns + "/cub200"
+	out, errs, code := runCLI(t, "report", cub, "--group-by", "loss", "--baseline", "triplet", "--format", "markdown",
+		"--rename", "triplet=Triplet", "--rename", "nosuch=X", "--decimals", "1", "--correction", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, w := range []string{"| Triplet (baseline) |", "62.0 ± 2.0", "uncorrected", "baseline Triplet"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("no %q in\n%s", w, out)
+		}
+	}
+	if !strings.Contains(errs, `--rename "nosuch" matches no row`) {
+		t.Errorf("no warning of the unused name: %q", errs)
+	}
+	for _, bad := range [][]string{{"--layout", "threecolumn"}, {"--decimals", "11"}, {"--correction", "bonferroni"}} {
+		if _, errs, code := runCLI(t, append([]string{"report", cub}, bad...)...); code != 2 {
+			t.Errorf("%v: exit %d, %q", bad, code, errs)
+		}
+	}
+}

@@ -178,20 +178,24 @@ func (r *Report) Footer() []string {
 	if r.maxT() {
 		lines = append(lines, fmt.Sprintf("p max-T: adjusted over every tested metric of the %d embeddings compared with A, class-level sign-flip max-T (Westfall and Young 1993), %d permutations: family-wise error ≤ α", r.Family, r.Resamples))
 	}
-	var mdd, untested []string
+	var mdd, whys []string
+	untested := map[string][]string{} // keys by the reason they are not tested
 	for _, t := range r.Tests {
 		switch {
 		case t.Testable:
 			mdd = append(mdd, t.Key+" "+strings.TrimPrefix(cell(t.Key, t.MDD, false), "+"))
 		default:
-			untested = append(untested, t.Key)
+			if untested[t.Why] == nil {
+				whys = append(whys, t.Why)
+			}
+			untested[t.Why] = append(untested[t.Why], t.Key)
 		}
 	}
 	if len(mdd) > 0 {
 		lines = append(lines, "minimum detectable difference (α = 0.05, 80 % power, 2.80 bootstrap SE): "+strings.Join(mdd, ", "))
 	}
-	if len(untested) > 0 {
-		lines = append(lines, "not tested (no per-query values, one value for the whole set): "+strings.Join(untested, ", "))
+	for _, why := range whys {
+		lines = append(lines, "not tested ("+why+"): "+strings.Join(untested[why], ", "))
 	}
 	return lines
 }

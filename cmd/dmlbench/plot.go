@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/plots"
@@ -157,25 +156,9 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 	if c.String("out") == "" {
 		return plots.PlotOptions{}, usagef("--out FILE (.png, .pdf, .svg, .eps, .jpg or .tif) is required")
 	}
-	style := c.String("style")
-	w, h := c.Float64("width"), c.Float64("height")
-	if style == plots.StylePaper {
-		if !c.IsSet("width") {
-			w = plots.PaperWidth
-		}
-		if !c.IsSet("height") {
-			h = plots.PaperHeight
-		}
-	}
-	if !(w > 0 && w <= 100 && h > 0 && h <= 100) {
-		return plots.PlotOptions{}, usagef("--width and --height must lie in (0, 100] inches")
-	}
-	sty, err := plots.StyleFor(style, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch)
+	w, h, sty, err := plots.FigureSize(c.String("style"), c.Float64("width"), c.Float64("height"), c.IsSet("width"), c.IsSet("height"), c.Int("dpi"))
 	if err != nil {
-		return plots.PlotOptions{}, usagef("--style must be %s or %s (got %q)", plots.StyleDefault, plots.StylePaper, style)
-	}
-	if d := c.Int("dpi"); d < 10 || d > 2400 {
-		return plots.PlotOptions{}, usagef("--dpi must lie in [10, 2400] (got %d)", d)
+		return plots.PlotOptions{}, usagef("%v", err)
 	}
 	if f := c.Command.Flags; hasFlag(f, "source") {
 		if s := c.String("source"); s != "final" && s != "best" {
@@ -183,7 +166,7 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 		}
 	}
 	opt := plots.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel, Caption: c.String("caption"),
-		Width: vg.Length(w) * vg.Inch, Height: vg.Length(h) * vg.Inch, DPI: c.Int("dpi"), Style: sty}
+		Width: w, Height: h, DPI: c.Int("dpi"), Style: sty}
 	if c.IsSet("title") {
 		opt.Title = c.String("title")
 		opt.NoTitle = opt.Title == ""

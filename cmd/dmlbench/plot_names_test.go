@@ -77,3 +77,20 @@ func TestReportPaperFlags(t *testing.T) {
 		}
 	}
 }
+
+// spectra --out --style paper: a 3.3 × 2.4 in figure without the default
+// title; --style is checked.
+func TestSpectraStylePaper(t *testing.T) {
+	emb, lab := "../../docs/examples/features/test_emb.npy", "../../docs/examples/features/test_labels.npy"
+	p := filepath.Join(t.TempDir(), "s.svg")
+	if _, errs, code := runCLI(t, "spectra", "--emb", emb, "--labels", lab, "--style", "paper", "--out", p); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, _ := os.ReadFile(p)
+	if !strings.Contains(string(b), `width="237.6pt" height="172.8pt"`) || strings.Contains(string(b), "singular value spectrum") {
+		t.Errorf("not a paper figure without title:\n%.300s", b)
+	}
+	if _, _, code := runCLI(t, "spectra", "--emb", emb, "--style", "poster", "--out", p); code != 2 {
+		t.Errorf("--style poster: exit %d", code)
+	}
+}

@@ -94,3 +94,26 @@ func TestSpectraStylePaper(t *testing.T) {
 		t.Errorf("--style poster: exit %d", code)
 	}
 }
+
+// compare with three embeddings: one table per embedding against A, each
+// with the max-T column (identical embeddings: p 1), A named by --rename;
+// LaTeX tables get distinct labels.
+func TestCompareThreeEmbeddings(t *testing.T) {
+	F := "../../docs/examples/features/"
+	args := []string{"compare", "--emb", F + "test_emb.npy", "--emb", F + "test_emb.npy", "--emb", F + "test_emb.npy",
+		"--labels", F + "test_labels.npy", "--metrics", "R@1,MAP@R", "--resamples", "199", "--rename", F + "test_emb.npy=Base"}
+	out, errs, code := runCLI(t, append(args, "--format", "markdown")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if n := strings.Count(out, "| metric | A | B | B − A | 95 % CI | p | p max-T |"); n != 2 {
+		t.Errorf("%d tables with a max-T column, want 2:\n%s", n, out)
+	}
+	if !strings.Contains(out, "| R@1 | 50.50 | 50.50 | +0.00 | [+0.00, +0.00] | 1.000 | 1.000 |") || !strings.Contains(out, "A = Base") {
+		t.Errorf("identical embeddings or the name:\n%s", out)
+	}
+	out, _, _ = runCLI(t, append(args, "--format", "latex")...)
+	if !strings.Contains(out, `\label{tab:compare-1}`) || !strings.Contains(out, `\label{tab:compare-2}`) {
+		t.Errorf("labels:\n%s", out)
+	}
+}

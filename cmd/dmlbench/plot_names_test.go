@@ -117,3 +117,12 @@ func TestCompareThreeEmbeddings(t *testing.T) {
 		t.Errorf("labels:\n%s", out)
 	}
 }
+
+// eval --rename names a file's column (LaTeX) and row (markdown).
+func TestEvalRename(t *testing.T) {
+	_, emb, lab := fixtureFiles(t)
+	out, errs, code := runCLI(t, "eval", "--emb", emb, "--emb", emb, "--labels", lab, "--metrics", "R@1", "--format", "markdown", "-q", "--rename", emb+"=Ours")
+	if code != 0 || strings.Count(out, "| Ours | 100.00 |") != 2 {
+		t.Errorf("exit %d %s:\n%s", code, errs, out)
+	}
+}

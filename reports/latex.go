@@ -28,13 +28,13 @@ func WriteLaTeX(w io.Writer, rep *Report, fo FormatOptions) error {
 	fo.Layout = layout
 	var b strings.Builder
 	if fo.Standalone {
-		class := "article"
+		class := "{article}\n"
 		if layout == LayoutTwoColumn {
-			class = "[twocolumn]{article}"
-		} else {
-			class = "{" + class + "}"
+			// The page of a two-column paper: 237 pt columns, 22 pt apart.
+			class = "[twocolumn]{article}\n\\setlength{\\textwidth}{496pt}\n\\setlength{\\columnsep}{22pt}\n" +
+				"\\setlength{\\oddsidemargin}{-13pt}\n\\setlength{\\evensidemargin}{-13pt}\n"
 		}
-		b.WriteString("\\documentclass" + class + "\n\\usepackage[utf8]{inputenc}\n\\usepackage[T1]{fontenc}\n\\usepackage{lmodern}\n\\usepackage{booktabs}\n\\begin{document}\n")
+		b.WriteString("\\documentclass" + class + "\\usepackage[utf8]{inputenc}\n\\usepackage[T1]{fontenc}\n\\usepackage{lmodern}\n\\usepackage{booktabs}\n\\begin{document}\n")
 	}
 	for ti, t := range rep.Tables {
 		if ti > 0 {
@@ -125,7 +125,7 @@ func writeLaTeXMeasured(b *strings.Builder, rep *Report, t *Table, fo FormatOpti
 	for _, m := range t.Metrics {
 		head = append(head, TeXMetric(m))
 	}
-	split := fo.Layout != LayoutTwoColumn
+	split := fo.Layout != LayoutTwoColumn || fo.InlineStd
 	var rows [][]string
 	for i, r := range t.Rows {
 		label := texEscape(r.Label)
@@ -200,7 +200,7 @@ func writeLaTeXDelta(b *strings.Builder, rep *Report, t *Table, fo FormatOptions
 	for _, m := range t.Metrics {
 		head = append(head, TeXMetric(m))
 	}
-	split := fo.Layout != LayoutTwoColumn
+	split := fo.Layout != LayoutTwoColumn || fo.InlineStd
 	var rows [][]string
 	for i, r := range t.Rows {
 		if i == t.BaselineRow {

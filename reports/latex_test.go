@@ -47,8 +47,8 @@ func latexReports(t *testing.T) map[string]*Report {
 // and inside a document that loads booktabs and nothing else (OT1 fonts:
 // no \textless and the like), with no \resizebox and no nested tabular,
 // and fits: the one-column layout the text width of a one-column article,
-// the two-column layout (table*) the text width of a two-column paper of
-// 237 pt columns. The standalone document embeds no bitmap (Type 3)
+// the two-column layout (table*, also with --inline-std) the text width of
+// a two-column paper of 237 pt columns. The standalone document embeds no bitmap (Type 3)
 // fonts. Skipped without pdflatex (scripts/setup.sh installs it).
 func TestLaTeXCompiles(t *testing.T) {
 	reps := latexReports(t)
@@ -57,12 +57,15 @@ func TestLaTeXCompiles(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for name, rep := range reps {
-		for _, layout := range []string{LayoutOneColumn, LayoutTwoColumn} {
+		for _, layout := range []string{LayoutOneColumn, LayoutTwoColumn, LayoutTwoColumn + "-inline"} {
+			fo := FormatOptions{Layout: strings.TrimSuffix(layout, "-inline"), InlineStd: strings.HasSuffix(layout, "-inline")}
 			var standalone, plain bytes.Buffer
-			if err := WriteLaTeX(&standalone, rep, FormatOptions{Standalone: true, Layout: layout}); err != nil {
+			sfo := fo
+			sfo.Standalone = true
+			if err := WriteLaTeX(&standalone, rep, sfo); err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteLaTeX(&plain, rep, FormatOptions{Layout: layout}); err != nil {
+			if err := WriteLaTeX(&plain, rep, fo); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range []string{standalone.String(), plain.String()} {
@@ -72,7 +75,7 @@ func TestLaTeXCompiles(t *testing.T) {
 			}
 			docs := map[string]string{
 				"standalone": standalone.String(),
-				"plain":      texcheck.Document(layout, plain.String()),
+				"plain":      texcheck.Document(fo.Layout, plain.String()),
 			}
 			for kind, doc := range docs {
 				res, err := texcheck.Compile(dir, name+"-"+layout+"-"+kind, doc)

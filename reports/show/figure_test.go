@@ -3,10 +3,12 @@ package show
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot/vg"
 )
@@ -86,5 +88,51 @@ func TestChosenQueries(t *testing.T) {
 	}
 	if _, err := Build(context.Background(), in, Options{K: 2, Queries: []int{1 << 20}}, nil, nil); err == nil {
 		t.Error("row 1048576 accepted as a query")
+	}
+}
+
+// Printed to PDF (Chromium's --print-to-pdf), no distance and no class
+// label of a retrieval wraps: each "1−cos 0.123" and each label is on one
+// line of the PDF's text. Skipped without chromium or pdftotext.
+func TestPagePrintsWithoutWrapping(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed (scripts/setup.sh installs it)")
+	}
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext not installed (Debian: poppler-utils)")
+	}
+	p, html := omniglotPage(t, 4, 4, 8)
+	dir := t.TempDir()
+	page, pdf := filepath.Join(dir, "show.html"), filepath.Join(dir, "show.pdf")
+	if err := os.WriteFile(page, html, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--no-pdf-header-footer", "--print-to-pdf="+pdf, "file://"+page)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, lastLines(string(out), 10))
+	}
+	out, err := exec.Command("pdftotext", "-layout", pdf, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(out)
+	hits := 0
+	for _, q := range append(p.Worst, p.Random...) {
+		hits += len(q.Hits)
+	}
+	if n := len(regexp.MustCompile(`1−cos [0-9]\.[0-9]{3}`).FindAllString(text, -1)); n != hits {
+		t.Errorf("%d distances on one line in the printed page, want %d", n, hits)
+	}
+	for _, q := range p.Worst {
+		for _, h := range q.Hits {
+			if !strings.Contains(text, h.Label) {
+				t.Errorf("label %q split in the printed page", h.Label)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dmlbench/dmlbench/internal/suggest"
@@ -45,10 +46,17 @@ func CheckDistance(name string) error {
 }
 
 // CheckName is nil for a metric name Lookup knows (a key, an alias or a
-// family member such as R@5), else suggest.Unknown's error naming the
+// family member such as R@5); a family member with a number k that no
+// member has (P@0) is that error; any other name, a family member whose k
+// is no number (R@l) included, is suggest.Unknown's error naming the
 // nearest key (family members k = 1, 2, 4, 8 among them: R@l → R@1).
 func CheckName(name string) error {
-	if _, ok := Lookup(name); ok {
+	_, _, ok, err := lookup(name)
+	if err != nil {
+		if _, k, _ := strings.Cut(name, "@"); isInteger(k) {
+			return err
+		}
+	} else if ok {
 		return nil
 	}
 	var names []string
@@ -62,4 +70,10 @@ func CheckName(name string) error {
 		}
 	}
 	return suggest.Unknown("metric", name, names)
+}
+
+// isInteger reports whether s is an optionally signed decimal integer.
+func isInteger(s string) bool {
+	_, err := strconv.Atoi(strings.TrimSpace(s))
+	return err == nil
 }

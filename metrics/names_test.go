@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/suggest"
@@ -36,6 +37,9 @@ func TestNames(t *testing.T) {
 		if err := CheckName(m); err != nil {
 			t.Errorf("CheckName(%q): %v", m, err)
 		}
+	}
+	if err := CheckName("P@0"); err == nil || errors.Is(err, suggest.ErrUnknown) || !strings.Contains(err.Error(), "positive integer k") {
+		t.Errorf("CheckName(P@0): %v", err)
 	}
 	for in, want := range map[string]string{"R@l": `unknown metric "R@l"; did you mean "R@1"?`, "MAP@RR": `unknown metric "MAP@RR"; did you mean "MAP@R"?`} {
 		if err := CheckName(in); err == nil || err.Error() != want || !errors.Is(err, suggest.ErrUnknown) {

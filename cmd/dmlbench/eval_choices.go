@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -16,7 +19,8 @@ type evalChoices struct {
 }
 
 // resolveEvalChoices resolves --compat, --distance, --backend and
-// --clustering; a misspelt name is a usage error naming the nearest one.
+// --clustering, and checks the names of --metrics; a misspelt name is a
+// usage error naming the nearest one.
 func resolveEvalChoices(c *cli.Context) (evalChoices, error) {
 	var ch evalChoices
 	conv, err := metrics.ParseConvention(c.String("compat"))
@@ -26,6 +30,11 @@ func resolveEvalChoices(c *cli.Context) (evalChoices, error) {
 	ch.conv = conv
 	if err := metrics.CheckDistance(c.String("distance")); err != nil {
 		return ch, usagef("--distance: %v", err)
+	}
+	for _, m := range splitList(c.String("metrics")) {
+		if err := metrics.CheckName(m); errors.Is(err, suggest.ErrUnknown) {
+			return ch, usagef("--metrics: %v", err)
+		}
 	}
 	if ch.backend, err = openBackend(c.String("backend"), conv, c.Int("threads"), c.App.ErrWriter); err != nil {
 		return ch, err

@@ -33,7 +33,7 @@ func register(c *cli.Command) { commands = append(commands, c) }
 // builds on: data before its audit subcommand, eval before compare and
 // show (which take eval's flags), list's extensions with their commands.
 var commandAdders = []func(){
-	addData, addDataAudit, addEval, addCompare, addShow, addExternalCell, addList, addListMethods,
+	addData, addDataAudit, addEval, addEvalNames, addCompare, addShow, addExternalCell, addList, addListMethods,
 	addPlot, addReport, addRun, addSpectra, addSuite, addTune, addVersion,
 }
 

@@ -33,6 +33,7 @@ func TestMisspeltNames(t *testing.T) {
 		{append(evalArgs, "--backend", "exct"), `--backend: unknown k-NN backend "exct"; did you mean "exact"?`},
 		{append(evalArgs, "--compat", "stric"), `--compat "stric": want strict, roth, pml or pml3; did you mean strict?`},
 		{append(evalArgs, "--distance", "cosin"), `--distance: unknown distance "cosin"; did you mean "cosine"?`},
+		{append(evalArgs, "--metrics", "R@1,MAP@RR"), `--metrics: unknown metric "MAP@RR"; did you mean "MAP@R"?`},
 	} {
 		args := c.args
 		var out string

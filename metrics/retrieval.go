@@ -171,7 +171,7 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 	if loo {
 		p.exclude = knn.ExcludeSelf
 	}
-	if p.rank1000 && loo && len(qLabels)*p.depth > p.budget() {
+	if p.rank1000 && loo && (x.ranged || len(qLabels)*p.depth > p.budget()) {
 		// The chunked search (see search) emulates the self-exclusion with
 		// a plain search one deeper, under which the watched ranks would
 		// count the query itself: use the depth-1000 lists instead (the
@@ -216,7 +216,12 @@ func (p *retrievalPlan) chunkRows(depth int) int {
 // into the same fixed 2048-query partial sums.
 func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.Matrix, opt knn.Options, threads int) (map[string]float64, *retrievalSums, error) {
 	n := q.Rows
-	emulate := opt.Exclude == knn.ExcludeSelf && n*p.depth > p.budget()
+	lo, hi := 0, n
+	if p.extras.ranged {
+		lo, hi = p.extras.lo, p.extras.hi
+	}
+	// A shard's rows are not the database's, so it searches one deeper too.
+	emulate := opt.Exclude == knn.ExcludeSelf && (n*p.depth > p.budget() || p.extras.ranged)
 	depth := p.depth
 	if emulate {
 		depth++ // ≤ gallery + 1 = rows of g
@@ -228,7 +233,7 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		extra = max(0, min(recheckBand, g.Rows-btoi(opt.Exclude == knn.ExcludeSelf)-depth))
 	}
 	rows := p.chunkRows(depth + extra)
-	if rows >= n {
+	if rows >= n && !p.extras.ranged {
 		nb, err := s.Search(ctx, q, g, p.depth+extra, opt)
 		if err != nil {
 			return nil, nil, err
@@ -254,8 +259,8 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 	}
 	progress := opt.Progress
 	watch := opt.Watch
-	for r0 := 0; r0 < n; r0 += rows {
-		r1 := min(n, r0+rows)
+	for r0 := lo; r0 < hi; r0 += rows {
+		r1 := min(hi, r0+rows)
 		sub := mat32.Matrix{Rows: r1 - r0, Cols: q.Cols, Data: q.Data[r0*q.Cols : r1*q.Cols]}
 		if progress != nil {
 			base := r0

@@ -171,7 +171,7 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 	if loo {
 		p.exclude = knn.ExcludeSelf
 	}
-	if p.rank1000 && loo && (x.ranged || len(qLabels)*p.depth > p.budget()) {
+	if p.rank1000 && loo && len(qLabels)*p.depth > p.budget() {
 		// The chunked search (see search) emulates the self-exclusion with
 		// a plain search one deeper, under which the watched ranks would
 		// count the query itself: use the depth-1000 lists instead (the
@@ -220,8 +220,14 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 	if p.extras.ranged {
 		lo, hi = p.extras.lo, p.extras.hi
 	}
-	// A shard's rows are not the database's, so it searches one deeper too.
-	emulate := opt.Exclude == knn.ExcludeSelf && (n*p.depth > p.budget() || p.extras.ranged)
+	emulate := opt.Exclude == knn.ExcludeSelf && n*p.depth > p.budget()
+	// A shard of a leave-one-out search excludes row r0+i from its query
+	// i; it searches as the whole would (emulating only where that does),
+	// so its lists and watched ranks are the whole search's.
+	offset := opt.Exclude == knn.ExcludeSelf && !emulate && p.extras.ranged
+	if offset && !knn.SelfOffsets(s) {
+		return nil, nil, fmt.Errorf("a shard of a leave-one-out evaluation needs a backend that excludes each query's own row by offset (%s does not; use --backend exact)", s.Name())
+	}
 	depth := p.depth
 	if emulate {
 		depth++ // ≤ gallery + 1 = rows of g
@@ -268,6 +274,9 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		}
 		if watch != nil {
 			opt.Watch = &knn.Watch{IDs: watch.IDs[r0:r1], MaxRank: watch.MaxRank}
+		}
+		if offset {
+			opt.SelfRange, opt.SelfOffset = true, r0
 		}
 		nb, err := s.Search(ctx, sub, g, depth+extra, opt)
 		if err != nil {

@@ -48,8 +48,8 @@ type Partial struct {
 	// Lo, Hi: the query rows of the shard (Shard.Rows of the queries).
 	Lo, Hi int
 	// Inputs are SHA-256 digests of the data ("queries", "labels",
-	// "gallery", "gallery labels", "query rows", "class names"; those
-	// present), Settings the options the terms depend on, by flag name.
+	// "gallery", "gallery labels", "query rows"; those present; class
+	// names only name the output, which is the merge's), Settings the options the terms depend on, by flag name.
 	Inputs   map[string]string
 	Settings map[string]string
 	// Keys, Index, Values: QueryValues' columns for the shard's scored
@@ -326,13 +326,6 @@ func fingerprints(in Input) map[string]string {
 			rows[i] = int32(r)
 		}
 		out["query rows"] = digestInts(rows)
-	}
-	if in.ClassNames != nil {
-		h := sha256.New()
-		for _, s := range in.ClassNames {
-			fmt.Fprintf(h, "%d:%s", len(s), s)
-		}
-		out["class names"] = hex.EncodeToString(h.Sum(nil))
 	}
 	return out
 }

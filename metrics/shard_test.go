@@ -13,19 +13,27 @@ import (
 )
 
 // shardInputs are a leave-one-out set and a query/gallery split of
-// integer-valued rows (exact distance ties, duplicate rows), classes of
-// unequal sizes and a singleton; n is not a multiple of the 2048-query
-// block.
-func shardInputs(n int) map[string]Input {
+// integer-valued rows (exact distance ties, duplicate rows) or, gauss,
+// noisy class centres in 24 dimensions (near-ties that strict ranks again
+// in float64), classes of unequal sizes and a singleton; n is not a
+// multiple of the 2048-query block.
+func shardInputs(n int, gauss bool) map[string]Input {
 	rng := rand.New(rand.NewSource(41))
 	d := 4
-	x := make([]float32, n*d)
-	for i := range x {
-		x[i] = float32(rng.Intn(5))
+	if gauss {
+		d = 24
 	}
 	labels := make([]int32, n)
 	for i := range labels {
 		labels[i] = int32(rng.ExpFloat64()*12) % 40
+	}
+	x := make([]float32, n*d)
+	for i := range x {
+		if gauss {
+			x[i] = float32(labels[i/d]%7) + 1.5*float32(rng.NormFloat64())
+		} else {
+			x[i] = float32(rng.Intn(5))
+		}
 	}
 	labels[7] = 99 // a singleton class
 	emb := mat32.Matrix{Rows: n, Cols: d, Data: x}
@@ -100,19 +108,21 @@ func resultJSON(t *testing.T, r *Result) string {
 func TestMergeEqualsEvaluate(t *testing.T) {
 	t.Parallel()
 	knnMetrics := []string{"R@k", "MAP@R", "R-Precision", "mAP@C", "mAP@1000"}
-	for name, in := range shardInputs(2600) {
-		for _, conv := range []Convention{Strict, Roth, PML} {
-			for _, avg := range []Average{PerQuery, PerClass} {
-				if conv == Roth && avg == PerClass {
-					continue
-				}
-				opt := Options{Metrics: knnMetrics, Ks: []int{1, 4, 16}, Convention: conv, Average: avg, PerClass: true, PerQuery: true}
-				if conv != Roth {
-					opt.Metrics = append(opt.Metrics, "P@5", "MRR")
-				}
-				single := eval(t, in, opt)
-				for _, count := range []int{1, 2, 3, 7, 16} {
-					sameResult(t, name+" "+string(conv)+" "+string(avg)+" shards "+strconv.Itoa(count), shardAndMerge(t, in, opt, count), single)
+	for _, gauss := range []bool{false, true} {
+		for name, in := range shardInputs(2600, gauss) {
+			for _, conv := range []Convention{Strict, Roth, PML} {
+				for _, avg := range []Average{PerQuery, PerClass} {
+					if conv == Roth && avg == PerClass {
+						continue
+					}
+					opt := Options{Metrics: knnMetrics, Ks: []int{1, 4, 16}, Convention: conv, Average: avg, PerClass: true, PerQuery: true}
+					if conv != Roth {
+						opt.Metrics = append(opt.Metrics, "P@5", "MRR")
+					}
+					single := eval(t, in, opt)
+					for _, count := range []int{1, 2, 3, 7, 16} {
+						sameResult(t, name+" "+string(conv)+" "+string(avg)+" shards "+strconv.Itoa(count)+" gauss "+strconv.FormatBool(gauss), shardAndMerge(t, in, opt, count), single)
+					}
 				}
 			}
 		}
@@ -123,7 +133,7 @@ func TestMergeEqualsEvaluate(t *testing.T) {
 // over every item, as Evaluate does.
 func TestMergeClusteringMetrics(t *testing.T) {
 	t.Parallel()
-	in := shardInputs(900)["loo"]
+	in := shardInputs(900, true)["loo"]
 	opt := Options{Convention: Strict}
 	sameResult(t, "all metrics", shardAndMerge(t, in, opt, 3), eval(t, in, opt))
 }
@@ -132,7 +142,7 @@ func TestMergeClusteringMetrics(t *testing.T) {
 // one set do.
 func TestMergeQueryRows(t *testing.T) {
 	t.Parallel()
-	in := shardInputs(1500)["loo"]
+	in := shardInputs(1500, false)["loo"]
 	for i := 0; i < in.Emb.Rows; i += 3 {
 		in.QueryRows = append(in.QueryRows, i)
 	}
@@ -144,7 +154,7 @@ func TestMergeQueryRows(t *testing.T) {
 // missing or duplicated shard, naming what differs.
 func TestMergeRefuses(t *testing.T) {
 	t.Parallel()
-	in := shardInputs(600)["loo"]
+	in := shardInputs(600, false)["loo"]
 	opt := Options{Metrics: []string{"R@k", "MAP@R"}, Ks: []int{1}}
 	ctx := context.Background()
 	shard := func(i, n int, in Input, opt Options) *Partial {

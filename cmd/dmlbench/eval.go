@@ -299,13 +299,13 @@ func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 	if !qg {
 		qe, ql = emb, lab
 	}
-	x, y, err := arrays.LoadPair(qe, ql, qg) // one query against a gallery is valid
+	x, y, err := loadPair(c, qe, ql, !qg, qg) // one query against a gallery is valid
 	if err != nil {
 		return in, err
 	}
 	in.Emb, in.Labels = x, y
 	if qg {
-		gx, _, err := arrays.LoadPair(ge, gl, false)
+		gx, _, err := loadPair(c, ge, gl, true, false)
 		if err != nil {
 			return in, err
 		}

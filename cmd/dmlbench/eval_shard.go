@@ -14,6 +14,9 @@ import (
 
 	"github.com/dmlbench/dmlbench/experiments/shards"
 	"github.com/dmlbench/dmlbench/experiments/suite"
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
+	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/metrics/partial"
 )
@@ -30,6 +33,23 @@ var evalShardFlags = []cli.Flag{
 	&cli.StringFlag{Name: "slurm-time", Usage: "with --executor slurm: #SBATCH --time of each task"},
 	&cli.IntFlag{Name: "slurm-cpus", Usage: "with --executor slurm: #SBATCH --cpus-per-task (GOMAXPROCS of each task)"},
 	&cli.StringFlag{Name: "slurm-mem", Usage: "with --executor slurm: #SBATCH --mem"},
+	&cli.IntFlag{Name: "gallery-block", Usage: "memory-map the searched .npy (float32; --gallery-emb, or --emb leave-one-out) and search it `ROWS` rows at a time: the search's anonymous memory is 4·ROWS·D + 32·C·(K+1) bytes (C·(K+1) ≤ 2²², K the depth: the watch window, 1000 with mAP@1000), not the gallery's (docs/scale.md); 0 = read it into memory"},
+}
+
+// loadPair reads embeddings and labels (arrays.LoadPair); the searched
+// set (gallery) is memory-mapped with --gallery-block.
+func loadPair(c *cli.Context, emb, lab string, gallery, query bool) (mat32.Matrix, []int32, error) {
+	if !gallery || c.Int("gallery-block") <= 0 {
+		return arrays.LoadPair(emb, lab, query)
+	}
+	if !arrays.IsPlainNPY(emb) {
+		return mat32.Matrix{}, nil, usagef("--gallery-block memory-maps a float32 .npy file; %s is not one", emb)
+	}
+	m, y, err := arrays.MapPair(emb, lab, query)
+	if err != nil {
+		return mat32.Matrix{}, nil, err
+	}
+	return m.Matrix(), y, nil // mapped until the process ends
 }
 
 // errShardWritten ends an eval that wrote a shard's partial result: there
@@ -39,6 +59,12 @@ var errShardWritten = errors.New("shard written")
 // evaluate is metrics.Evaluate, or with --shard one shard written to
 // --partial (errShardWritten), or with --merge the merge of the partials.
 func evaluate(c *cli.Context, in metrics.Input, opt metrics.Options) (*metrics.Result, error) {
+	if rows := c.Int("gallery-block"); rows > 0 {
+		if opt.Searcher == nil || opt.Searcher.Name() != knn.ExactName {
+			return nil, usagef("--gallery-block searches block by block with the exact backend (--backend exact)")
+		}
+		opt.Searcher = knn.Blocked{Searcher: opt.Searcher, Rows: rows}
+	}
 	if dirs := c.StringSlice("merge"); len(dirs) > 0 {
 		parts, _, err := partial.ReadDirs(dirs...)
 		if err != nil {

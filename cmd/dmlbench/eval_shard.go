@@ -96,7 +96,7 @@ func checkShardFlags(c *cli.Context, embs []string) error {
 	sharded := c.String("shard") != "" || c.String("executor") != "" || len(c.StringSlice("merge")) > 0
 	switch {
 	case !sharded:
-		if c.IsSet("shards") || c.IsSet("parallel") || c.IsSet("partial") {
+		if c.Int("shards") != 0 || c.Int("parallel") != 1 || c.String("partial") != "" {
 			return usagef("--shards, --parallel and --partial go with --executor or --shard")
 		}
 		return nil

@@ -52,13 +52,20 @@ func loadPair(c *cli.Context, emb, lab string, gallery, query bool) (mat32.Matri
 	return m.Matrix(), y, nil // mapped until the process ends
 }
 
-// errShardWritten ends an eval that wrote a shard's partial result: there
-// is no result to print.
+// errShardWritten ends an eval that wrote its own output (a shard's
+// partial result, a distractor curve): there is no Result to print.
 var errShardWritten = errors.New("shard written")
 
 // evaluate is metrics.Evaluate, or with --shard one shard written to
-// --partial (errShardWritten), or with --merge the merge of the partials.
+// --partial (errShardWritten), or with --merge the merge of the partials,
+// or with --gallery-sizes the distractor curve (errShardWritten).
 func evaluate(c *cli.Context, in metrics.Input, opt metrics.Options) (*metrics.Result, error) {
+	if c.String("gallery-sizes") != "" {
+		if err := evalDistractors(c, in, opt); err != nil {
+			return nil, err
+		}
+		return nil, errShardWritten
+	}
 	if rows := c.Int("gallery-block"); rows > 0 {
 		if opt.Searcher == nil || opt.Searcher.Name() != knn.ExactName {
 			return nil, usagef("--gallery-block searches block by block with the exact backend (--backend exact)")
@@ -102,6 +109,8 @@ func checkShardFlags(c *cli.Context, embs []string) error {
 		return nil
 	case len(embs) > 1:
 		return usagef("a sharded eval scores one --emb file (got %d)", len(embs))
+	case c.String("gallery-sizes") != "":
+		return usagef("--gallery-sizes runs its evaluations here; it does not shard")
 	case c.String("shard") != "" && c.String("executor") != "":
 		return usagef("--shard runs one shard here; --executor runs them all: use one")
 	case c.String("shard") != "" && len(c.StringSlice("merge")) > 0:

@@ -147,3 +147,28 @@ func TestEvalLocalExecutor(t *testing.T) {
 		t.Errorf("eval merge: %v\n%s", err, out)
 	}
 }
+
+// eval --gallery-sizes writes a distractor curve (table, JSON) that plot
+// distractors draws; bad sizes are refused with one line.
+func TestEvalGallerySizesCLI(t *testing.T) {
+	dir := t.TempDir()
+	emb, lab := writeShardData(t, dir, 900, 6)
+	q := []string{"eval", "--query-emb", emb, "--query-labels", lab, "--gallery-emb", emb, "--gallery-labels", lab, "-q", "--metrics", "R@1,MAP@R"}
+	curve := filepath.Join(dir, "curve.json")
+	out, stderr, code := runCLI(t, append(q, "--gallery-sizes", "900", "--out", curve, "--resamples", "50")...)
+	if code != 0 || !strings.Contains(out, "class-bootstrap interval") || !strings.Contains(out, "900") {
+		t.Fatalf("exit %d: %s %s", code, out, stderr)
+	}
+	if _, stderr, code := runCLI(t, "plot", "distractors", curve, "--out", filepath.Join(dir, "d.png")); code != 0 {
+		t.Fatalf("plot distractors: %s", stderr)
+	}
+	for _, tc := range []struct{ args []string }{
+		{[]string{"--gallery-sizes", "1e9"}},
+		{[]string{"--gallery-sizes", "1.5"}},
+		{[]string{"--gallery-sizes", "900", "--format", "latex"}},
+	} {
+		if _, stderr, code := runCLI(t, append(q, tc.args...)...); code == 0 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d %q", tc.args, code, stderr)
+		}
+	}
+}

@@ -3,7 +3,7 @@
 // for metrics.Merge.
 //
 // A partial file, DIR/partial-IIIII-of-NNNNN.json, is JSON: the format
-// name and version, the shard and its query rows, SHA-256 digests of the
+// name and version, the shard and its query rows, checksums (CRC-32C, CRC-32) of the
 // inputs, the settings the terms depend on, the eval command line that
 // wrote it, and for every k-NN value its per-query terms as base64 of
 // little-endian IEEE-754 float64 (NaN where a query does not count), in

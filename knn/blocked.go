@@ -56,11 +56,7 @@ func (b Blocked) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Opti
 	if opt.Watch != nil {
 		out.Ranks = make([][]int32, q.Rows)
 	}
-	entries := b.Entries
-	if entries <= 0 {
-		entries = 1 << 22
-	}
-	chunk := max(1, entries/(depth+1))
+	chunk := max(1, b.entries()/(depth+1))
 	stamp := make([]int32, db.Rows) // watched rows of the current query: its index + 1
 	for c0 := 0; c0 < q.Rows; c0 += chunk {
 		c1 := min(q.Rows, c0+chunk)
@@ -78,6 +74,13 @@ func (b Blocked) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Opti
 	return out, nil
 }
 
+func (b Blocked) entries() int {
+	if b.Entries > 0 {
+		return b.Entries
+	}
+	return 1 << 22
+}
+
 func btoi(v bool) int {
 	if v {
 		return 1
@@ -91,12 +94,20 @@ func btoi(v bool) int {
 func (b Blocked) chunkLists(ctx context.Context, q, db mat32.Matrix, depth, c0 int, opt Options) ([][]uint64, error) {
 	self := opt.Exclude == ExcludeSelf
 	lists := make([][]uint64, q.Rows)
+	inner := b.Searcher
+	if e, ok := inner.(Exact); ok && e.TileQ == 0 {
+		// Exact keeps ~3·k candidates for each query of a tile in every
+		// worker; deep lists get small tiles (the lists do not depend on
+		// the tile), so those buffers stay near a tenth of Entries.
+		e.TileQ = max(8, b.entries()/(30*(depth+1)))
+		inner = e
+	}
 	var merged []uint64
 	for b0 := 0; b0 < db.Rows; b0 += b.Rows {
 		b1 := min(db.Rows, b0+b.Rows)
 		block := mat32.Matrix{Rows: b1 - b0, Cols: db.Cols, Data: db.Data[b0*db.Cols : b1*db.Cols]}
 		kb := min(depth+btoi(self), block.Rows)
-		nb, err := b.Searcher.Search(ctx, q, block, kb, Options{Metric: opt.Metric, Threads: opt.Threads})
+		nb, err := inner.Search(ctx, q, block, kb, Options{Metric: opt.Metric, Threads: opt.Threads})
 		if err != nil {
 			return nil, err
 		}

@@ -91,16 +91,3 @@ func ParseShard(s string) (metrics.Shard, error) {
 	}
 	return sh, nil
 }
-
-// shellJoin quotes args for a shell script.
-func shellJoin(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		} else {
-			q[i] = a
-		}
-	}
-	return strings.Join(q, " ")
-}

@@ -149,7 +149,7 @@ func arrayScript(j Job, cfg *suite.SlurmConfig, name string, shards []int) strin
 	b.WriteString("set -u\n")
 	b.WriteString("if [ -n \"${SLURM_CPUS_PER_TASK:-}\" ]; then export GOMAXPROCS=$SLURM_CPUS_PER_TASK; fi\n")
 	args := append(append([]string{j.Bin}, j.Args...), "--partial", j.Dir)
-	fmt.Fprintf(&b, "exec %s --shard \"$SLURM_ARRAY_TASK_ID/%d\"\n", shellJoin(args), j.Shards)
+	fmt.Fprintf(&b, "exec %s --shard \"$SLURM_ARRAY_TASK_ID/%d\"\n", suite.ShellJoin(args), j.Shards)
 	return b.String()
 }
 
@@ -167,7 +167,7 @@ func mergeScript(j Job, cfg *suite.SlurmConfig, name, deps string) string {
 	directives(&b, cfg)
 	b.WriteString("set -u\n")
 	b.WriteString("if [ -n \"${SLURM_CPUS_PER_TASK:-}\" ]; then export GOMAXPROCS=$SLURM_CPUS_PER_TASK; fi\n")
-	fmt.Fprintf(&b, "exec %s\n", shellJoin(append(j.MergeArgs(), "--out", ResultFile(j.Dir))))
+	fmt.Fprintf(&b, "exec %s\n", suite.ShellJoin(append(j.MergeArgs(), "--out", ResultFile(j.Dir))))
 	return b.String()
 }
 

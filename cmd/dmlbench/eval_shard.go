@@ -113,6 +113,8 @@ func checkShardFlags(c *cli.Context, embs []string) error {
 		return usagef("--gallery-sizes runs its evaluations here; it does not shard")
 	case c.String("shard") != "" && c.String("executor") != "":
 		return usagef("--shard runs one shard here; --executor runs them all: use one")
+	case c.String("executor") != "" && len(c.StringSlice("merge")) > 0:
+		return usagef("--executor runs the shards and merges them; --merge merges partials already written: use one")
 	case c.String("shard") != "" && len(c.StringSlice("merge")) > 0:
 		return usagef("--shard writes a partial result and --merge reads them: use one")
 	case (c.String("shard") != "" || c.String("executor") != "") && c.String("partial") == "":

@@ -88,6 +88,7 @@ func TestEvalShardRefusals(t *testing.T) {
 		{[]string{"--executor", "local", "--partial", parts}, "needs --shards N"},
 		{[]string{"--executor", "pbs", "--shards", "2", "--partial", parts}, "want local or slurm"},
 		{[]string{"--shards", "2"}, "go with --executor or --shard"},
+		{[]string{"--executor", "local", "--shards", "2", "--partial", parts, "--merge", parts}, "use one"},
 		{[]string{"--merge", parts}, "shard(s) 1 of 2 missing"},
 		{[]string{"--merge", filepath.Join(dir, "none")}, "does not exist"},
 	}

@@ -62,7 +62,7 @@ func TestSlurmSubmitAndResubmit(t *testing.T) {
 	}
 	array, _ := os.ReadFile(filepath.Join(dir, "slurm", "eval.sbatch"))
 	merge, _ := os.ReadFile(filepath.Join(dir, "slurm", "merge.sbatch"))
-	for _, want := range []string{"#SBATCH --array=0-3\n", "#SBATCH --cpus-per-task=2\n", `--shard "$SLURM_ARRAY_TASK_ID/4"`, "--partial " + dir} {
+	for _, want := range []string{"#SBATCH --array=0-3\n", "#SBATCH --cpus-per-task=2\n", `--shard "$SLURM_ARRAY_TASK_ID/4"`, "--partial " + dir, "export GOMEMLIMIT=$((SLURM_MEM_PER_NODE * 9 / 10))MiB"} {
 		if !strings.Contains(string(array), want) {
 			t.Errorf("array script lacks %q:\n%s", want, array)
 		}

@@ -136,7 +136,7 @@ func directives(b *strings.Builder, cfg *suite.SlurmConfig) {
 }
 
 // arrayScript runs shard $SLURM_ARRAY_TASK_ID of each task, with
-// GOMAXPROCS from the CPUs Slurm gave it.
+// GOMAXPROCS from the CPUs Slurm gave it and GOMEMLIMIT from its memory.
 func arrayScript(j Job, cfg *suite.SlurmConfig, name string, shards []int) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\n")
@@ -148,6 +148,9 @@ func arrayScript(j Job, cfg *suite.SlurmConfig, name string, shards []int) strin
 	directives(&b, cfg)
 	b.WriteString("set -u\n")
 	b.WriteString("if [ -n \"${SLURM_CPUS_PER_TASK:-}\" ]; then export GOMAXPROCS=$SLURM_CPUS_PER_TASK; fi\n")
+	// The collector keeps to 90 % of the task's memory (--mem, in MB),
+	// rather than doubling the heap past it.
+	b.WriteString("if [ -n \"${SLURM_MEM_PER_NODE:-}\" ]; then export GOMEMLIMIT=$((SLURM_MEM_PER_NODE * 9 / 10))MiB; fi\n")
 	args := append(append([]string{j.Bin}, j.Args...), "--partial", j.Dir)
 	fmt.Fprintf(&b, "exec %s --shard \"$SLURM_ARRAY_TASK_ID/%d\"\n", suite.ShellJoin(args), j.Shards)
 	return b.String()
@@ -167,6 +170,7 @@ func mergeScript(j Job, cfg *suite.SlurmConfig, name, deps string) string {
 	directives(&b, cfg)
 	b.WriteString("set -u\n")
 	b.WriteString("if [ -n \"${SLURM_CPUS_PER_TASK:-}\" ]; then export GOMAXPROCS=$SLURM_CPUS_PER_TASK; fi\n")
+	b.WriteString("if [ -n \"${SLURM_MEM_PER_NODE:-}\" ]; then export GOMEMLIMIT=$((SLURM_MEM_PER_NODE * 9 / 10))MiB; fi\n")
 	fmt.Fprintf(&b, "exec %s\n", suite.ShellJoin(append(j.MergeArgs(), "--out", ResultFile(j.Dir))))
 	return b.String()
 }

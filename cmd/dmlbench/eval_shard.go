@@ -33,7 +33,7 @@ var evalShardFlags = []cli.Flag{
 	&cli.StringFlag{Name: "slurm-time", Usage: "with --executor slurm: #SBATCH --time of each task"},
 	&cli.IntFlag{Name: "slurm-cpus", Usage: "with --executor slurm: #SBATCH --cpus-per-task (GOMAXPROCS of each task)"},
 	&cli.StringFlag{Name: "slurm-mem", Usage: "with --executor slurm: #SBATCH --mem"},
-	&cli.IntFlag{Name: "gallery-block", Usage: "memory-map the searched .npy (float32; --gallery-emb, or --emb leave-one-out) and search it `ROWS` rows at a time: the search's anonymous memory is 4·ROWS·D + 32·C·(K+1) bytes (C·(K+1) ≤ 2²², K the depth: the watch window, 1000 with mAP@1000), not the gallery's (docs/scale.md); 0 = read it into memory"},
+	&cli.IntFlag{Name: "gallery-block", Usage: "memory-map the searched .npy (float32, or float16 widened into a temporary float32 file; --gallery-emb, or --emb leave-one-out) and search it `ROWS` rows at a time: the search's anonymous memory is 4·ROWS·D + 32·C·(K+1) bytes (C·(K+1) ≤ 2²², K the depth: the watch window, 1000 with mAP@1000), not the gallery's (docs/scale.md); 0 = read it into memory"},
 }
 
 // loadPair reads embeddings and labels (arrays.LoadPair); the searched
@@ -43,7 +43,7 @@ func loadPair(c *cli.Context, emb, lab string, gallery, query bool) (mat32.Matri
 		return arrays.LoadPair(emb, lab, query)
 	}
 	if !arrays.IsPlainNPY(emb) {
-		return mat32.Matrix{}, nil, usagef("--gallery-block memory-maps a float32 .npy file; %s is not one", emb)
+		return mat32.Matrix{}, nil, usagef("--gallery-block memory-maps a float32 or float16 .npy file; %s is not one", emb)
 	}
 	m, y, err := arrays.MapPair(emb, lab, query)
 	if err != nil {

@@ -9,7 +9,7 @@
 //	2  clustering
 //	3  metrics, metrics/partial
 //	4  trainers/ (model, losses, miners, samplers, …)
-//	5  experiments/ (cell, suite, tune) and reports/ (tables, plots, compare,
+//	5  experiments/ (cell, suite, tune, shards) and reports/ (tables, plots, compare,
 //	   show, projection): orchestration, statistics and output
 //	6  cmd/…: the command line
 //

@@ -10,7 +10,7 @@
 //	3  metrics, metrics/partial
 //	4  trainers/ (model, losses, miners, samplers, …)
 //	5  experiments/ (cell, suite, tune, shards) and reports/ (tables, plots, compare,
-//	   show, projection): orchestration, statistics and output
+//	   show, projection, distractors): orchestration, statistics and output
 //	6  cmd/…: the command line
 //
 // Within a layer, Go's ban on import cycles keeps the order.

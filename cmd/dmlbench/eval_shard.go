@@ -60,17 +60,17 @@ var errShardWritten = errors.New("shard written")
 // --partial (errShardWritten), or with --merge the merge of the partials,
 // or with --gallery-sizes the distractor curve (errShardWritten).
 func evaluate(c *cli.Context, in metrics.Input, opt metrics.Options) (*metrics.Result, error) {
-	if c.String("gallery-sizes") != "" {
-		if err := evalDistractors(c, in, opt); err != nil {
-			return nil, err
-		}
-		return nil, errShardWritten
-	}
 	if rows := c.Int("gallery-block"); rows > 0 {
 		if opt.Searcher == nil || opt.Searcher.Name() != knn.ExactName {
 			return nil, usagef("--gallery-block searches block by block with the exact backend (--backend exact)")
 		}
 		opt.Searcher = knn.Blocked{Searcher: opt.Searcher, Rows: rows}
+	}
+	if c.String("gallery-sizes") != "" {
+		if err := evalDistractors(c, in, opt); err != nil {
+			return nil, err
+		}
+		return nil, errShardWritten
 	}
 	if dirs := c.StringSlice("merge"); len(dirs) > 0 {
 		parts, _, err := partial.ReadDirs(dirs...)

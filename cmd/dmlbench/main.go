@@ -33,8 +33,8 @@ func register(c *cli.Command) { commands = append(commands, c) }
 // builds on: data before its audit subcommand, eval before compare and
 // show (which take eval's flags), list's extensions with their commands.
 var commandAdders = []func(){
-	addData, addDataAudit, addEval, addEvalNames, addCompare, addShow, addExternalCell, addList, addListMethods,
-	addPlot, addReport, addRun, addSpectra, addSuite, addTune, addVersion,
+	addData, addDataAudit, addEval, addEvalNames, addEvalShard, addCompare, addShow, addExternalCell, addList, addListMethods,
+	addPlot, addPlotDistractors, addReport, addRun, addSpectra, addSuite, addTune, addVersion,
 }
 
 // buildCommands builds the command table and list's extensions afresh.

@@ -15,7 +15,6 @@ import (
 )
 
 func addData() {
-	listExtensions = append(listExtensions, listDatasets)
 	register(&cli.Command{
 		Name:  "data",
 		Usage: "export data sets as .npy files (raw-pixel baselines, feature files)",

@@ -68,7 +68,7 @@ Examples:
 // listExtensions are provided by other command files (trainer methods,
 // datasets): for their kind they write a header line and one line per
 // entry, columns separated by tabs, and return true.
-var listExtensions []func(kind string, w io.Writer) (bool, error)
+var listExtensions = []func(kind string, w io.Writer) (bool, error){listDatasets, listMethods}
 
 // listRows returns the header and entries of one list kind.
 func listRows(kind string) ([][]string, error) {

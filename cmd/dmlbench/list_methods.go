@@ -13,8 +13,6 @@ import (
 	"github.com/dmlbench/dmlbench/trainers/samplers"
 )
 
-func addListMethods() { listExtensions = append(listExtensions, listMethods) }
-
 // listMethods prints the registered losses, miners, samplers or model
 // architectures (name and one-line summary, tab-separated for list's
 // aligned writer); it returns false for any other kind.

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,19 +31,27 @@ var commands []*cli.Command
 func register(c *cli.Command) { commands = append(commands, c) }
 
 // commandAdders add the commands, in an order where each finds what it
-// builds on: data before its audit subcommand, eval before compare and
-// show (which take eval's flags), list's extensions with their commands.
+// builds on: data before its audit subcommand, eval before its names,
+// shard subcommands, compare and show (which take eval's flags), plot
+// before plot distractors.
 var commandAdders = []func(){
-	addData, addDataAudit, addEval, addEvalNames, addEvalShard, addCompare, addShow, addExternalCell, addList, addListMethods,
+	addData, addDataAudit, addEval, addEvalNames, addEvalShard, addCompare, addShow, addExternalCell, addList,
 	addPlot, addPlotDistractors, addReport, addRun, addSpectra, addSuite, addTune, addVersion,
 }
 
-// buildCommands builds the command table and list's extensions afresh.
-func buildCommands() {
-	commands, listExtensions = nil, nil
+// buildMu serialises buildCommands: tests build apps in parallel.
+var buildMu sync.Mutex
+
+// buildCommands builds a fresh command table, sorted by name.
+func buildCommands() []*cli.Command {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	commands = nil
 	for _, add := range commandAdders {
 		add()
 	}
+	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	return commands
 }
 
 // usageError marks errors in how the command was called (exit code 2).
@@ -68,8 +77,7 @@ func flagString(f cli.Flag) string {
 
 func newApp() *cli.App {
 	cli.FlagStringer = flagString
-	buildCommands()
-	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	commands := buildCommands()
 	for _, c := range commands {
 		setUsageHandlers(c, c.Name)
 	}

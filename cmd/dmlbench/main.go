@@ -75,8 +75,12 @@ func flagString(f cli.Flag) string {
 	return s
 }
 
+// stringerOnce sets urfave/cli's flag stringer once (apps are built in
+// parallel in tests).
+var stringerOnce sync.Once
+
 func newApp() *cli.App {
-	cli.FlagStringer = flagString
+	stringerOnce.Do(func() { cli.FlagStringer = flagString })
 	commands := buildCommands()
 	for _, c := range commands {
 		setUsageHandlers(c, c.Name)

@@ -3,8 +3,8 @@ package tune
 import (
 	"context"
 	"fmt"
-	"os"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"

@@ -338,6 +338,10 @@ func tuneStatusAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if change.Restart {
+		_, err := fmt.Fprintf(c.App.Writer, "%s: the spec changed, but no cell has produced anything yet: dmlbench tune starts the directory over\n", plan.Out)
+		return err
+	}
 	sum, err := plan.Summarize()
 	if err != nil {
 		return err

@@ -357,3 +357,24 @@ func TestEditedScriptRefused(t *testing.T) {
 		t.Error("the edited script was started")
 	}
 }
+
+// TestRetry: `tune` goes on after failed cells only once a cell has
+// finished in the run, and stops when a cell fails more often than a
+// command may before it is given up (a failure that is not the command's).
+func TestRetry(t *testing.T) {
+	var r Retry
+	if r.Again(nil, []string{"a", "b"}) {
+		t.Error("a first round of failures only goes on")
+	}
+	if !r.Again([]string{"c"}, []string{"a"}) {
+		t.Error("a round with a finished cell stops")
+	}
+	for i := 2; i <= cell.MaxFailures; i++ {
+		if !r.Again(nil, []string{"a"}) {
+			t.Fatalf("failure %d of a stops the run", i)
+		}
+	}
+	if r.Again(nil, []string{"a"}) {
+		t.Errorf("a cell failing %d times in one run goes on", cell.MaxFailures+1)
+	}
+}

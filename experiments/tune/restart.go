@@ -7,14 +7,16 @@ import (
 	"path/filepath"
 
 	"github.com/dmlbench/dmlbench/experiments/cell"
+	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/trainers"
 )
 
 // Produced reports whether any cell of the output directory has produced
-// something a changed spec would invalidate: a finished or failed trial,
-// an epoch in run.json, a checkpoint, or a command's embeddings or own
-// files. A directory that only `tune --dry-run` wrote, or whose every
+// something a changed spec would invalidate, or may be running: a
+// finished or failed trial, an epoch in run.json, a checkpoint, a
+// command's embeddings or own files, a claim, a run.json that says
+// running. A directory that only `tune --dry-run` wrote, or whose every
 // cell failed before training (a command not found, a wrong interpreter),
 // has produced nothing: its spec may still change (Restart).
 func (p *Plan) Produced() (bool, error) {
@@ -30,13 +32,13 @@ func (p *Plan) Produced() (bool, error) {
 			return nil
 		}
 		switch parent := filepath.Base(filepath.Dir(path)); {
-		case d.Name() == FailedFile, d.Name() == trainers.CheckpointFile, d.Name() == cell.DoneFile:
+		case d.Name() == FailedFile, d.Name() == trainers.CheckpointFile, d.Name() == cell.DoneFile, d.Name() == suite.ClaimFile:
 			return found
 		case parent == cell.EmbDir || parent == cell.TrainerDir:
 			return found
 		case d.Name() == trainers.RunFile:
 			r, err := record.Read(path)
-			if err == nil && (r.Status == "done" || len(r.History) > 0) {
+			if err == nil && (r.Status == "done" || r.Status == "running" || len(r.History) > 0) {
 				return found
 			}
 		}

@@ -167,23 +167,10 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 		return err
 	}
 	if readState(filepath.Join(dir, DoneFile), &done) != nil {
-		if started.Attempts > 0 {
-			c.Resume = true
-		} else {
-			// A fresh start: nothing of an earlier attempt may be scored
-			// or resumed from.
-			for _, p := range []string{c.Embeddings, c.Dir} {
-				if err := os.RemoveAll(p); err != nil {
-					return nil, err
-				}
-			}
+		if err := prepareDirs(c, started.Attempts == 0); err != nil {
+			return nil, err
 		}
 		started.Attempts++
-		for _, p := range []string{c.Embeddings, c.Dir} {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return nil, err
-			}
-		}
 		if err := writeState(startedPath, started); err != nil {
 			return nil, err
 		}
@@ -231,6 +218,25 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 	started.Failures = 0
 	_ = writeState(startedPath, started)
 	return last, write("done")
+}
+
+// prepareDirs makes the trainer's directory and the embeddings directory
+// of c; on a fresh start it empties them first, so that nothing of an
+// earlier attempt is scored or resumed from. Otherwise the command is
+// started again to resume (c.Resume).
+func prepareDirs(c *Contract, fresh bool) error {
+	c.Resume = !fresh
+	for _, p := range []string{c.Embeddings, c.Dir} {
+		if fresh {
+			if err := os.RemoveAll(p); err != nil {
+				return err
+			}
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // score reads and scores every asked epoch's embeddings into run's

@@ -61,6 +61,9 @@ type Job struct {
 	// Expect, when set, are the hashes the cell was planned with: a file
 	// that differs now fails the cell before the command starts.
 	Expect map[string]string
+	// Wrap, if set, is a program and its arguments that run the resolved
+	// command (isolation: bwrap …); the command's provenance is its own.
+	Wrap []string
 	// Contract is handed to the command; Run fills Dir and Resume.
 	Contract Contract
 	// Labels are the labels of each Contract.Embed split's rows, in order.
@@ -119,6 +122,9 @@ type state struct {
 	Failures   int     `json:"failures,omitempty"`
 	ExitStatus int     `json:"exit_status"`
 	Seconds    float64 `json:"seconds"`
+	// Starts are the start times of the attempts (StartedFile), which
+	// begin the first epoch each attempt writes (epochSeconds).
+	Starts []time.Time `json:"starts,omitempty"`
 }
 
 // Run runs the command of j unless an earlier run finished it, scores
@@ -134,6 +140,7 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 		return nil, err
 	}
 	defer lock.Release()
+	cleanStaleTemps(dir, c)
 	info := commandInfo{Command: j.Command, WorkDir: j.WorkDir, Params: c.Params, Epochs: c.Epochs}
 	if info.Files, err = Provenance(j.Command, j.WorkDir, j.Files); err != nil {
 		return nil, err
@@ -167,10 +174,14 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 		return err
 	}
 	if readState(filepath.Join(dir, DoneFile), &done) != nil {
+		if started.Attempts == 0 {
+			started.Starts = nil
+		}
 		if err := prepareDirs(c, started.Attempts == 0); err != nil {
 			return nil, err
 		}
 		started.Attempts++
+		started.Starts = append(started.Starts, time.Now())
 		if err := writeState(startedPath, started); err != nil {
 			return nil, err
 		}
@@ -250,6 +261,7 @@ func score(ctx context.Context, j Job, run *record.Run) (map[string]mat32.Matrix
 	}
 	sort.Strings(splits)
 	run.History = nil
+	secs := epochSeconds(j.Dir, c, splits)
 	last := map[string]mat32.Matrix{}
 	for _, e := range c.EmbedEpochs {
 		loss, ok := losses[e]
@@ -274,6 +286,7 @@ func score(ctx context.Context, j Job, run *record.Run) (map[string]mat32.Matrix
 			}
 			last[s] = emb
 		}
+		ep.Seconds = secs[e]
 		run.History = append(run.History, ep)
 		run.Final = ep.Metrics
 	}
@@ -298,7 +311,14 @@ func execute(ctx context.Context, j Job) (int, error) {
 	if j.Contract.Resume {
 		resume = "1"
 	}
-	cmd := exec.Command(path, j.Command[1:]...)
+	args := append([]string{path}, j.Command[1:]...)
+	if len(j.Wrap) > 0 {
+		if path, err = exec.LookPath(j.Wrap[0]); err != nil {
+			return -2, fmt.Errorf("%s: not found on PATH", j.Wrap[0])
+		}
+		args = append(append([]string{path}, j.Wrap[1:]...), args...)
+	}
+	cmd := exec.Command(path, args[1:]...)
 	cmd.Dir = j.WorkDir
 	cmd.Env = append(os.Environ(), EnvCell+"="+string(cj), EnvResume+"="+resume)
 	head, tailBytes := j.OutputHead, j.OutputTail
@@ -410,7 +430,7 @@ func exitStatus(name string, werr error, last string) (int, error) {
 		why = ": " + last
 	}
 	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -1, fmt.Errorf("command %s was killed by signal %s%s (the next run starts it again with %s=1)", name, ws.Signal(), why, EnvResume)
+		return -1, fmt.Errorf("command %s was killed by %s%s (the next run starts it again with %s=1)", name, signalName(ws.Signal()), why, EnvResume)
 	}
 	code := ee.ExitCode()
 	if code == ExitDiverged {
@@ -490,6 +510,10 @@ func resolveCommand(command []string, workDir string) (string, error) {
 }
 
 func unwrapExec(err error) error {
+	if errors.Is(err, syscall.ENOEXEC) {
+		// A script without its "#!" line: the kernel cannot tell what runs it.
+		return errors.New("exec format error: not a program; a script needs a first line naming its interpreter (#!/usr/bin/env python3), or put the interpreter first in the command ([python3, train.py])")
+	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -66,6 +66,12 @@ type Cell struct {
 	// changed since fails the cell.
 	Files      []string          `json:"files,omitempty"`
 	FileHashes map[string]string `json:"file_hashes,omitempty"`
+	// ScheduleEpochs is the tuning cells' epoch count: a final cell trains
+	// Config.Epochs (the epoch chosen on validation) of a schedule sized
+	// for ScheduleEpochs (0: Config.Epochs).
+	ScheduleEpochs int `json:"schedule_epochs,omitempty"`
+	// Isolate: a tuning command runs under bubblewrap (isolate.go).
+	Isolate bool `json:"isolate,omitempty"`
 }
 
 // ReadCell reads dir/cell.json.

@@ -13,13 +13,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/dmlbench/dmlbench/experiments/cell/celltest"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/record"
@@ -43,18 +43,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	tmp, err := os.MkdirTemp("", "faketrainer")
-	if err != nil {
-		panic(err)
-	}
-	fakeTrainer = filepath.Join(tmp, "faketrainer")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if out, err := exec.Command(gobin, "build", "-o", fakeTrainer, "./testdata/faketrainer").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the fake trainer: %v\n%s", err, out)
+	var err error
+	if fakeTrainer, err = celltest.BuildFakeTrainer("./testdata/faketrainer"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(tmp)
+	os.RemoveAll(filepath.Dir(fakeTrainer))
 	os.Exit(code)
 }
 

@@ -55,9 +55,10 @@ func faultPlan(t *testing.T, modeA, modeB string) *Plan {
 }
 
 // runRounds runs the plan's cells round after round, as `tune` does,
-// tolerating cells that fail, until no cell is left (then Finish) or
-// rounds run out. It returns the rounds run and, per round, the cells.
-func runRounds(t *testing.T, p *Plan, rounds int) [][]string {
+// until no cell is left (then Finish) or rounds run out; a cell that
+// fails fails the test when strict, else the next round retries it. It
+// returns, per round, the cells run.
+func runRounds(t *testing.T, p *Plan, rounds int, strict bool) [][]string {
 	t.Helper()
 	var log [][]string
 	for range rounds {
@@ -76,7 +77,9 @@ func runRounds(t *testing.T, p *Plan, rounds int) [][]string {
 			dir, _ := p.CellDir(i)
 			name, _ := filepath.Rel(p.Out, dir)
 			names = append(names, name)
-			_ = RunCell(context.Background(), dir, nil, CellOptions{Version: "test"})
+			if err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"}); err != nil && strict {
+				t.Fatalf("cell %s: %v", dir, err)
+			}
 		}
 		log = append(log, names)
 	}
@@ -89,7 +92,7 @@ func runRounds(t *testing.T, p *Plan, rounds int) [][]string {
 // summary and the report's notes say so.
 func TestFinalDivergenceLeavesSeedOut(t *testing.T) {
 	p := faultPlan(t, "diverge-final", "")
-	runRounds(t, p, 10)
+	runRounds(t, p, 10, false)
 	sum, err := ReadSummary(p.Out)
 	if err != nil || !sum.Done {
 		t.Fatalf("summary %v %+v", err, sum)
@@ -121,7 +124,7 @@ func TestFinalDivergenceLeavesSeedOut(t *testing.T) {
 // finishes, the failing method without a row and a note saying why.
 func TestFailingMethodHoldsBackNoOther(t *testing.T) {
 	p := faultPlan(t, "fail", "")
-	log := runRounds(t, p, 40)
+	log := runRounds(t, p, 40, false)
 	finalBeta, alphaTuning := -1, -1
 	for r, names := range log {
 		for _, n := range names {
@@ -154,7 +157,7 @@ func TestFailingMethodHoldsBackNoOther(t *testing.T) {
 // results directory that is missing.
 func TestAllTrialsDivergedStillHasResults(t *testing.T) {
 	p := faultPlan(t, "diverge", "diverge")
-	runRounds(t, p, 10)
+	runRounds(t, p, 10, false)
 	if st, err := os.Stat(ResultsDir(p.Out)); err != nil || !st.IsDir() {
 		t.Fatalf("results: %v", err)
 	}
@@ -169,7 +172,7 @@ func TestAllTrialsDivergedStillHasResults(t *testing.T) {
 // and the tune finishes.
 func TestTrainerRemovingItsDirectory(t *testing.T) {
 	p := faultPlan(t, "rmtree", "")
-	runRounds(t, p, 10)
+	runRounds(t, p, 10, false)
 	for tr := range p.Spec.Budget {
 		for f := range p.Spec.Folds {
 			if seen := readSeen(t, p.TrialDir(0, tr, f)); len(seen) != 1 {

@@ -134,6 +134,9 @@ type state struct {
 func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 	c := &j.Contract
 	dir := j.Dir
+	if dir == "" {
+		return nil, errors.New("command cell: no directory given")
+	}
 	c.Dir = filepath.Join(dir, TrainerDir)
 	lock, err := trainers.LockRunDir(dir)
 	if err != nil {

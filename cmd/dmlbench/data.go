@@ -19,14 +19,7 @@ func init() {
 	register(&cli.Command{
 		Name:  "data",
 		Usage: "export data sets as .npy files (raw-pixel baselines, feature files)",
-		Description: `Examples:
-   dmlbench data export --dataset omniglot --split test --out out/omniglot-test
-   dmlbench data export --dataset emoji --split test --normalize --out out/emoji-test
-   # SOP-shaped synthetic test split (60 500 × 128, 12 100 classes × 5) for timing eval:
-   dmlbench data export --dataset synthetic --classes 24200 --per-class 5 --dim 128 --spread 0.1 --normalize --out out/sop-like
-   # the same with SOP's test-set shape (60 502 rows, 11 316 classes of 2–9) and noisy classes:
-   dmlbench data export --dataset synthetic --classes 22632 --rows 121004 --class-sizes 2:9 --dim 128 --spread 0.1 --normalize --out out/sop-noisy
-   dmlbench list datasets`,
+		Description: helpText("data"),
 		Subcommands: []*cli.Command{{
 			Name:  "export",
 			Usage: "write one split as OUT/emb.npy and OUT/labels.npy (flattened pixels or features)",

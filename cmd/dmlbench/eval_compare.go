@@ -54,17 +54,7 @@ func init() {
 		Name:      "compare",
 		Usage:     "paired test of two embeddings of one test set: B − A, 95 % CI and p per metric, resampling classes",
 		UsageText: "dmlbench compare --emb A.npy --emb B.npy --labels L.npy [options]",
-		Description: `Both embeddings are scored as eval scores them (same metrics, conventions and
-inputs); every k-NN metric's per-query values are then paired query by query. The
-interval is a percentile bootstrap over classes, the p-value a sign-flip permutation
-test over classes (queries of one class share their positives: the class is the unit).
-Clustering and whole-embedding metrics (NMI, F1, AMI, rho, dist_ratio) have no
-per-query values: their A, B and B − A are shown, not tested (docs/compare.md).
-Under the table: the minimum difference detectable at this size (α = 0.05, 80 % power).
-
-Examples:
-   dmlbench compare --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy
-   dmlbench compare --emb docs/examples/features/test_emb.npy --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --metrics R@1,MAP@R --format json`,
+		Description: helpText("compare"),
 		Flags:  append(flags, evalFlagsNamed(sharedEvalFlags...)...),
 		Action: compareAction,
 	})

@@ -31,15 +31,7 @@ func init() {
 		Name:      "show",
 		Usage:     "an HTML page of what the embeddings retrieve: the worst and random queries with their top retrievals",
 		UsageText: "dmlbench show --emb E.npy --labels L.npy --out page.html [--dataset omniglot]",
-		Description: `One self-contained HTML file (pictures inlined as data URIs, no script): the queries of
-lowest AP@R and a random sample, each with its nearest gallery items marked ✓ (same class)
-or ✗, its AP@R and its class's R@1. With --dataset or --images the rows' pictures,
-otherwise labels and distances.
-
-Examples:
-   dmlbench data export --dataset omniglot --split test --normalize --out out/demo
-   dmlbench show --emb out/demo/emb.npy --labels out/demo/labels.npy --dataset omniglot --distance cosine --out out/demo/show.html
-   dmlbench show --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --out show.html`,
+		Description: helpText("show"),
 		Flags:  append(flags, evalFlagsNamed("labels", "query-emb", "query-labels", "gallery-emb", "gallery-labels", "distance", "compat")...),
 		Action: showAction,
 	})

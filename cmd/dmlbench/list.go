@@ -22,14 +22,7 @@ func init() {
 		Name:      "list",
 		Usage:     "list metrics, losses, miners, samplers, regularizers, archs, backends or datasets",
 		UsageText: "dmlbench list metrics|losses|miners|samplers|regularizers|archs|backends|datasets [--long] [--format json]",
-		Description: `Prints every registered method with a one-line definition and its source. The table
-fits the terminal width (80 columns when stdout is not a terminal), wrapping the long
-columns; --long prints every entry on one line, --format json the full text as JSON.
-
-Examples:
-   dmlbench list metrics
-   dmlbench list losses --long
-   dmlbench list backends --format json`,
+		Description: helpText("list"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "long", Aliases: []string{"l"}, Usage: "one line per entry, no wrapping"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json"},

@@ -46,52 +46,13 @@ func init() {
 		Name:      "plot",
 		Usage:     "figures from run.json files: spectra, ρ vs R@1, R@k, training curves, dim/batch sweeps, t-SNE, tuning",
 		UsageText: "dmlbench plot spectrum|rho|recall|curves|sweep PATH... --out FIG.png [options]\n   dmlbench plot tsne --emb E.npy --labels L.npy --out FIG.png [options]\n   dmlbench plot tune TUNE_DIR --out FIG.png [options]",
-		Description: `The run.json subcommands read the run.json files under PATH... (recursively), group
-runs by the --group-by keys of run.json "method" (one curve or point per group, mean ± std
-over seeds: error bars, or a ± band on curves of 12 points or more) and write the figure
-in the format of the --out extension (gonum/plot): .png (--dpi, default 300), .pdf (fonts
-embedded as the subset of glyphs used), .svg (text in Liberation Sans with generic
-fallbacks), .eps, .jpg or .tif. Each method keeps its colour, marker and dash in every figure of one
-directory (its place among the directory's methods, sorted by name). The legend goes into
-a corner where it covers no data, else right of the frame. Text sizes follow the figure
-size, or --style paper for a 3.3-inch column. Points that cannot be drawn (ρ = +Inf) are
-named in a warning, not in the figure; --caption adds a line under the x axis.
-
-   spectrum  sorted singular values (normalised, log y) of run.json "spectrum" and/or
-             embedding files; with --labels the class-averaged spectrum
-             (Roth et al. 2020, supp. §E, Fig. 11)
-   rho       ρ against R@1 (or --metric), one point per method with error bars in both
-             directions (Roth et al. 2020, supp. §D, Fig. 10)
-   recall    R@k against k
-   curves    training loss and test metric per epoch (run.json "history")
-   sweep     metric against a hyper-parameter such as embed-dim or batch-size
-             (run.json method or config), one curve per method (Fehérvári et al. 2019 Fig. 1–2)
-   tsne      2-D t-SNE map of an embedding file coloured by class (--emb/--labels,
-             not run.json; Seidenschwarz et al. 2021 §5–6)
-   tune      best-so-far validation score against the trial of a tune directory
-
-Examples:
-   dmlbench plot spectrum runs/omniglot-example --out spectrum.png --top 35
-   dmlbench plot spectrum --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --per-class --out sv.pdf
-   dmlbench plot rho runs/omniglot-example --group-by loss --out rho.png
-   dmlbench plot recall runs/omniglot-example --style paper --out recall.pdf
-   dmlbench plot curves runs/omniglot-example --group-by loss --metric R@1 --out curves.png
-   dmlbench plot sweep docs/examples/omniglot/runs-dims --param embed-dim --metric R@1 --out dims.png
-   dmlbench plot tsne --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --classes 10 --out tsne.png`,
+		Description: helpText("plot"),
 		Subcommands: []*cli.Command{
 			{
 				Name:      "spectrum",
 				Usage:     "singular-value spectra of runs or embedding files",
 				UsageText: "dmlbench plot spectrum [PATH...] [--emb E.npy [--labels L.npy]]... --out FIG",
-				Description: `Curves: one per method from run.json "spectrum" (mean over seeds of the normalised
-spectra), plus one per --emb file, named by --name or else by the method of the run.json
-beside the file (or its directory's name). With --per-class and
---labels (one --labels per --emb, or one for all), the spectrum of each class's rows is
-normalised, zero-padded and averaged over classes (Roth et al. 2020 supp. §E, Fig. 11).
-
-Examples:
-   dmlbench plot spectrum runs/omniglot-example --out spectrum.png --top 35
-   dmlbench plot spectrum --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --per-class --out sv.png`,
+				Description: helpText("plot-spectrum"),
 				Flags: plotCommonFlags(
 					&cli.StringSliceFlag{Name: "emb", Usage: "embedding `FILE` (.npy or .npz:key); repeatable"},
 					&cli.StringSliceFlag{Name: "labels", Usage: "labels for --emb (one, or one per --emb)"},
@@ -130,12 +91,7 @@ Examples:
 				Name:      "sweep",
 				Usage:     "metric against a hyper-parameter (embedding dimension, batch size)",
 				UsageText: "dmlbench plot sweep PATH... --param embed-dim --out FIG [--metric R@1]",
-				Description: `The parameter is read from run.json "method" or, failing that, the top-level key of
-run.json "config" (embed-dim, batch-size, …; '-' and '_' are interchangeable).
-
-Examples:
-   dmlbench plot sweep docs/examples/omniglot/runs-dims --param embed-dim --out dims.png
-   dmlbench plot sweep docs/examples/omniglot/runs-batch --param batch-size --metric NMI --log-x=false --out batch.png`,
+				Description: helpText("plot-sweep"),
 				Flags: plotCommonFlags(
 					&cli.StringFlag{Name: "param", Usage: "hyper-parameter on the x axis (required)"},
 					&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "y-axis metric"},

@@ -16,16 +16,7 @@ func init() {
 		Name:      "spectra",
 		Usage:     "singular-value spectrum and ρ spectral decay of an embedding file",
 		UsageText: "dmlbench spectra --emb E.npy [--labels L.npy] [--out spectrum.png] [options]",
-		Description: `Computes the singular values of the (uncentred) N×D embedding matrix and prints
-ρ@m = KL(U ‖ s/Σs) (Roth et al. 2020, §5; docs/metrics.md): 0 for a flat spectrum, larger
-for a stronger decay (a more compressed embedding). With --out it plots the sorted,
-normalised spectrum on a log scale; with --labels also the class-averaged spectrum
-(Roth et al. 2020 supp. §E, Fig. 11) as a second curve.
-
-Examples:
-   dmlbench spectra --emb runs/margin-s0/test_emb.npy
-   dmlbench spectra --emb out/px/emb.npy --labels out/px/labels.npy --out spectrum.png --top 35
-   dmlbench spectra --emb docs/examples/query-gallery/gallery.npz:embeddings --m 2 --format json`,
+		Description: helpText("spectra"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (required)"},
 			&cli.StringFlag{Name: "labels", Usage: "labels (adds the class-averaged spectrum)"},

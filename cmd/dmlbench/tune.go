@@ -25,35 +25,7 @@ func init() {
 		Name:      "tune",
 		Usage:     "tune every method with the same budget by class-disjoint cross-validation, then test the best configurations (fair comparison)",
 		UsageText: "dmlbench tune SPEC.yaml [--out DIR] [--executor local|slurm] [--parallel N] [--cell N]\n   dmlbench tune status SPEC.yaml [--out DIR]",
-		Description: `Runs the protocol of Musgrave, Belongie & Lim 2020 on the data set of SPEC.yaml:
-(1) for every method, 'budget' trials proposed by TPE (Bergstra et al. 2011) or random
-search; a trial trains on k−1 folds of the TRAINING classes and scores 'objective'
-(default MAP@R) on the remaining fold at its best epoch, for each of the k 'folds'
-(default 4): its score is the mean over folds. The test classes are never read.
-(2) per method, the best trial's configuration is retrained on each fold's training
-classes for the epochs that fold chose on validation, once per final seed, and scored
-on the TEST classes: "separated" (mean over the k models) and "concatenated" (their
-test embeddings side by side, k·d dimensions).
-
-Every training run is a cell run by the suite machinery (claims, resume after kill -9,
-one process per cell): trials × folds, then methods × folds × seeds. Trials are
-proposed in batches of max-parallel per method, deterministically (same spec, same
-trials). --executor local runs --parallel cells at once until done; --executor slurm
-submits the cells that can run now as a job array plus a follow-up job that proposes
-and submits the next batch. Only divergence or a refused setting fails a trial; any
-other error fails the cell, which the next run retries. The whole spec is checked
-before anything runs, against its data set too, every problem listed once. Re-running
-with the same spec continues or does nothing; a spec that only extends the directory
-(larger budget, more final seeds or search repeats, new methods) runs the added work;
-any other edit is refused, naming the changed keys.
-Output: OUT/trials/METHOD/tNNN/fF, OUT/final/METHOD/fF/sS, OUT/results (the table's
-runs), OUT/tune.json (every trial's score). See docs/tune.md.
-
-Examples:
-   dmlbench tune docs/examples/omniglot-tune.yaml --out runs/tune --parallel 2
-   dmlbench tune status docs/examples/omniglot-tune.yaml --out runs/tune
-   dmlbench report runs/tune --format markdown
-   dmlbench plot tune runs/tune --out tune.png`,
+		Description: helpText("tune"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the spec's out)"},
 			&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, Value: 1, Usage: "cells run at once (local executor)"},

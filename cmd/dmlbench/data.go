@@ -17,8 +17,8 @@ import (
 func init() {
 	listExtensions = append(listExtensions, listDatasets)
 	register(&cli.Command{
-		Name:  "data",
-		Usage: "export data sets as .npy files (raw-pixel baselines, feature files)",
+		Name:        "data",
+		Usage:       "export data sets as .npy files (raw-pixel baselines, feature files)",
 		Description: helpText("data"),
 		Subcommands: []*cli.Command{{
 			Name:  "export",

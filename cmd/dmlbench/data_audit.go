@@ -17,8 +17,8 @@ func init() {
 			continue
 		}
 		c.Subcommands = append(c.Subcommands, &cli.Command{
-			Name:  "audit",
-			Usage: "leakage check of a train/test split: exact and near-duplicate rows across the splits, classes in both",
+			Name:        "audit",
+			Usage:       "leakage check of a train/test split: exact and near-duplicate rows across the splits, classes in both",
 			Description: helpText("data-audit"),
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "dataset", Required: true, Usage: "data set with a training split (see dmlbench list datasets)"},

@@ -51,12 +51,12 @@ func init() {
 		&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence level of the interval"},
 	}
 	register(&cli.Command{
-		Name:      "compare",
-		Usage:     "paired test of two embeddings of one test set: B − A, 95 % CI and p per metric, resampling classes",
-		UsageText: "dmlbench compare --emb A.npy --emb B.npy --labels L.npy [options]",
+		Name:        "compare",
+		Usage:       "paired test of two embeddings of one test set: B − A, 95 % CI and p per metric, resampling classes",
+		UsageText:   "dmlbench compare --emb A.npy --emb B.npy --labels L.npy [options]",
 		Description: helpText("compare"),
-		Flags:  append(flags, evalFlagsNamed(sharedEvalFlags...)...),
-		Action: compareAction,
+		Flags:       append(flags, evalFlagsNamed(sharedEvalFlags...)...),
+		Action:      compareAction,
 	})
 }
 

@@ -28,12 +28,12 @@ func init() {
 		&cli.StringFlag{Name: "images", Usage: "pictures of the rows: a text `FILE`, one image path per row of --emb (relative to FILE's folder)"},
 	}
 	register(&cli.Command{
-		Name:      "show",
-		Usage:     "an HTML page of what the embeddings retrieve: the worst and random queries with their top retrievals",
-		UsageText: "dmlbench show --emb E.npy --labels L.npy --out page.html [--dataset omniglot]",
+		Name:        "show",
+		Usage:       "an HTML page of what the embeddings retrieve: the worst and random queries with their top retrievals",
+		UsageText:   "dmlbench show --emb E.npy --labels L.npy --out page.html [--dataset omniglot]",
 		Description: helpText("show"),
-		Flags:  append(flags, evalFlagsNamed("labels", "query-emb", "query-labels", "gallery-emb", "gallery-labels", "distance", "compat")...),
-		Action: showAction,
+		Flags:       append(flags, evalFlagsNamed("labels", "query-emb", "query-labels", "gallery-emb", "gallery-labels", "distance", "compat")...),
+		Action:      showAction,
 	})
 }
 

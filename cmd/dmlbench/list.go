@@ -19,9 +19,9 @@ import (
 
 func init() {
 	register(&cli.Command{
-		Name:      "list",
-		Usage:     "list metrics, losses, miners, samplers, regularizers, archs, backends or datasets",
-		UsageText: "dmlbench list metrics|losses|miners|samplers|regularizers|archs|backends|datasets [--long] [--format json]",
+		Name:        "list",
+		Usage:       "list metrics, losses, miners, samplers, regularizers, archs, backends or datasets",
+		UsageText:   "dmlbench list metrics|losses|miners|samplers|regularizers|archs|backends|datasets [--long] [--format json]",
 		Description: helpText("list"),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "long", Aliases: []string{"l"}, Usage: "one line per entry, no wrapping"},

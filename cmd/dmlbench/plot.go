@@ -43,15 +43,15 @@ func plotCommonFlags(extra ...cli.Flag) []cli.Flag {
 
 func init() {
 	register(&cli.Command{
-		Name:      "plot",
-		Usage:     "figures from run.json files: spectra, ρ vs R@1, R@k, training curves, dim/batch sweeps, t-SNE, tuning",
-		UsageText: "dmlbench plot spectrum|rho|recall|curves|sweep PATH... --out FIG.png [options]\n   dmlbench plot tsne --emb E.npy --labels L.npy --out FIG.png [options]\n   dmlbench plot tune TUNE_DIR --out FIG.png [options]",
+		Name:        "plot",
+		Usage:       "figures from run.json files: spectra, ρ vs R@1, R@k, training curves, dim/batch sweeps, t-SNE, tuning",
+		UsageText:   "dmlbench plot spectrum|rho|recall|curves|sweep PATH... --out FIG.png [options]\n   dmlbench plot tsne --emb E.npy --labels L.npy --out FIG.png [options]\n   dmlbench plot tune TUNE_DIR --out FIG.png [options]",
 		Description: helpText("plot"),
 		Subcommands: []*cli.Command{
 			{
-				Name:      "spectrum",
-				Usage:     "singular-value spectra of runs or embedding files",
-				UsageText: "dmlbench plot spectrum [PATH...] [--emb E.npy [--labels L.npy]]... --out FIG",
+				Name:        "spectrum",
+				Usage:       "singular-value spectra of runs or embedding files",
+				UsageText:   "dmlbench plot spectrum [PATH...] [--emb E.npy [--labels L.npy]]... --out FIG",
 				Description: helpText("plot-spectrum"),
 				Flags: plotCommonFlags(
 					&cli.StringSliceFlag{Name: "emb", Usage: "embedding `FILE` (.npy or .npz:key); repeatable"},
@@ -88,9 +88,9 @@ func init() {
 				Action:      plotCurvesAction,
 			},
 			{
-				Name:      "sweep",
-				Usage:     "metric against a hyper-parameter (embedding dimension, batch size)",
-				UsageText: "dmlbench plot sweep PATH... --param embed-dim --out FIG [--metric R@1]",
+				Name:        "sweep",
+				Usage:       "metric against a hyper-parameter (embedding dimension, batch size)",
+				UsageText:   "dmlbench plot sweep PATH... --param embed-dim --out FIG [--metric R@1]",
 				Description: helpText("plot-sweep"),
 				Flags: plotCommonFlags(
 					&cli.StringFlag{Name: "param", Usage: "hyper-parameter on the x axis (required)"},

@@ -13,9 +13,9 @@ import (
 // plotTSNECommand is `dmlbench plot tsne` (Seidenschwarz et al. 2021 §5–6: 2-D views of
 // test embeddings, coloured by class).
 var plotTSNECommand = &cli.Command{
-	Name:      "tsne",
-	Usage:     "2-D t-SNE map of embeddings, coloured by class",
-	UsageText: "dmlbench plot tsne --emb E.npy --labels L.npy --out FIG [--classes 10] [--max-points 2000]",
+	Name:        "tsne",
+	Usage:       "2-D t-SNE map of embeddings, coloured by class",
+	UsageText:   "dmlbench plot tsne --emb E.npy --labels L.npy --out FIG [--classes 10] [--max-points 2000]",
 	Description: helpText("plot-tsne"),
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (N×D)"},

@@ -16,9 +16,9 @@ import (
 
 func init() {
 	register(&cli.Command{
-		Name:      "report",
-		Usage:     "tabulate run.json files: mean ± std over seeds per method, best in bold, Δ and Welch t-test vs a baseline",
-		UsageText: "dmlbench report PATH... [--format markdown|latex|terminal|csv] [options]",
+		Name:        "report",
+		Usage:       "tabulate run.json files: mean ± std over seeds per method, best in bold, Δ and Welch t-test vs a baseline",
+		UsageText:   "dmlbench report PATH... [--format markdown|latex|terminal|csv] [options]",
 		Description: helpText("report"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},

@@ -13,9 +13,9 @@ import (
 
 func init() {
 	register(&cli.Command{
-		Name:      "spectra",
-		Usage:     "singular-value spectrum and ρ spectral decay of an embedding file",
-		UsageText: "dmlbench spectra --emb E.npy [--labels L.npy] [--out spectrum.png] [options]",
+		Name:        "spectra",
+		Usage:       "singular-value spectrum and ρ spectral decay of an embedding file",
+		UsageText:   "dmlbench spectra --emb E.npy [--labels L.npy] [--out spectrum.png] [options]",
 		Description: helpText("spectra"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (required)"},

@@ -15,9 +15,9 @@ import (
 
 func init() {
 	register(&cli.Command{
-		Name:      "suite",
-		Usage:     "run a grid of experiments (datasets × losses × miners × samplers × … × seeds), resumable",
-		UsageText: "dmlbench suite SUITE.yaml [--jobs N] [--out DIR] [--dry-run] [--executor local|slurm] [--cell N]\n   dmlbench suite status SUITE.yaml [--out DIR]",
+		Name:        "suite",
+		Usage:       "run a grid of experiments (datasets × losses × miners × samplers × … × seeds), resumable",
+		UsageText:   "dmlbench suite SUITE.yaml [--jobs N] [--out DIR] [--dry-run] [--executor local|slurm] [--cell N]\n   dmlbench suite status SUITE.yaml [--out DIR]",
 		Description: helpText("suite"),
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "runs in flight at once"},
@@ -32,9 +32,9 @@ func init() {
 		},
 		Action: suiteAction,
 		Subcommands: []*cli.Command{{
-			Name:      "status",
-			Usage:     "one line per cell (done, running, pending, failed) and a summary with an ETA",
-			UsageText: "dmlbench suite status SUITE.yaml [--out DIR]",
+			Name:        "status",
+			Usage:       "one line per cell (done, running, pending, failed) and a summary with an ETA",
+			UsageText:   "dmlbench suite status SUITE.yaml [--out DIR]",
 			Description: helpText("suite-status"),
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the suite file's out)"},

@@ -22,9 +22,9 @@ import (
 
 func init() {
 	register(&cli.Command{
-		Name:      "tune",
-		Usage:     "tune every method with the same budget by class-disjoint cross-validation, then test the best configurations (fair comparison)",
-		UsageText: "dmlbench tune SPEC.yaml [--out DIR] [--executor local|slurm] [--parallel N] [--cell N]\n   dmlbench tune status SPEC.yaml [--out DIR]",
+		Name:        "tune",
+		Usage:       "tune every method with the same budget by class-disjoint cross-validation, then test the best configurations (fair comparison)",
+		UsageText:   "dmlbench tune SPEC.yaml [--out DIR] [--executor local|slurm] [--parallel N] [--cell N]\n   dmlbench tune status SPEC.yaml [--out DIR]",
 		Description: helpText("tune"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the spec's out)"},

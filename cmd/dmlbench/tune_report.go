@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -64,45 +62,10 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 	if err != nil {
 		return err
 	}
-	for _, m := range sum.Methods {
-		if m.Best < 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no row: none of its %d %s trials trained successfully (see %s)",
-				m.Name, sum.Budget, sum.Search, filepath.Join(dir, "trials", m.Name)))
-			continue
-		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: best of %d %s trials t%03d, validation %s %s (mean over %d folds of the training classes); chosen %s",
-			m.Name, sum.Budget, sum.Search, m.Best, sum.Objective, reports.FormatMetricUnit(sum.Objective, float64(m.BestScore)), sum.Folds, tune.FormatParams(m.BestParams)))
-	}
-	if sum.SearchRepeats > 1 {
-		rep.Notes = append(rep.Notes, tuneRankNote(sum))
-	}
-	join := "each L2-normalised, "
-	if sum.Join != tune.JoinL2 { // raw, or a tune.json without the key: a raw join
-		join = "as written, "
-	}
-	rep.Notes = append(rep.Notes, fmt.Sprintf("separated: mean over the %d fold models; concatenated: their test embeddings, %sside by side (%d·d dimensions); seeds %v",
-		sum.Folds, join, sum.Folds, sum.Seeds))
+	rep.Notes = append(rep.Notes, tune.ReportNotes(sum, dir)...)
 	var buf bytes.Buffer
 	if err := reports.Write(&buf, rep, format, fo); err != nil {
 		return err
 	}
 	return reportWriteOutput(c.App.Writer, c.String("out"), buf.Bytes())
-}
-
-// tuneRankNote says per method its rank by best validation score in each
-// of the search repeats and whether it holds across them.
-func tuneRankNote(sum *tune.Summary) string {
-	var parts []string
-	for _, m := range sum.Methods {
-		holds := "holds"
-		if m.RankHolds == nil || !*m.RankHolds {
-			holds = "does not hold"
-		}
-		ranks := make([]string, len(m.RepeatRanks))
-		for i, r := range m.RepeatRanks {
-			ranks[i] = strconv.Itoa(r)
-		}
-		parts = append(parts, fmt.Sprintf("%s %s (%s)", m.Name, strings.Join(ranks, ", "), holds))
-	}
-	return fmt.Sprintf("rank by best validation %s in each of %d searches with different search seeds: %s", sum.Objective, sum.SearchRepeats, strings.Join(parts, "; "))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 )
 
 func init() {
-	listExtensions = append(listExtensions, listDatasets)
 	register(&cli.Command{
 		Name:        "data",
 		Usage:       "export data sets as .npy files (raw-pixel baselines, feature files)",
@@ -94,15 +92,4 @@ func parseClassSizes(v string) (lo, hi int, err error) {
 		return 0, 0, usagef("--class-sizes %q: want MIN:MAX with 1 <= MIN <= MAX, e.g. 4:134", v)
 	}
 	return lo, hi, nil
-}
-
-func listDatasets(kind string, w io.Writer) (bool, error) {
-	if kind != "datasets" {
-		return false, nil
-	}
-	fmt.Fprintln(w, "DATASET\tDESCRIPTION")
-	for _, n := range fixtures.Names() {
-		fmt.Fprintf(w, "%s\t%s\n", n, fixtures.Describe(n))
-	}
-	return true, nil
 }

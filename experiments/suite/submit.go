@@ -24,7 +24,7 @@ type Submitter struct {
 
 // Pending is what Select found among the candidate cells.
 type Pending struct {
-	Todo                   []int // cells to submit
+	Todo                  []int // cells to submit
 	Done, Running, Queued int
 }
 

@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/plots"
@@ -113,50 +109,18 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 	if c.String("out") == "" {
 		return plots.PlotOptions{}, usagef("--out FILE (.png, .pdf, .svg, .eps, .jpg or .tif) is required")
 	}
-	style := c.String("style")
-	w, h := c.Float64("width"), c.Float64("height")
-	if style == plots.StylePaper {
-		if !c.IsSet("width") {
-			w = plots.PaperWidth
-		}
-		if !c.IsSet("height") {
-			h = plots.PaperHeight
-		}
-	}
-	if !(w > 0 && w <= 100 && h > 0 && h <= 100) {
-		return plots.PlotOptions{}, usagef("--width and --height must lie in (0, 100] inches")
-	}
-	sty, err := plots.StyleFor(style, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch)
+	ff := plots.FigureFlags{Title: c.String("title"), TitleSet: c.IsSet("title"), Caption: c.String("caption"), Style: c.String("style"),
+		Width: c.Float64("width"), Height: c.Float64("height"), WidthSet: c.IsSet("width"), HeightSet: c.IsSet("height"), DPI: c.Int("dpi")}
+	opt, err := ff.Options(title, xlabel, ylabel)
 	if err != nil {
-		return plots.PlotOptions{}, usagef("--style must be %s or %s (got %q)", plots.StyleDefault, plots.StylePaper, style)
+		return opt, usageError{err}
 	}
-	if d := c.Int("dpi"); d < 10 || d > 2400 {
-		return plots.PlotOptions{}, usagef("--dpi must lie in [10, 2400] (got %d)", d)
-	}
-	if f := c.Command.Flags; hasFlag(f, "source") {
+	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "source" }) {
 		if s := c.String("source"); s != "final" && s != "best" {
 			return plots.PlotOptions{}, usagef("--source must be final or best (got %q)", s)
 		}
 	}
-	opt := plots.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel, Caption: c.String("caption"),
-		Width: vg.Length(w) * vg.Inch, Height: vg.Length(h) * vg.Inch, DPI: c.Int("dpi"), Style: sty}
-	if c.IsSet("title") {
-		opt.Title = c.String("title")
-		opt.NoTitle = opt.Title == ""
-	}
 	return opt, nil
-}
-
-// hasFlag reports whether flags has one named name.
-func hasFlag(flags []cli.Flag, name string) bool {
-	for _, f := range flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // plotRuns parses the positional paths (flags may follow them) and loads
@@ -176,85 +140,23 @@ func plotRuns(c *cli.Context) ([]reports.LoadedRun, error) {
 	return reportLoad(paths, c.Bool("include-unfinished"))
 }
 
-// plotGroupBy is --group-by, a usage error when a key is in no run's
-// method (a figure's curves are method values; a key no run has would
-// put every run under "-").
-func plotGroupBy(c *cli.Context, runs []reports.LoadedRun) ([]string, error) {
-	keys := reportSplit(c.String("group-by"), ",")
-	have := reports.MethodKeys(runs)
-	for _, k := range keys {
-		if !slices.Contains(have, k) {
-			return nil, usagef("plot %s: unknown --group-by key %q; the runs' method keys are: %s", c.Command.Name, k, strings.Join(have, ", "))
-		}
+// plotCheck returns --group-by, a usage error when a key is in no run's
+// method or when no run has metric (unless ""; history: in its per-epoch
+// metrics).
+func plotCheck(c *cli.Context, runs []reports.LoadedRun, metric string, history bool) ([]string, error) {
+	groupBy := reportSplit(c.String("group-by"), ",")
+	err := plots.CheckGroupBy(runs, groupBy)
+	if err == nil && metric != "" {
+		err = plots.CheckMetric(runs, metric, c.String("source"), history)
 	}
-	return keys, nil
+	if err != nil {
+		return nil, usagef("plot %s: %v", c.Command.Name, err)
+	}
+	return groupBy, nil
 }
 
-// plotStyles is the style index of every method of runs under --group-by
-// (plots.MethodStyles), so a method looks the same in every figure of
-// the directory.
-func plotStyles(runs []reports.LoadedRun, groupBy []string) map[string]int {
-	var names []string
-	for _, g := range reports.GroupRuns(runs, groupBy) {
-		names = append(names, g.Label)
-	}
-	return plots.MethodStyles(names)
-}
-
-// plotCheckMetric is a usage error unless some run has metric: in its
-// final or best metrics (source), or, for curves, in its history.
-func plotCheckMetric(c *cli.Context, runs []reports.LoadedRun, metric string, history bool) error {
-	have := map[string]bool{}
-	for _, r := range runs {
-		if history {
-			for _, e := range r.History {
-				for k := range e.Metrics {
-					have[k] = true
-				}
-			}
-			continue
-		}
-		for k := range reports.MetricsOf(r, c.String("source")) {
-			have[k] = true
-		}
-	}
-	if have[metric] {
-		return nil
-	}
-	names := make([]string, 0, len(have))
-	for k := range have {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	where := "the runs' " + c.String("source") + " metrics"
-	if history {
-		where = "the runs' histories (per-epoch metrics)"
-	}
-	if len(names) == 0 {
-		return usagef("plot %s: no metric %q: %s hold no metric", c.Command.Name, metric, where)
-	}
-	return usagef("plot %s: no metric %q in %s; have: %s", c.Command.Name, metric, where, strings.Join(names, ", "))
-}
-
-func metricUnit(metric string, raw bool) string {
-	if !raw && reports.IsPercentMetric(metric) {
-		return metric + " (%)"
-	}
-	return metric
-}
-
-// plotPath is where the figure goes: --out itself, or, when --out names a
-// directory (it ends in a slash or exists as one), DIR/<subcommand>.png.
-func plotPath(c *cli.Context) string {
-	out := c.String("out")
-	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
-		return filepath.Join(out, c.Command.Name+".png")
-	}
-	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return filepath.Join(out, c.Command.Name+".png")
-	}
-	return out
-}
+// plotPath is where the figure goes (plots.FigurePath).
+func plotPath(c *cli.Context) string { return plots.FigurePath(c.String("out"), c.Command.Name) }
 
 // plotDone warns about the points the figure could not draw and says
 // where it went.
@@ -296,18 +198,18 @@ func plotSpectrumAction(c *cli.Context) error {
 	if c.Bool("per-class") && len(labs) == 0 {
 		return usagef("--per-class needs --labels")
 	}
-	mode := c.String("normalize")
+	mode, top := c.String("normalize"), c.Int("top")
 	if !plots.ValidSpectrumNorm(mode) {
 		return usagef("--normalize must be sum, max or none (got %q)", mode)
 	}
-	top := c.Int("top")
 	if top < 0 {
 		return usagef("--top must be ≥ 0")
 	}
-	opt, err := plotOptions(c, "singular value spectrum", "index i (sorted)", "")
+	opt, err := plotOptions(c, "singular value spectrum", "index i (sorted)", plots.SpectrumYLabel(mode))
 	if err != nil {
 		return err
 	}
+	opt.LogY = true
 	groupBy := reportSplit(c.String("group-by"), ",")
 	var series []plots.Series
 	var runs []reports.LoadedRun
@@ -315,88 +217,34 @@ func plotSpectrumAction(c *cli.Context) error {
 		if runs, err = reportLoad(paths, c.Bool("include-unfinished")); err != nil {
 			return err
 		}
-		if groupBy, err = plotGroupBy(c, runs); err != nil {
+		if groupBy, err = plotCheck(c, runs, "", false); err != nil {
 			return err
 		}
-		s, err := plots.RunSpectra(runs, groupBy, mode, top)
-		if err != nil {
+		if series, err = plots.RunSpectra(runs, groupBy, mode, top); err != nil {
 			return err
 		}
-		series = append(series, s...)
-		opt.Styles = plotStyles(runs, groupBy)
+		opt.Styles = plots.RunStyles(runs, groupBy)
 	}
 	for i, e := range embs {
-		name := ""
+		name, lp := "", ""
 		if len(names) > 0 {
 			name = names[i]
 		} else {
-			name = plotEmbName(e, runs, groupBy)
+			name = plots.EmbeddingName(e, runs, groupBy)
 		}
-		s, err := plotEmbeddingSpectrum(c, e, name, labs, i)
+		if c.Bool("per-class") {
+			lp = labs[min(i, len(labs)-1)]
+		}
+		s, skipped, err := plots.EmbeddingCurve(e, name, lp, mode, top)
 		if err != nil {
 			return err
 		}
+		if skipped > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d all-zero classes left out of the class average\n", e, skipped)
+		}
 		series = append(series, s)
 	}
-	opt.YLabel = plots.SpectrumYLabel(mode)
-	opt.LogY = true
 	return plotSave(c, series, opt)
-}
-
-// plotEmbName names the curve of embedding file e: the method of the
-// run.json beside it (labelled as the runs of PATH are, so it takes its
-// method's style), else the name of its directory, else the file's.
-func plotEmbName(e string, runs []reports.LoadedRun, groupBy []string) string {
-	dir := filepath.Dir(strings.SplitN(e, ".npz:", 2)[0])
-	if l, err := reports.LoadRuns([]string{filepath.Join(dir, "run.json")}, reports.LoadOptions{IncludeUnfinished: true}); err == nil && len(l.Runs) == 1 {
-		keys := groupBy
-		if len(keys) == 0 && len(runs) > 0 {
-			keys, _ = reports.VaryingKeys(runs)
-		}
-		if len(keys) == 0 {
-			keys = []string{"loss"}
-		}
-		return reports.GroupLabel(l.Runs[0].Method, keys)
-	}
-	if abs, err := filepath.Abs(dir); err == nil && filepath.Base(abs) != string(filepath.Separator) {
-		return filepath.Base(abs)
-	}
-	return strings.TrimSuffix(filepath.Base(e), filepath.Ext(e))
-}
-
-// plotEmbeddingSpectrum is the curve of the i-th --emb file e, named
-// name: its spectrum or, with --per-class, its class-averaged spectrum
-// (labels: one for all files or one per file).
-func plotEmbeddingSpectrum(c *cli.Context, e, name string, labs []string, i int) (plots.Series, error) {
-	if !c.Bool("per-class") {
-		sp, err := plots.LoadEmbeddingSpectrum(e, "", true)
-		if err != nil {
-			return plots.Series{}, err
-		}
-		return plotSpectrumSeries(c, e, name, sp.Singular)
-	}
-	lp := labs[0]
-	if len(labs) > 1 {
-		lp = labs[i]
-	}
-	sp, err := plots.LoadEmbeddingSpectrum(e, lp, false)
-	if err != nil {
-		return plots.Series{}, err
-	}
-	if sp.Skipped > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d all-zero classes left out of the class average\n", e, sp.Skipped)
-	}
-	s, err := plotSpectrumSeries(c, e, name+" (per class)", sp.PerClass)
-	s.Key = name
-	return s, err
-}
-
-func plotSpectrumSeries(c *cli.Context, e, name string, sv []float64) (plots.Series, error) {
-	s, err := plots.EmbeddingSpectrumSeries(name, sv, c.String("normalize"), c.Int("top"))
-	if err != nil {
-		return plots.Series{}, fmt.Errorf("%s: %w", e, err)
-	}
-	return s, nil
 }
 
 // plotRho is ρ@1 of a spectrum (spectra.Rho).
@@ -408,25 +256,22 @@ func plotRhoAction(c *cli.Context) error {
 		return err
 	}
 	metric := c.String("metric")
-	groupBy, err := plotGroupBy(c, runs)
+	groupBy, err := plotCheck(c, runs, metric, false)
 	if err != nil {
-		return err
-	}
-	if err := plotCheckMetric(c, runs, metric, false); err != nil {
 		return err
 	}
 	series, err := plots.RhoPoints(runs, groupBy, metric, c.String("source"), c.Bool("raw"), plotRho)
 	if err != nil {
 		return err
 	}
-	opt, err := plotOptions(c, "spectral decay ρ vs "+metric, "ρ (spectral decay)", metricUnit(metric, c.Bool("raw")))
+	opt, err := plotOptions(c, "spectral decay ρ vs "+metric, "ρ (spectral decay)", plots.MetricLabel(metric, c.Bool("raw")))
 	if err != nil {
 		return err
 	}
 	// Markers in each series' colour and shape, named in the legend
 	// (labels next to the points overlap when methods score alike).
 	opt.Points = true
-	opt.Styles = plotStyles(runs, groupBy)
+	opt.Styles = plots.RunStyles(runs, groupBy)
 	return plotSave(c, series, opt)
 }
 
@@ -435,7 +280,7 @@ func plotRecallAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	groupBy, err := plotGroupBy(c, runs)
+	groupBy, err := plotCheck(c, runs, "", false)
 	if err != nil {
 		return err
 	}
@@ -452,7 +297,7 @@ func plotRecallAction(c *cli.Context) error {
 		return err
 	}
 	opt.LogX = true
-	opt.Styles = plotStyles(runs, groupBy)
+	opt.Styles = plots.RunStyles(runs, groupBy)
 	return plotSave(c, series, opt)
 }
 
@@ -462,18 +307,15 @@ func plotCurvesAction(c *cli.Context) error {
 		return err
 	}
 	metric := c.String("metric")
-	groupBy, err := plotGroupBy(c, runs)
+	groupBy, err := plotCheck(c, runs, metric, true)
 	if err != nil {
-		return err
-	}
-	if err := plotCheckMetric(c, runs, metric, true); err != nil {
 		return err
 	}
 	opt, err := plotOptions(c, "", "", "")
 	if err != nil {
 		return err
 	}
-	opt.Styles = plotStyles(runs, groupBy)
+	opt.Styles = plots.RunStyles(runs, groupBy)
 	notes, err := plots.SaveCurves(plotPath(c), runs, groupBy, metric, c.Bool("raw"), opt)
 	if err != nil {
 		return err
@@ -490,18 +332,15 @@ func plotSweepAction(c *cli.Context) error {
 	if param == "" {
 		return usagef("sweep needs --param (e.g. embed-dim or batch-size)")
 	}
-	groupBy, err := plotGroupBy(c, runs)
+	groupBy, err := plotCheck(c, runs, metric, false)
 	if err != nil {
-		return err
-	}
-	if err := plotCheckMetric(c, runs, metric, false); err != nil {
 		return err
 	}
 	series, err := plots.SweepSeries(runs, groupBy, param, metric, c.String("source"), c.Bool("raw"))
 	if err != nil {
 		return err
 	}
-	opt, err := plotOptions(c, metric+" vs "+param, param, metricUnit(metric, c.Bool("raw")))
+	opt, err := plotOptions(c, metric+" vs "+param, param, plots.MetricLabel(metric, c.Bool("raw")))
 	if err != nil {
 		return err
 	}
@@ -510,6 +349,6 @@ func plotSweepAction(c *cli.Context) error {
 	if len(groupBy) == 0 {
 		groupBy, _ = reports.VaryingKeys(runs)
 	}
-	opt.Styles = plotStyles(runs, reports.Without(groupBy, param))
+	opt.Styles = plots.RunStyles(runs, reports.Without(groupBy, param))
 	return plotSave(c, series, opt)
 }

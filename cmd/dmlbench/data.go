@@ -2,15 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/fixtures"
-	"github.com/dmlbench/dmlbench/fixtures/arrays"
 )
 
 func init() {
@@ -40,9 +35,9 @@ func init() {
 				&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`"},
 			},
 			Action: func(c *cli.Context) error {
-				minClass, maxClass, err := parseClassSizes(c.String("class-sizes"))
+				minClass, maxClass, err := fixtures.ParseClassSizes(c.String("class-sizes"))
 				if err != nil {
-					return err
+					return usageError{err}
 				}
 				ds, err := fixtures.Load(c.String("dataset"), fixtures.Options{Size: c.Int("size"), Path: c.String("path"), Seed: c.Int64("seed"),
 					Classes: c.Int("classes"), PerClass: c.Int("per-class"), Dim: c.Int("dim"), Spread: c.Float64("spread"),
@@ -50,46 +45,18 @@ func init() {
 				if err != nil {
 					return err
 				}
-				var s fixtures.Split
-				switch c.String("split") {
-				case "train":
-					s = ds.Train
-				case "test":
-					s = ds.Test
-				default:
+				s, ok := ds.Split(c.String("split"))
+				if !ok {
 					return usagef("--split must be train or test")
 				}
-				x := s.X
-				if c.Bool("normalize") {
-					x = fixtures.NormalizeRows(x)
-				}
 				dir := c.String("out")
-				if err := os.MkdirAll(dir, 0o755); err != nil {
+				rows, cols, err := fixtures.Export(s, dir, c.Bool("normalize"))
+				if err != nil {
 					return err
 				}
-				if err := arrays.SaveNPY(filepath.Join(dir, "emb.npy"), x); err != nil {
-					return err
-				}
-				if err := arrays.SaveLabelsNPY(filepath.Join(dir, "labels.npy"), s.Labels); err != nil {
-					return err
-				}
-				fmt.Fprintf(c.App.Writer, "wrote %s/emb.npy (%d×%d) and labels.npy (%d classes)\n", dir, x.Rows, x.Cols, s.NumClasses())
+				fmt.Fprintf(c.App.Writer, "wrote %s/emb.npy (%d×%d) and labels.npy (%d classes)\n", dir, rows, cols, s.NumClasses())
 				return nil
 			},
 		}},
 	})
-}
-
-// parseClassSizes reads --class-sizes MIN:MAX ("" = equal sizes: 0, 0).
-func parseClassSizes(v string) (lo, hi int, err error) {
-	if v == "" {
-		return 0, 0, nil
-	}
-	a, b, ok := strings.Cut(v, ":")
-	lo, err1 := strconv.Atoi(a)
-	hi, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || lo < 1 || hi < lo {
-		return 0, 0, usagef("--class-sizes %q: want MIN:MAX with 1 <= MIN <= MAX, e.g. 4:134", v)
-	}
-	return lo, hi, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/reports/plots"
-	"github.com/dmlbench/dmlbench/spectra"
 )
 
 func init() {
@@ -30,17 +29,6 @@ func init() {
 		},
 		Action: spectraAction,
 	})
-}
-
-// spectraResult is the JSON output of `dmlbench spectra --format json`.
-type spectraResult struct {
-	N        int       `json:"n"`
-	Dim      int       `json:"dim"`
-	M        int       `json:"m"`
-	Rho      *float64  `json:"rho"` // null when infinite (rank-deficient)
-	Singular []float64 `json:"singular_values"`
-	PerClass []float64 `json:"per_class_spectrum,omitempty"`
-	Classes  int       `json:"classes,omitempty"`
 }
 
 func spectraAction(c *cli.Context) error {
@@ -70,19 +58,12 @@ func spectraAction(c *cli.Context) error {
 		return err
 	}
 	x, sv := sp.X, sp.Singular
-	rho, err := spectra.Rho(sv, m)
+	res, rho, err := sp.Summary(m)
 	if err != nil {
 		return err
 	}
-	res := spectraResult{N: x.Rows, Dim: x.Cols, M: m, Singular: sv, PerClass: sp.PerClass}
-	if sp.PerClass != nil {
-		res.Classes = sp.Classes
-	}
-	if !math.IsInf(rho, 0) {
-		res.Rho = &rho
-	}
 	if out := c.String("out"); out != "" {
-		if err := spectraPlot(out, sp, mode, top, c.String("title"), c.String("caption")); err != nil {
+		if err := sp.Save(out, mode, top, c.String("title"), c.String("caption")); err != nil {
 			return err
 		}
 		fmt.Fprintln(c.App.ErrWriter, "wrote", out)
@@ -103,22 +84,4 @@ func spectraFmtRho(r float64) string {
 		return "+Inf"
 	}
 	return fmt.Sprintf("%.6f", r)
-}
-
-// spectraPlot draws the spectrum of sp and, with labels, its class-averaged
-// spectrum as a second curve, normalised by mode, on a log y axis.
-func spectraPlot(out string, sp *plots.EmbeddingSpectrum, mode string, top int, title, caption string) error {
-	all, err := plots.EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
-	if err != nil {
-		return err
-	}
-	series := []plots.Series{all}
-	if sp.PerClass != nil {
-		pc, err := plots.EmbeddingSpectrumSeries(fmt.Sprintf("class-averaged (%d classes)", sp.Classes), sp.PerClass, mode, top)
-		if err != nil {
-			return err
-		}
-		series = append(series, pc)
-	}
-	return plots.SaveSeries(out, series, plots.PlotOptions{Title: title, Caption: caption, XLabel: "index i (sorted)", YLabel: plots.SpectrumYLabel(mode), LogY: true})
 }

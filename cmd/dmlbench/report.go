@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
@@ -93,7 +94,7 @@ func reportAction(c *cli.Context) error {
 	if len(loaded.Skipped) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d unfinished run(s) skipped: %s", len(loaded.Skipped), strings.Join(loaded.Skipped, ", ")))
 	}
-	rep.Notes = append(rep.Notes, suiteMissingNotes(paths)...)
+	rep.Notes = append(rep.Notes, suite.MissingNotes(paths)...)
 	out := c.String("out")
 	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}
 	switch color {

@@ -82,24 +82,7 @@ func suiteAction(c *cli.Context) error {
 		return suiteSlurm(c, spec, arg, out, jobs, bin, claims)
 	}
 	if c.Bool("dry-run") {
-		todo, busy := 0, 0
-		for i, j := range jobs {
-			state := "todo"
-			if suite.IsDone(j.Dir) {
-				state = "done"
-			} else if _, live := claims.Live(j.Dir); live {
-				state = "busy" // another suite process runs it
-				busy++
-			} else {
-				todo++
-			}
-			fmt.Fprintf(c.App.Writer, "%-4s %3d %s\n     %s\n", state, i, j.Name, suite.CommandLine(bin, j))
-		}
-		elsewhere := ""
-		if busy > 0 {
-			elsewhere = fmt.Sprintf(", %d run by another process", busy)
-		}
-		fmt.Fprintf(c.App.Writer, "%d runs, %d to do%s, output in %s\n", len(jobs), todo, elsewhere, out)
+		suite.WritePlan(c.App.Writer, jobs, bin, out, claims)
 		return nil
 	}
 	if err := suite.WriteManifest(out, arg, jobs); err != nil {
@@ -114,18 +97,7 @@ func suiteAction(c *cli.Context) error {
 	defer stop()
 	res, err := r.Run(ctx, jobs)
 	if res != nil {
-		busy := ""
-		if len(res.Interrupted) > 0 {
-			busy = fmt.Sprintf(", %d interrupted", len(res.Interrupted))
-		}
-		if len(res.Busy) > 0 {
-			busy += fmt.Sprintf(", %d run by another process", len(res.Busy))
-		}
-		fmt.Fprintf(c.App.ErrWriter, "suite: %d runs: %d done now, %d done before, %d failed%s; results in %s\n",
-			len(jobs), len(res.Done), len(res.Skipped), len(res.Failed), busy, out)
-		if len(res.Failed) == 0 && err == nil {
-			fmt.Fprintf(c.App.ErrWriter, "next: dmlbench report %s --format markdown\n", out)
-		}
+		res.WriteSummary(c.App.ErrWriter, len(jobs), out, err)
 	}
 	return err
 }

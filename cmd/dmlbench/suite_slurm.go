@@ -51,17 +51,8 @@ func suiteCell(c *cli.Context, jobs []suite.Job, bin string, claims *suite.Claim
 	defer stop()
 	fmt.Fprintf(c.App.ErrWriter, "suite: cell %d of %d: %s (%s)\n", n, len(jobs), j.Name, j.Dir)
 	res, err := r.Run(ctx, []suite.Job{j})
-	if res != nil {
-		switch {
-		case len(res.Done) > 0:
-			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d done\n", n)
-		case len(res.Skipped) > 0:
-			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d was already done\n", n)
-		case len(res.Busy) > 0:
-			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d is run by another process: nothing to do\n", n)
-		case len(res.Interrupted) > 0:
-			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d interrupted, its checkpoint kept: run the same command again (or resubmit the suite) to resume\n", n)
-		}
+	if res != nil && res.CellOutcome(n) != "" {
+		fmt.Fprintln(c.App.ErrWriter, res.CellOutcome(n))
 	}
 	return err
 }
@@ -94,27 +85,5 @@ func suiteStatusAction(c *cli.Context) error {
 		Slurm:  sl,
 		Claims: &suite.Claimer{Timeout: spec.ClaimTimeout(), JobAlive: sl.JobAlive},
 	})
-	maxPar := 0
-	if spec.Slurm != nil {
-		maxPar = spec.Slurm.MaxParallel
-	}
-	return suite.WriteStatus(c.App.Writer, cells, maxPar)
-}
-
-// suiteMissingNotes is the report footer of suite directories that are
-// still running: for each path holding a suite manifest (suite.json), the
-// number of cells whose run is not done yet.
-func suiteMissingNotes(paths []string) []string {
-	var notes []string
-	for _, p := range paths {
-		missing, total, file, ok, err := suite.Missing(p)
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("suite %s: %v", p, err))
-			continue
-		}
-		if ok && missing > 0 {
-			notes = append(notes, fmt.Sprintf("suite %s: %d of %d cells missing (not finished yet; see dmlbench suite status %s)", p, missing, total, file))
-		}
-	}
-	return notes
+	return suite.WriteStatus(c.App.Writer, cells, spec.Slurm.Parallel())
 }

@@ -88,11 +88,7 @@ func tuneAction(c *cli.Context) error {
 			return fmt.Errorf("tune: cannot find this binary: %w", err)
 		}
 	}
-	timeout := suite.DefaultClaimTimeout
-	if plan.Spec.Slurm != nil && plan.Spec.Slurm.ClaimTimeout != "" {
-		timeout = (&suite.Spec{Slurm: plan.Spec.Slurm}).ClaimTimeout()
-	}
-	claims := &suite.Claimer{Timeout: timeout, JobAlive: (&suite.Slurm{}).JobAlive}
+	claims := &suite.Claimer{Timeout: (&suite.Spec{Slurm: plan.Spec.Slurm}).ClaimTimeout(), JobAlive: (&suite.Slurm{}).JobAlive}
 	if err := os.MkdirAll(plan.Out, 0o755); err != nil {
 		return err
 	}

@@ -116,10 +116,7 @@ func (s *Submitter) SubmitSuite(ctx context.Context, spec *Spec, file, bin strin
 	if err != nil {
 		return err
 	}
-	maxPar := 0
-	if spec.Slurm != nil {
-		maxPar = spec.Slurm.MaxParallel
-	}
+	maxPar := spec.Slurm.Parallel()
 	array := ArraySpec(p.Todo, maxPar)
 	if s.DryRun {
 		fmt.Fprintf(log, "suite: %s, %d to submit (--array=%s); wrote %s (not submitted)\n", state, len(p.Todo), array, script)

@@ -45,10 +45,7 @@ func (p *Plan) WriteStatus(ctx context.Context, w io.Writer, change Change) erro
 		}
 	}
 	cells := p.writeCellStates(ctx, w)
-	maxPar := 0
-	if s.Slurm != nil {
-		maxPar = s.Slurm.MaxParallel
-	}
+	maxPar := s.Slurm.Parallel()
 	state := "in progress"
 	if done, _ := p.Finished(); done {
 		state = "finished: dmlbench report " + p.Out

@@ -95,6 +95,12 @@ func reportAction(c *cli.Context) error {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d unfinished run(s) skipped: %s", len(loaded.Skipped), strings.Join(loaded.Skipped, ", ")))
 	}
 	rep.Notes = append(rep.Notes, suite.MissingNotes(paths)...)
+	return reportWrite(c, rep, format, color)
+}
+
+// reportWrite writes rep in format to --out or stdout, in colour as
+// --color says (auto: on a terminal).
+func reportWrite(c *cli.Context, rep *reports.Report, format, color string) error {
 	out := c.String("out")
 	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}
 	switch color {
@@ -124,17 +130,8 @@ func reportOptions(c *cli.Context) (reports.Options, error) {
 		Seed:             c.Uint64("seed"),
 		ReferenceDataset: c.String("reference-dataset"),
 	}
-	if opt.Source != "final" && opt.Source != "best" && opt.Source != "initial" {
-		return opt, usagef("--source must be final, best or initial (got %q)", opt.Source)
-	}
-	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return opt, usagef("--alpha must lie in (0, 1) (got %v)", opt.Alpha)
-	}
-	if opt.CI != 0 && !(opt.CI > 0 && opt.CI < 1) {
-		return opt, usagef("--ci must lie in (0, 1) or be 0 (got %v)", opt.CI)
-	}
-	if opt.Bootstrap < 1 {
-		return opt, usagef("--bootstrap must be positive (got %d)", opt.Bootstrap)
+	if err := opt.Check(); err != nil {
+		return opt, usageError{err}
 	}
 	if ref := c.String("reference"); ref != "" {
 		rows, err := reports.LoadReference(ref)

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -122,4 +123,44 @@ func rankNote(sum *Summary) string {
 		parts = append(parts, fmt.Sprintf("%s %s (%s)", m.Name, strings.Join(ranks, ", "), holds))
 	}
 	return fmt.Sprintf("rank by best validation %s in each of %d searches with different search seeds: %s", sum.Objective, sum.SearchRepeats, strings.Join(parts, "; "))
+}
+
+// ReadFinished reads the summary of the tune directory dir: an error
+// unless its final stage is done.
+func ReadFinished(dir string) (*Summary, error) {
+	sum, err := ReadSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !sum.Done {
+		return nil, fmt.Errorf("tune %s has not finished its final stage (see dmlbench tune status %s)", dir, sum.Spec)
+	}
+	return sum, nil
+}
+
+// Table is the final-stage table of the tune directory dir (summary sum):
+// one row per method and embedding variant (separated, concatenated)
+// unless opt groups otherwise (groupBySet), the final metrics unless
+// metricsSet, test metrics over the final seeds, and ReportNotes. The
+// warnings are those of the results read.
+func Table(sum *Summary, dir string, opt reports.Options, groupBySet, metricsSet bool) (*reports.Report, []string, error) {
+	if !groupBySet {
+		opt.GroupBy = []string{"method", "embedding"}
+	}
+	if !metricsSet && len(sum.FinalMetrics) > 0 {
+		opt.Metrics = sum.FinalMetrics
+	}
+	loaded, err := reports.LoadRuns([]string{ResultsDir(dir)}, reports.LoadOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(loaded.Runs) == 0 {
+		return nil, loaded.Warnings, errors.New("no final results under " + ResultsDir(dir))
+	}
+	rep, err := reports.Aggregate(loaded.Runs, opt)
+	if err != nil {
+		return nil, loaded.Warnings, err
+	}
+	rep.Notes = append(rep.Notes, ReportNotes(sum, dir)...)
+	return rep, loaded.Warnings, nil
 }

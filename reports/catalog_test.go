@@ -68,3 +68,19 @@ func TestWriteCatalog(t *testing.T) {
 		}
 	}
 }
+
+// Options.Check refuses a bad source, level or resample count.
+func TestOptionsCheck(t *testing.T) {
+	ok := Options{Source: "final", Alpha: 0.05, Bootstrap: 1}
+	if err := ok.Check(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []Options{
+		{Source: "last", Alpha: 0.05, Bootstrap: 1}, {Source: "best", Alpha: 1, Bootstrap: 1},
+		{Source: "initial", Alpha: 0.05, CI: 1.5, Bootstrap: 1}, {Source: "final", Alpha: 0.05},
+	} {
+		if err := bad.Check(); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

@@ -97,16 +97,7 @@ func compareAction(c *cli.Context) error {
 	}
 	rep := &compare.Report{A: names[0], B: names[1], Queries: res[0].Queries, Classes: res[0].Classes,
 		Resamples: opt.Resamples, Seed: opt.Seed, Level: opt.Level, Average: string(opt.Average), Tests: tests}
-	w := c.App.Writer
-	switch format {
-	case "json":
-		return compare.WriteJSON(w, rep)
-	case "markdown":
-		return compare.WriteMarkdown(w, rep)
-	case "latex":
-		return compare.WriteLaTeX(w, rep)
-	}
-	return compare.WriteTable(w, rep)
+	return compare.Write(c.App.Writer, rep, format)
 }
 
 // loadPairedInputs reads A's and B's inputs: --emb twice against --labels,

@@ -190,3 +190,16 @@ func WriteLaTeX(w io.Writer, r *Report) error {
 	fmt.Fprint(w, "\\bottomrule\n\\end{tabular}\n")
 	return nil
 }
+
+// Write writes r in format: json, markdown, latex, or else the table.
+func Write(w io.Writer, r *Report, format string) error {
+	switch format {
+	case "json":
+		return WriteJSON(w, r)
+	case "markdown":
+		return WriteMarkdown(w, r)
+	case "latex":
+		return WriteLaTeX(w, r)
+	}
+	return WriteTable(w, r)
+}

@@ -114,10 +114,7 @@ func suiteProblems(c *cli.Context, file string, err error) error {
 	if len(pe.Problems) == 1 {
 		return usagef("suite %s: %s", file, pe.Problems[0])
 	}
-	for _, p := range pe.Problems {
-		fmt.Fprintf(c.App.ErrWriter, "suite %s: %s\n", file, p)
-	}
-	return usagef("suite %s: %d problems (listed above); nothing was run", file, len(pe.Problems))
+	return usageError{pe.List(c.App.ErrWriter, "suite "+file)}
 }
 
 // suiteRunner is the Runner of every suite invocation: jobs runs at once,

@@ -49,7 +49,7 @@ func TestMissingRequiredInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		"data export":   {[]string{"--dataset", "synthetic"}, "--out is required"},
+		"data export":   {[]string{"--dataset", "synthetic"}, "give --out DIR (one split) or --dir DIR"},
 		"data audit":    {nil, "--dataset is required"},
 		"compare":       {[]string{"--emb", emb, "--emb", emb}, "compare needs --emb twice (A, then B) and --labels"},
 		"show":          {[]string{"--emb", emb, "--out", "x.html"}, "--emb and --labels are required"},

@@ -114,6 +114,9 @@ func evalAction(c *cli.Context) error {
 		}
 		results = append(results, reports.NamedResult{Name: name, Result: res})
 	}
+	if err := renameResults(c, results); err != nil {
+		return err
+	}
 	return reports.WriteResults(c.App.Writer, results, format)
 }
 

@@ -41,7 +41,7 @@ var sharedEvalFlags = []string{"labels", "query-labels", "gallery-labels", "metr
 
 func init() {
 	flags := []cli.Flag{
-		&cli.StringSliceFlag{Name: "emb", Usage: "embeddings A, then B, of the same items: `FILE`.npy, FILE.npz:key or FILE.pt[:key]; exactly twice"},
+		&cli.StringSliceFlag{Name: "emb", Usage: "embeddings A, then B (then C, …: each compared with A, p-values max-T adjusted), of the same items: `FILE`.npy, FILE.npz:key or FILE.pt[:key]"},
 		&cli.StringSliceFlag{Name: "query-emb", Usage: "query embeddings of A, then of B (with --gallery-emb twice)"},
 		&cli.StringSliceFlag{Name: "gallery-emb", Usage: "gallery embeddings of A, then of B"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown | latex"},
@@ -54,7 +54,7 @@ func init() {
 		Usage:       "paired test of two embeddings of one test set: B − A, 95 % CI and p per metric, resampling classes",
 		UsageText:   "dmlbench compare --emb A.npy --emb B.npy --labels L.npy [options]",
 		Description: helpText("compare"),
-		Flags:       append(flags, evalFlagsNamed(sharedEvalFlags...)...),
+		Flags:       append(append(flags, evalFlagsNamed(sharedEvalFlags...)...), compareExtraFlags()...),
 		Action:      compareAction,
 	})
 }
@@ -80,6 +80,9 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
+	if len(c.StringSlice("emb")) > 2 {
+		return compareMany(c, ks, format)
+	}
 	ins, names, err := loadPairedInputs(c)
 	if err != nil {
 		return err
@@ -97,7 +100,7 @@ func compareAction(c *cli.Context) error {
 	}
 	rep := &compare.Report{A: names[0], B: names[1], Queries: res[0].Queries, Classes: res[0].Classes,
 		Resamples: opt.Resamples, Seed: opt.Seed, Level: opt.Level, Average: string(opt.Average), Tests: tests}
-	return compare.Write(c.App.Writer, rep, format)
+	return compareWrite(c, c.App.Writer, rep, format)
 }
 
 // loadPairedInputs reads A's and B's inputs: --emb twice against --labels,

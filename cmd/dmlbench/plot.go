@@ -15,15 +15,15 @@ import (
 // plotFigureFlags are the flags of every figure: file, size, style,
 // resolution, title and caption.
 func plotFigureFlags(what string, height float64) []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE`: .png, .pdf, .svg, .eps, .jpg or .tif by extension, or a directory (ending in / or existing) to write " + what + ".png into; required"},
 		&cli.StringFlag{Name: "title", Usage: "figure title (--title \"\" draws none)", DefaultText: "one naming the figure"},
 		&cli.StringFlag{Name: "caption", Usage: "a line of text under the x axis (none unless given)"},
-		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: "default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text)"},
+		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: "default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text, no title unless --title)"},
 		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches (per panel); --style paper: " + fmt.Sprint(plots.PaperWidth)},
 		&cli.Float64Flag{Name: "height", Value: height, Usage: "figure height in inches; --style paper: " + fmt.Sprint(plots.PaperHeight)},
 		&cli.IntFlag{Name: "dpi", Value: plots.DefaultDPI, Usage: "resolution of .png, .jpg and .tif files"},
-	}
+	}, figureLabelFlags()...)
 }
 
 // plotCommonFlags are shared by the `dmlbench plot` subcommands that read
@@ -109,18 +109,22 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 	if c.String("out") == "" {
 		return plots.PlotOptions{}, usagef("--out FILE (.png, .pdf, .svg, .eps, .jpg or .tif) is required")
 	}
-	ff := plots.FigureFlags{Title: c.String("title"), TitleSet: c.IsSet("title"), Caption: c.String("caption"), Style: c.String("style"),
-		Width: c.Float64("width"), Height: c.Float64("height"), WidthSet: c.IsSet("width"), HeightSet: c.IsSet("height"), DPI: c.Int("dpi")}
-	opt, err := ff.Options(title, xlabel, ylabel)
+	w, h, sty, err := plots.FigureSize(c.String("style"), c.Float64("width"), c.Float64("height"), c.IsSet("width"), c.IsSet("height"), c.Int("dpi"))
 	if err != nil {
-		return opt, usageError{err}
+		return plots.PlotOptions{}, usagef("%v", err)
 	}
 	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "source" }) {
 		if s := c.String("source"); s != "final" && s != "best" {
 			return plots.PlotOptions{}, usagef("--source must be final or best (got %q)", s)
 		}
 	}
-	return opt, nil
+	opt := plots.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel, Caption: c.String("caption"),
+		Width: w, Height: h, DPI: c.Int("dpi"), Style: sty}
+	if c.IsSet("title") {
+		opt.Title = c.String("title")
+		opt.NoTitle = opt.Title == ""
+	}
+	return opt, applyFigureLabels(c, &opt)
 }
 
 // plotRuns parses the positional paths (flags may follow them) and loads
@@ -161,8 +165,12 @@ func plotPath(c *cli.Context) string { return plots.FigurePath(c.String("out"), 
 // plotDone warns about the points the figure could not draw and says
 // where it went.
 func plotDone(c *cli.Context, path string, notes []string) error {
-	if len(notes) > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "warning: not drawn (not finite): %s\n", strings.Join(notes, "; "))
+	notDrawn, layout := plots.SplitNotes(notes)
+	if len(notDrawn) > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "warning: not drawn (not finite): %s\n", strings.Join(notDrawn, "; "))
+	}
+	for _, w := range layout {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
 	}
 	fmt.Fprintln(c.App.ErrWriter, "wrote", path)
 	return nil
@@ -205,11 +213,10 @@ func plotSpectrumAction(c *cli.Context) error {
 	if top < 0 {
 		return usagef("--top must be ≥ 0")
 	}
-	opt, err := plotOptions(c, "singular value spectrum", "index i (sorted)", plots.SpectrumYLabel(mode))
+	opt, err := plotOptions(c, "singular value spectrum", "index i (sorted)", "")
 	if err != nil {
 		return err
 	}
-	opt.LogY = true
 	groupBy := reportSplit(c.String("group-by"), ",")
 	var series []plots.Series
 	var runs []reports.LoadedRun
@@ -244,6 +251,10 @@ func plotSpectrumAction(c *cli.Context) error {
 		}
 		series = append(series, s)
 	}
+	if !c.IsSet("ylabel") {
+		opt.YLabel = plots.SpectrumYLabel(mode)
+	}
+	opt.LogY = true
 	return plotSave(c, series, opt)
 }
 

@@ -21,7 +21,7 @@ func init() {
 		Usage:       "tabulate run.json files: mean ± std over seeds per method, best in bold, Δ and Welch t-test vs a baseline",
 		UsageText:   "dmlbench report PATH... [--format markdown|latex|terminal|csv] [options]",
 		Description: helpText("report"),
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
 			&cli.StringFlag{Name: "group-by", Usage: "run.json method or config keys forming a row, e.g. loss,miner (default: the method keys that differ)"},
 			&cli.StringFlag{Name: "metrics", Value: strings.Join(metrics.ReportColumns(), ","), Usage: "comma-separated metric columns"},
@@ -40,7 +40,7 @@ func init() {
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "terminal: bold best values with ANSI codes: auto | always | never"},
 			&cli.BoolFlag{Name: "include-unfinished", Usage: "also use runs whose status is not done"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
-		},
+		}, reportPaperFlags()...),
 		Action: reportAction,
 	})
 }
@@ -87,22 +87,28 @@ func reportAction(c *cli.Context) error {
 			return usagef("--metrics: %v", err)
 		}
 	}
+	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}
+	if err := reportPaperOptions(c, &opt, &fo); err != nil {
+		return err
+	}
 	rep, err := reports.Aggregate(loaded.Runs, opt)
 	if err != nil {
+		return err
+	}
+	if err := renameReport(c, rep, c.App.ErrWriter); err != nil {
 		return err
 	}
 	if len(loaded.Skipped) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d unfinished run(s) skipped: %s", len(loaded.Skipped), strings.Join(loaded.Skipped, ", ")))
 	}
 	rep.Notes = append(rep.Notes, suite.MissingNotes(paths)...)
-	return reportWrite(c, rep, format, color)
+	return reportWrite(c, rep, format, color, fo)
 }
 
-// reportWrite writes rep in format to --out or stdout, in colour as
-// --color says (auto: on a terminal).
-func reportWrite(c *cli.Context, rep *reports.Report, format, color string) error {
+// reportWrite writes rep in format with fo to --out or stdout, in colour
+// as --color says (auto: on a terminal).
+func reportWrite(c *cli.Context, rep *reports.Report, format, color string, fo reports.FormatOptions) error {
 	out := c.String("out")
-	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}
 	switch color {
 	case "always":
 		fo.Color = true

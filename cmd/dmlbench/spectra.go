@@ -16,7 +16,7 @@ func init() {
 		Usage:       "singular-value spectrum and ρ spectral decay of an embedding file",
 		UsageText:   "dmlbench spectra --emb E.npy [--labels L.npy] [--out spectrum.png] [options]",
 		Description: helpText("spectra"),
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (required)"},
 			&cli.StringFlag{Name: "labels", Usage: "labels (adds the class-averaged spectrum)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "plot `FILE` (.png, .pdf, .svg, .eps, .jpg or .tif)"},
@@ -26,7 +26,7 @@ func init() {
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json (ρ and the singular values)"},
 			&cli.StringFlag{Name: "title", Value: "singular value spectrum", Usage: "figure title (\"\" draws none)"},
 			&cli.StringFlag{Name: "caption", Usage: "a line under the figure (N, D and ρ are printed, not drawn, unless given here)"},
-		},
+		}, spectraFigureFlags()...),
 		Action: spectraAction,
 	})
 }
@@ -63,7 +63,11 @@ func spectraAction(c *cli.Context) error {
 		return err
 	}
 	if out := c.String("out"); out != "" {
-		if err := sp.Save(out, mode, top, c.String("title"), c.String("caption")); err != nil {
+		opt, err := spectraFigureOptions(c, c.String("title"), c.String("caption"), plots.SpectrumYLabel(mode))
+		if err != nil {
+			return err
+		}
+		if err := sp.Save(out, mode, top, opt); err != nil {
 			return err
 		}
 		fmt.Fprintln(c.App.ErrWriter, "wrote", out)

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/experiments/tune"
+	"github.com/dmlbench/dmlbench/reports"
 )
 
 // isTuneDir reports whether path is the output directory of `dmlbench tune`.
@@ -35,5 +36,5 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 	if err != nil {
 		return err
 	}
-	return reportWrite(c, rep, format, color)
+	return reportWrite(c, rep, format, color, reports.FormatOptions{Standalone: c.Bool("standalone")})
 }

@@ -122,9 +122,9 @@ func (sp *EmbeddingSpectrum) Summary(m int) (SpectrumSummary, float64, error) {
 }
 
 // Save draws the spectrum and, with labels, its class-averaged spectrum
-// as a second curve into the figure file out, normalised by mode and cut
-// to top values, on a log y axis.
-func (sp *EmbeddingSpectrum) Save(out, mode string, top int, title, caption string) error {
+// as a second curve into the figure file out with opt, normalised by
+// mode and cut to top values.
+func (sp *EmbeddingSpectrum) Save(out, mode string, top int, opt PlotOptions) error {
 	all, err := EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
 	if err != nil {
 		return err
@@ -137,5 +137,5 @@ func (sp *EmbeddingSpectrum) Save(out, mode string, top int, title, caption stri
 		}
 		series = append(series, pc)
 	}
-	return SaveSeries(out, series, PlotOptions{Title: title, Caption: caption, XLabel: "index i (sorted)", YLabel: SpectrumYLabel(mode), LogY: true})
+	return SaveSeries(out, series, opt)
 }

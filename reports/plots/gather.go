@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -10,57 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"gonum.org/v1/plot/vg"
-
 	"github.com/dmlbench/dmlbench/experiments/tune"
 	"github.com/dmlbench/dmlbench/reports"
 )
-
-// Figure settings a command takes from its user, checked by Options.
-type FigureFlags struct {
-	// Title replaces the figure's default title when TitleSet ("" draws
-	// none).
-	Title    string
-	TitleSet bool
-	Caption  string
-	Style    string // StyleDefault or StylePaper
-	// Width and Height are in inches, per panel; under StylePaper those
-	// not set are the paper's.
-	Width, Height       float64
-	WidthSet, HeightSet bool
-	DPI                 int
-}
-
-// Options checks the settings and returns the options of a figure whose
-// default title, x and y labels are given.
-func (f FigureFlags) Options(title, xlabel, ylabel string) (PlotOptions, error) {
-	w, h := f.Width, f.Height
-	if f.Style == StylePaper {
-		if !f.WidthSet {
-			w = PaperWidth
-		}
-		if !f.HeightSet {
-			h = PaperHeight
-		}
-	}
-	if !(w > 0 && w <= 100 && h > 0 && h <= 100) {
-		return PlotOptions{}, errors.New("--width and --height must lie in (0, 100] inches")
-	}
-	sty, err := StyleFor(f.Style, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch)
-	if err != nil {
-		return PlotOptions{}, fmt.Errorf("--style must be %s or %s (got %q)", StyleDefault, StylePaper, f.Style)
-	}
-	if f.DPI < 10 || f.DPI > 2400 {
-		return PlotOptions{}, fmt.Errorf("--dpi must lie in [10, 2400] (got %d)", f.DPI)
-	}
-	opt := PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel, Caption: f.Caption,
-		Width: vg.Length(w) * vg.Inch, Height: vg.Length(h) * vg.Inch, DPI: f.DPI, Style: sty}
-	if f.TitleSet {
-		opt.Title = f.Title
-		opt.NoTitle = opt.Title == ""
-	}
-	return opt, nil
-}
 
 // FigurePath is where a figure goes: out itself, or, when out names a
 // directory (it ends in a slash or exists as one), out/name.png.

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot/vg"
-
 	"github.com/dmlbench/dmlbench/experiments/tune"
 	"github.com/dmlbench/dmlbench/reports"
 )
@@ -24,22 +22,8 @@ func TestEmbeddingName(t *testing.T) {
 	}
 }
 
-// The figure settings: paper sizes unless set, bounds on size and
-// resolution, --title "" draws none.
-func TestFigureFlags(t *testing.T) {
-	opt, err := FigureFlags{Style: StylePaper, Width: 6, Height: 4, DPI: 300}.Options("t", "x", "y")
-	if err != nil || opt.Width != vg.Length(PaperWidth)*vg.Inch || opt.Height != vg.Length(PaperHeight)*vg.Inch || opt.Title != "t" {
-		t.Errorf("paper: %+v %v", opt, err)
-	}
-	opt, err = FigureFlags{Style: StylePaper, Width: 5, WidthSet: true, Height: 4, DPI: 300, TitleSet: true}.Options("t", "x", "y")
-	if err != nil || opt.Width != 5*vg.Inch || !opt.NoTitle {
-		t.Errorf("paper, width set, no title: %+v %v", opt, err)
-	}
-	for _, bad := range []FigureFlags{{Width: 0, Height: 4, DPI: 300}, {Width: 6, Height: 101, DPI: 300}, {Width: 6, Height: 4, DPI: 5}, {Style: "poster", Width: 6, Height: 4, DPI: 300}} {
-		if _, err := bad.Options("", "", ""); err == nil {
-			t.Errorf("%+v accepted", bad)
-		}
-	}
+// A figure goes into a directory named by --out as NAME.png.
+func TestFigurePath(t *testing.T) {
 	if got := FigurePath("figs/", "rho"); got != filepath.Join("figs", "rho.png") {
 		t.Errorf("directory: %q", got)
 	}

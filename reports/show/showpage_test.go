@@ -23,21 +23,12 @@ import (
 // (rows L2-normalised, cosine), 30 classes, pictures inlined.
 func omniglotPage(t *testing.T, worst, random, k int) (*Page, []byte) {
 	t.Helper()
-	ds, err := fixtures.LoadOmniglot(fixtures.OmniglotOptions{Size: 14})
+	ds, in := omniglotInput(t)
+	imgs, err := PixelImages(ds.X, []int{1, 14, 14}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keep := make([]int, 30)
-	for i := range keep {
-		keep[i] = i
-	}
-	s := fixtures.SubsetClasses(ds.Test, keep)
-	imgs, err := PixelImages(s.X, ds.Shape, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	emb := fixtures.NormalizeRows(mat32.Matrix{Rows: s.X.Rows, Cols: s.X.Cols, Data: append([]float32(nil), s.X.Data...)})
-	p, err := Build(context.Background(), metrics.Input{Emb: emb, Labels: s.Labels, ClassNames: s.ClassNames},
+	p, err := Build(context.Background(), in,
 		Options{Worst: worst, Random: random, K: k, Seed: 1, Distance: "cosine", Title: "Omniglot test, 30 classes: raw pixels"}, imgs, imgs)
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +38,23 @@ func omniglotPage(t *testing.T, worst, random, k int) (*Page, []byte) {
 		t.Fatal(err)
 	}
 	return p, b.Bytes()
+}
+
+// omniglotInput is the Omniglot test split's first 30 classes at 14×14
+// and its input (rows L2-normalised).
+func omniglotInput(t *testing.T) (fixtures.Split, metrics.Input) {
+	t.Helper()
+	ds, err := fixtures.LoadOmniglot(fixtures.OmniglotOptions{Size: 14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := make([]int, 30)
+	for i := range keep {
+		keep[i] = i
+	}
+	s := fixtures.SubsetClasses(ds.Test, keep)
+	emb := fixtures.NormalizeRows(mat32.Matrix{Rows: s.X.Rows, Cols: s.X.Cols, Data: append([]float32(nil), s.X.Data...)})
+	return s, metrics.Input{Emb: emb, Labels: s.Labels, ClassNames: s.ClassNames}
 }
 
 // The worst queries come first by AP@R, every hit is marked by its class,

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/compare"
@@ -50,22 +49,12 @@ func addCompare() {
 		&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence level of the interval"},
 	}
 	register(&cli.Command{
-		Name:      "compare",
-		Usage:     "paired test of two embeddings of one test set: B − A, 95 % CI and p per metric, resampling classes",
-		UsageText: "dmlbench compare --emb A.npy --emb B.npy --labels L.npy [options]",
-		Description: `Both embeddings are scored as eval scores them (same metrics, conventions and
-inputs); every k-NN metric's per-query values are then paired query by query. The
-interval is a percentile bootstrap over classes, the p-value a sign-flip permutation
-test over classes (queries of one class share their positives: the class is the unit).
-Clustering and whole-embedding metrics (NMI, F1, AMI, rho, dist_ratio) have no
-per-query values: their A, B and B − A are shown, not tested (docs/compare.md).
-Under the table: the minimum difference detectable at this size (α = 0.05, 80 % power).
-
-Examples:
-   dmlbench compare --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy
-   dmlbench compare --emb docs/examples/features/test_emb.npy --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --metrics R@1,MAP@R --format json`,
-		Flags:  append(append(flags, evalFlagsNamed(sharedEvalFlags...)...), compareExtraFlags()...),
-		Action: compareAction,
+		Name:        "compare",
+		Usage:       "paired test of two embeddings of one test set: B − A, 95 % CI and p per metric, resampling classes",
+		UsageText:   "dmlbench compare --emb A.npy --emb B.npy --labels L.npy [options]",
+		Description: helpText("compare"),
+		Flags:       append(append(flags, evalFlagsNamed(sharedEvalFlags...)...), compareExtraFlags()...),
+		Action:      compareAction,
 	})
 }
 
@@ -121,43 +110,15 @@ func compareAction(c *cli.Context) error {
 // or --query-emb and --gallery-emb twice each against the query and
 // gallery labels.
 func loadPairedInputs(c *cli.Context) ([2]metrics.Input, [2]string, error) {
-	var ins [2]metrics.Input
-	var names [2]string
-	embs, qs, gs := c.StringSlice("emb"), c.StringSlice("query-emb"), c.StringSlice("gallery-emb")
-	qg := len(qs) > 0 || len(gs) > 0 || c.String("query-labels") != "" || c.String("gallery-labels") != ""
-	switch {
-	case qg && len(embs) > 0:
-		return ins, names, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
-	case qg && (len(qs) != 2 || len(gs) != 2 || c.String("query-labels") == "" || c.String("gallery-labels") == ""):
-		return ins, names, usagef("query/gallery mode needs --query-emb and --gallery-emb twice each (A, then B), --query-labels and --gallery-labels")
-	case !qg && (len(embs) != 2 || c.String("labels") == ""):
-		return ins, names, usagef("compare needs --emb twice (A, then B) and --labels (got %d --emb)", len(embs))
+	f := compare.Files{Emb: c.StringSlice("emb"), Labels: c.String("labels"), QueryEmb: c.StringSlice("query-emb"), GalleryEmb: c.StringSlice("gallery-emb"),
+		QueryLabels: c.String("query-labels"), GalleryLabels: c.String("gallery-labels")}
+	switch qg := f.QueryGallery(); {
+	case qg && len(f.Emb) > 0:
+		return [2]metrics.Input{}, [2]string{}, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
+	case qg && (len(f.QueryEmb) != 2 || len(f.GalleryEmb) != 2 || f.QueryLabels == "" || f.GalleryLabels == ""):
+		return [2]metrics.Input{}, [2]string{}, usagef("query/gallery mode needs --query-emb and --gallery-emb twice each (A, then B), --query-labels and --gallery-labels")
+	case !qg && (len(f.Emb) != 2 || f.Labels == ""):
+		return [2]metrics.Input{}, [2]string{}, usagef("compare needs --emb twice (A, then B) and --labels (got %d --emb)", len(f.Emb))
 	}
-	for i := range 2 {
-		if !qg {
-			x, y, err := arrays.LoadPair(embs[i], c.String("labels"), false)
-			if err != nil {
-				return ins, names, err
-			}
-			ins[i], names[i] = metrics.Input{Emb: x, Labels: y}, embs[i]
-			continue
-		}
-		x, _, err := arrays.LoadPair(qs[i], c.String("query-labels"), true)
-		if err != nil {
-			return ins, names, err
-		}
-		g, _, err := arrays.LoadPair(gs[i], c.String("gallery-labels"), false)
-		if err != nil {
-			return ins, names, err
-		}
-		if g.Cols != x.Cols {
-			return ins, names, fmt.Errorf("%s has dimension %d but %s has dimension %d", qs[i], x.Cols, gs[i], g.Cols)
-		}
-		ids, err := arrays.JointLabels(c.String("query-labels"), c.String("gallery-labels"))
-		if err != nil {
-			return ins, names, err
-		}
-		ins[i], names[i] = metrics.Input{Emb: x, Labels: ids[0], Gallery: &g, GalleryLabels: ids[1]}, qs[i]
-	}
-	return ins, names, nil
+	return f.Load()
 }

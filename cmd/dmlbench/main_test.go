@@ -49,7 +49,7 @@ func TestMissingRequiredInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		"data export":      {[]string{"--dataset", "synthetic"}, "give --out DIR (one split) or --dir DIR (both splits)"},
+		"data export":      {[]string{"--dataset", "synthetic"}, "give --out DIR (one split) or --dir DIR"},
 		"data audit":       {nil, "--dataset is required"},
 		"compare":          {[]string{"--emb", emb, "--emb", emb}, "compare needs --emb twice (A, then B) and --labels"},
 		"show":             {[]string{"--emb", emb, "--out", "x.html"}, "--emb and --labels are required"},
@@ -71,9 +71,9 @@ func TestMissingRequiredInput(t *testing.T) {
 		"tune status":      {nil, "one spec file"},
 		"tune cell":        {nil, "one cell directory"},
 		"external-cell":    {nil, "want --dir DIR and --command"},
-		"eval status":      {nil, "eval status takes the --partial DIR"},
-		"eval merge":       {nil, "eval merge takes the --partial DIR"},
-		"plot distractors": {nil, "plot distractors takes one curve file"},
+		"eval status":      {nil, "takes the --partial DIR of a sharded eval"},
+		"eval merge":       {nil, "takes the --partial DIR of a sharded eval"},
+		"plot distractors": {nil, "takes one curve file"},
 	}
 	needNothing := map[string]bool{"version": true}
 	app := newApp()

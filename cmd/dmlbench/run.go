@@ -28,35 +28,10 @@ import (
 func addRun() {
 	d := trainers.Defaults()
 	register(&cli.Command{
-		Name:      "run",
-		Usage:     "train an embedding with a DML loss and record metrics per epoch in run.json",
-		UsageText: "dmlbench run --dataset NAME --loss LOSS [--miner M] [--sampler S] --out DIR [options]",
-		Description: `Trains an embedding network with Adam: an MLP head on pixels or precomputed features
-(--arch mlp, the default) or a small CNN on image data sets (--arch cnn: 3×3 conv blocks of
---channels widths, each ReLU + 2×2 max-pool, then a linear map to --embed-dim), evaluates
-the held-out test classes with the same metrics as 'dmlbench eval' every --eval-every
-epochs, and writes DIR/run.json (config, versions, per-epoch loss and metrics, initial /
-final / best metrics, timings, final test spectrum). With --val-split F, a fraction F of
-the training classes is held out as validation and chooses the best epoch (never the
-test split). A checkpoint (DIR/checkpoint.gob) is written atomically after every epoch;
-after Ctrl-C or a crash, --resume continues with every setting recorded in DIR/run.json and
-reproduces the uninterrupted run. With --resume, flags may extend the run (--epochs) or
-change how it is scored (--metrics, --compat, --distance, --backend, --eval-every,
---test-time*, --save-embeddings); a flag that changes a training setting is an error.
-One process at a time writes DIR (a second one is told which pid holds it).
-
-Keys of --config (YAML) are the flag names (convention for --compat); keys not in the
-file take the defaults shown below, and flags given on the command line override the file.
-A value given as 0 is used as 0 (--epochs 0 only evaluates the untrained model) or refused.
-
-Examples:
-   dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --epochs 20 --seed 1 --out runs/margin-s1
-   dmlbench run --config docs/examples/omniglot-run.yaml --seed 1 --out runs/ms-s1
-   dmlbench run --dataset dir:docs/examples/features --loss multisimilarity --hidden 512 --val-split 0.5 --eval-every 1 --batch-size 40 --out runs/features-ms
-   dmlbench run --dataset omniglot --arch cnn --channels 32,64 --loss margin --miner distance --out runs/cnn-margin
-   dmlbench run --out runs/margin-s0 --resume
-   dmlbench run --dataset omniglot --loss margin --out runs/m --save-embeddings && dmlbench eval --emb runs/m/test_emb.npy --labels runs/m/test_labels.npy --clustering ward
-   dmlbench list losses`,
+		Name:        "run",
+		Usage:       "train an embedding with a DML loss and record metrics per epoch in run.json",
+		UsageText:   "dmlbench run --dataset NAME --loss LOSS [--miner M] [--sampler S] --out DIR [options]",
+		Description: helpText("run"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "config", Usage: "YAML `FILE` with the same keys as the flags (keys not in it take the defaults below)"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "run `DIR` (run.json, checkpoint.gob)"},

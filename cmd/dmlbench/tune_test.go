@@ -39,6 +39,13 @@ func TestTuneCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "0/2 trials done") || !strings.Contains(out, "1 done") {
 		t.Fatalf("status: exit %d: %s\n%s", code, errs, out)
 	}
+	// --executor slurm --dry-run writes the array script over the cells
+	// that can run now (the unfinished one) and submits nothing.
+	_, errs, code = runCLI(t, "tune", spec, "--executor", "slurm", "--dry-run")
+	sb, err := os.ReadFile(filepath.Join(dir, "out", "slurm", "tune-cells.sbatch"))
+	if code != 0 || err != nil || !strings.Contains(errs, "tune: 1 tune cells to submit; wrote ") || !strings.Contains(string(sb), "#SBATCH --array=1") {
+		t.Fatalf("slurm dry run: exit %d, %v: %s\n%s", code, err, errs, sb)
+	}
 	// Errors: one line, exit 1 for a bad spec, 2 for a bad invocation.
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("dataset: synthetic\nsearch: random\nbudget: 2\nmethods:\n  - {loss: margin, space: {lr: {low: 0.01, high: 0.001}}}\n"), 0o644); err != nil {
@@ -60,8 +67,9 @@ func TestTuneCLI(t *testing.T) {
 }
 
 // A spec edited after its directory was started: a change that only
-// extends it is accepted by tune and status alike; any other is refused
-// by both in one line naming the key. A budget of 10⁹ is refused at once.
+// extends it is accepted by tune and status alike; any other is taken
+// while nothing has been produced (after a dry run) and refused by both
+// once a cell has run, in one line naming the key. A budget of 10⁹ is refused at once.
 func TestTuneSpecChangesAndLimits(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "t.yaml")
@@ -79,6 +87,15 @@ func TestTuneSpecChangesAndLimits(t *testing.T) {
 	out, errs, code := runCLI(t, "tune", "status", spec)
 	if code != 0 || !strings.Contains(out, "the spec extends the directory (budget)") {
 		t.Fatalf("extended: exit %d: %s\n%s", code, errs, out)
+	}
+	// Nothing has run yet: a dry run does not lock the directory.
+	write(strings.Replace(base, "high: 0.01", "high: 0.02", 1))
+	if out, errs, code := runCLI(t, "tune", "status", spec); code != 0 || !strings.Contains(out, "starts the directory over") {
+		t.Fatalf("changed space after a dry run: exit %d: %s\n%s", code, errs, out)
+	}
+	write(base)
+	if _, errs, code := runCLI(t, "tune", "cell", filepath.Join(dir, "out", "trials", "margin-distance", "t000", "f0"), "--quiet"); code != 0 {
+		t.Fatalf("cell 0: %s", errs)
 	}
 	write(strings.Replace(base, "high: 0.01", "high: 0.02", 1))
 	for _, args := range [][]string{{"tune", spec}, {"tune", "status", spec}} {

@@ -34,7 +34,8 @@ func RowsFile(name string) string { return name + "_rows.npy" }
 
 // Assemble is the one assembler of a command cell's Contract: it writes
 // every row set of a into dir (RowsFile, absolute paths in the Contract)
-// and returns the Contract for the data set ds in dataDir, with the item
+// and returns the Contract (Run fills Dir and Resume) for the data set ds
+// in dataDir, with the item
 // lists of the splits the cell reads (so a tuning cell, which reads the
 // training split alone, gets no test item path), and the labels of each
 // Embed set's rows, in order, which stay with dmlbench.
@@ -46,7 +47,7 @@ func Assemble(dir, dataDir string, ds Dataset, a Assignment) (Contract, map[stri
 	splits := map[string]Split{"train": ds.Train, "test": ds.Test}
 	c := Contract{
 		Version: ContractVersion, Stage: a.Stage, Method: a.Method, Trial: a.Trial, Fold: a.Fold, Folds: a.Folds,
-		Params: a.Params, Seed: a.Seed, Epochs: a.Epochs, ScheduleEpochs: a.ScheduleEpochs, Dir: abs, Data: dataDir, Items: map[string]string{},
+		Params: a.Params, Seed: a.Seed, Epochs: a.Epochs, ScheduleEpochs: a.ScheduleEpochs, Data: dataDir, Items: map[string]string{},
 		Embed: map[string]Rows{}, EmbedEpochs: a.EmbedEpochs, Embeddings: filepath.Join(abs, EmbDir),
 	}
 	labels := map[string][]int32{}

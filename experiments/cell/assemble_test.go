@@ -43,7 +43,8 @@ func TestAssemble(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !filepath.IsAbs(c.Dir) || c.Train.Rows != filepath.Join(c.Dir, RowsFile("train")) || c.Train.Count != 4 ||
+	abs, _ := filepath.Abs(dir)
+	if c.Train.Rows != filepath.Join(abs, RowsFile("train")) || c.Train.Count != 4 || c.Embeddings != filepath.Join(abs, EmbDir) ||
 		c.Embed["val"].Split != "train" || c.Embed["val"].Count != 2 || !reflect.DeepEqual(c.EmbedEpochs, []int{1, 2}) ||
 		c.Trial != 2 || c.Fold != 1 || c.Folds != 3 || c.Seed != 7 || c.Version != ContractVersion {
 		t.Fatalf("contract %+v", c)
@@ -55,7 +56,7 @@ func TestAssemble(t *testing.T) {
 		t.Fatalf("val labels %v, want %v", labels["val"], want)
 	}
 	for name, want := range map[string][]string{"train": {"0", "2", "3", "5"}, "val": {"1", "4"}} {
-		ids, names, err := arrays.LoadLabels(filepath.Join(c.Dir, RowsFile(name)))
+		ids, names, err := arrays.LoadLabels(filepath.Join(abs, RowsFile(name)))
 		var got []string
 		for _, id := range ids {
 			got = append(got, names[id])

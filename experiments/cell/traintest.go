@@ -20,7 +20,9 @@ import (
 type TrainTest struct {
 	Dir, WorkDir, DataDir string
 	Command               []string
-	Params                map[string]any
+	// Files are more files or directories of the trainer to hash (Job.Files).
+	Files  []string
+	Params map[string]any
 	// Config gives the seed, the epochs and the scoring settings.
 	Config trainers.Config
 	// Record is run.json's start (name, data set, method keys).
@@ -36,8 +38,12 @@ func RunTrainTest(ctx context.Context, t TrainTest) error {
 	if err != nil {
 		return err
 	}
+	dir, err := filepath.Abs(t.Dir)
+	if err != nil {
+		return err
+	}
 	cfg := t.Config.WithDefaults()
-	c, labels, err := Assemble(t.Dir, t.DataDir, *ds, Assignment{
+	c, labels, err := Assemble(dir, t.DataDir, *ds, Assignment{
 		Stage: "train", Method: t.Record.Method["method"], Params: t.Params, Seed: cfg.Seed, Epochs: cfg.Epochs,
 		Train:       RowSet{Split: "train", Rows: AllRows(len(ds.Train.Labels))},
 		Embed:       map[string]RowSet{"test": {Split: "test", Rows: AllRows(len(ds.Test.Labels))}},
@@ -46,13 +52,12 @@ func RunTrainTest(ctx context.Context, t TrainTest) error {
 	if err != nil {
 		return err
 	}
-	dir := c.Dir
 	evaluate, err := trainers.NewEvaluator(cfg)
 	if err != nil {
 		return err
 	}
 	last, err := Run(ctx, Job{
-		Command: t.Command, WorkDir: t.WorkDir, Contract: c, Labels: labels,
+		Command: t.Command, WorkDir: t.WorkDir, Dir: dir, Files: t.Files, Contract: c, Labels: labels,
 		Evaluate: EvalFunc(evaluate), Record: t.Record, Stdout: os.Stdout, Stderr: os.Stderr,
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package suite
 import (
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"sort"
@@ -254,4 +255,13 @@ func (s *Spec) Check(jobs []Job, ch Checker) error {
 		}
 	}
 	return p.Err()
+}
+
+// List writes each problem on w as "prefix: problem" and returns an
+// error that counts them.
+func (e *ProblemsError) List(w io.Writer, prefix string) error {
+	for _, p := range e.Problems {
+		fmt.Fprintf(w, "%s: %s\n", prefix, p)
+	}
+	return fmt.Errorf("%s: %d problems (listed above); nothing was run", prefix, len(e.Problems))
 }

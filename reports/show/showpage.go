@@ -41,8 +41,9 @@ type Options struct {
 	Queries []int
 }
 
-// Images give the picture of a row as a data URI ("" when there is none).
-type Images func(row int) template.URL
+// Images give the picture of a row as a data URI ("" when there is
+// none), or why it cannot. Build asks only for the rows it shows.
+type Images func(row int) (template.URL, error)
 
 // Hit is one retrieved gallery item.
 type Hit struct {
@@ -144,13 +145,17 @@ func Build(ctx context.Context, in metrics.Input, opt Options, qImg, gImg Images
 			q := Query{Row: rows[i], Label: pq.Labels[s], APR: apr[s], ClassR1: byClass[pq.Class[s]],
 				Position: fmt.Sprintf("%s %d of %d", what, i+1, len(sel))}
 			if qImg != nil {
-				q.Img = qImg(rows[i])
+				if q.Img, err = qImg(rows[i]); err != nil {
+					return nil, err
+				}
 			}
 			for j, id := range nb.IDsOf(i) {
 				h := Hit{Row: int(id), Label: label(galleryLabels[id]), Dist: shownDistance(opt.Distance, nb.DistOf(i)[j]),
 					Correct: galleryLabels[id] == in.Labels[rows[i]]}
 				if gImg != nil {
-					h.Img = gImg(int(id))
+					if h.Img, err = gImg(int(id)); err != nil {
+						return nil, err
+					}
 				}
 				q.Hits = append(q.Hits, h)
 			}
@@ -258,7 +263,7 @@ func PixelImages(x mat32.Matrix, shape []int, invert bool) (Images, error) {
 		return nil, fmt.Errorf("show: image shape %v does not match %d values per row", shape, x.Cols)
 	}
 	c, h, w := shape[0], shape[1], shape[2]
-	return func(row int) template.URL {
+	return func(row int) (template.URL, error) {
 		px := x.Row(row)
 		img := image.NewNRGBA(image.Rect(0, 0, w, h))
 		for y := 0; y < h; y++ {
@@ -276,30 +281,40 @@ func PixelImages(x mat32.Matrix, shape []int, invert bool) (Images, error) {
 		}
 		var b bytes.Buffer
 		if err := png.Encode(&b, img); err != nil {
-			return ""
+			return "", err
 		}
-		return dataURI("image/png", b.Bytes())
+		return dataURI("image/png", b.Bytes()), nil
 	}, nil
 }
 
-// FileImages inlines the image files paths[row] (PNG, JPEG, GIF, WebP, as
-// sniffed from their bytes).
+// FileImages inlines the image files paths[row] (PNG, JPEG, GIF, WebP,
+// BMP, as sniffed from their bytes). Every file must exist (checked at
+// once); a file is read only when its row is shown, so a page of a few
+// dozen pictures costs a few dozen reads whatever the list's length.
 func FileImages(paths []string) (Images, error) {
-	uris := make([]template.URL, len(paths))
 	for i, p := range paths {
-		b, err := os.ReadFile(p)
+		st, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("show: image of row %d: %w", i, err)
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("show: image of row %d: %s is not a file", i, p)
+		}
+	}
+	return func(row int) (template.URL, error) {
+		p := paths[row]
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("show: image of row %d: %w", row, err)
 		}
 		typ := http.DetectContentType(b)
 		switch typ {
 		case "image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp":
 		default:
-			return nil, fmt.Errorf("show: %s (row %d) is %s, not an image", p, i, typ)
+			return "", fmt.Errorf("show: %s (row %d) is %s, not an image", p, row, typ)
 		}
-		uris[i] = dataURI(typ, b)
-	}
-	return func(row int) template.URL { return uris[row] }, nil
+		return dataURI(typ, b), nil
+	}, nil
 }
 
 // ReadImageList reads one image path per line (blank lines skipped),

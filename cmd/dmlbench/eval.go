@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,11 +95,16 @@ func evalAction(c *cli.Context) error {
 	if err := checkPerClassMetrics(c); err != nil {
 		return err
 	}
-	if err := checkShardFlags(c, embs); err != nil {
+	plan := shardPlan(c, embs)
+	if err := plan.Check(); err != nil {
 		return err
 	}
-	if handled, err := evalExecutor(c); handled || err != nil {
+	if merge, handled, err := plan.Execute(c.Context, os.Args[1:], c.App.Writer, c.App.ErrWriter); handled || err != nil {
 		return err
+	} else if merge != "" {
+		if err := c.Set("merge", merge); err != nil {
+			return err
+		}
 	}
 	if c.String("per-query") != "" && len(embs) > 1 {
 		return usagef("--per-query writes one file; it takes one --emb file (got %d)", len(embs))
@@ -235,63 +241,16 @@ func checkPerClassMetrics(c *cli.Context) error {
 	return usagef("--per-class reports k-NN metrics (R@k, MAP@R, mAP@C, …) per class; --metrics %s names none", m)
 }
 
+// evalFiles are the input files of eval's command line c, scoring emb.
+func evalFiles(c *cli.Context, emb string) arrays.EvalFiles {
+	return arrays.EvalFiles{Emb: emb, Labels: c.String("labels"), QueryEmb: c.String("query-emb"), QueryLabels: c.String("query-labels"),
+		GalleryEmb: c.String("gallery-emb"), GalleryLabels: c.String("gallery-labels"), GalleryBlock: c.Int("gallery-block")}
+}
+
+// loadEvalInput reads the input of eval's command line c, scoring emb.
 func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
-	var in metrics.Input
-	lab := evalLabels(c, emb)
-	qe, ql, ge, gl := c.String("query-emb"), c.String("query-labels"), c.String("gallery-emb"), c.String("gallery-labels")
-	qg := qe != "" || ql != "" || ge != "" || gl != ""
-	switch {
-	case qg && emb != "":
-		return in, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
-	case qg && (qe == "" || ql == "" || ge == "" || gl == ""):
-		return in, usagef("query/gallery mode needs --query-emb, --query-labels, --gallery-emb and --gallery-labels")
-	case !qg && (emb == "" || lab == "" && !holdsMore(emb)):
-		return in, usagef("--emb and --labels are required (see dmlbench eval --help)")
-	case !qg && lab == "":
-		return in, usagef("--labels is required: %s holds no labels (a .pt or .npz that holds them as \"labels\", or an (embeddings, labels) pair, needs none)", emb)
-	}
-	if !qg {
-		qe, ql = emb, lab
-	}
-	x, y, err := loadPair(c, qe, ql, !qg, qg) // one query against a gallery is valid
-	if err != nil {
-		return in, err
-	}
-	in.Emb, in.Labels = x, y
-	if qg {
-		gx, _, err := loadPair(c, ge, gl, true, false)
-		if err != nil {
-			return in, err
-		}
-		if gx.Cols != x.Cols {
-			return in, fmt.Errorf("%s has dimension %d but %s has dimension %d", qe, x.Cols, ge, gx.Cols)
-		}
-		// Labels were remapped per file; map both to one id space by their original names.
-		ids, err := arrays.JointLabels(ql, gl)
-		if err != nil {
-			return in, err
-		}
-		in.Labels, in.GalleryLabels = ids[0], ids[1]
-		in.Gallery = &gx
-	}
-	return in, nil
-}
-
-// holdsMore reports whether an embedding spec names a .pt or .npz file,
-// which may hold the labels too.
-func holdsMore(spec string) bool {
-	l := strings.ToLower(spec)
-	return strings.Contains(l, ".pt") || strings.Contains(l, ".npz")
-}
-
-// evalLabels is --labels, or the labels the embedding file emb holds
-// beside them (arrays.LabelsBeside) when --labels is not given.
-func evalLabels(c *cli.Context, emb string) string {
-	if l := c.String("labels"); l != "" || emb == "" {
-		return l
-	}
-	l, _ := arrays.LabelsBeside(emb)
-	return l
+	s, err := evalFiles(c, emb).Load()
+	return metrics.Input{Emb: s.Emb, Labels: s.Labels, Gallery: s.Gallery, GalleryLabels: s.GalleryLabels}, err
 }
 
 // ignoredK returns a k of --k that a --metrics list would not compute (it

@@ -82,7 +82,7 @@ func pmlOptions(c *cli.Context, opt *metrics.Options) error {
 }
 
 // queryRows reads --query-rows (one-set mode only).
-func queryRows(c *cli.Context, in *metrics.Input) error {
+func queryRows(c *cli.Context, in *metrics.Input) (err error) {
 	spec := c.String("query-rows")
 	if spec == "" {
 		return nil
@@ -90,31 +90,16 @@ func queryRows(c *cli.Context, in *metrics.Input) error {
 	if in.Gallery != nil {
 		return usagef("--query-rows selects queries inside --emb; with --query-*/--gallery-* every query row is a query")
 	}
-	rows, err := arrays.LoadIndices(spec)
-	if err != nil {
-		return err
-	}
-	for i, r := range rows {
-		if r < 0 || r >= in.Emb.Rows {
-			return fmt.Errorf("%s: entry %d is row %d, but --emb has rows 0..%d", spec, i, r, in.Emb.Rows-1)
-		}
-	}
-	in.QueryRows = rows
-	return nil
+	in.QueryRows, err = arrays.QueryRows(spec, in.Emb.Rows)
+	return err
 }
 
-// classNames fills in.ClassNames (for --per-class) with the original label
-// of every id in in.Labels / in.GalleryLabels (arrays.OriginalNames), for
+// classNames fills in.ClassNames with the original label of every id, for
 // --per-class, --per-query and the commands beside eval.
-func classNames(c *cli.Context, emb string, in *metrics.Input) error {
+func classNames(c *cli.Context, emb string, in *metrics.Input) (err error) {
 	if !c.Bool("per-class") && c.String("per-query") == "" && c.Command.Name == "eval" {
 		return nil
 	}
-	specs, ids := []string{evalLabels(c, emb)}, [][]int32{in.Labels}
-	if in.Gallery != nil {
-		specs, ids = []string{c.String("query-labels"), c.String("gallery-labels")}, [][]int32{in.Labels, in.GalleryLabels}
-	}
-	names, err := arrays.OriginalNames(specs, ids)
-	in.ClassNames = names
+	in.ClassNames, err = evalFiles(c, emb).ClassNames(in.Labels, in.GalleryLabels)
 	return err
 }

@@ -5,17 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/experiments/shards"
 	"github.com/dmlbench/dmlbench/experiments/suite"
-	"github.com/dmlbench/dmlbench/fixtures/arrays"
-	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/metrics/partial"
@@ -34,22 +29,6 @@ var evalShardFlags = []cli.Flag{
 	&cli.IntFlag{Name: "slurm-cpus", Usage: "with --executor slurm: #SBATCH --cpus-per-task (GOMAXPROCS of each task)"},
 	&cli.StringFlag{Name: "slurm-mem", Usage: "with --executor slurm: #SBATCH --mem"},
 	&cli.IntFlag{Name: "gallery-block", Usage: "memory-map the searched .npy (float32, or float16 widened into a temporary float32 file; --gallery-emb, or --emb leave-one-out) and search it `ROWS` rows at a time: the search's anonymous memory is 4·ROWS·D + 32·C·(K+1) bytes (C·(K+1) ≤ 2²², K the depth: the watch window, 1000 with mAP@1000), not the gallery's (docs/scale.md); 0 = read it into memory"},
-}
-
-// loadPair reads embeddings and labels (arrays.LoadPair); the searched
-// set (gallery) is memory-mapped with --gallery-block.
-func loadPair(c *cli.Context, emb, lab string, gallery, query bool) (mat32.Matrix, []int32, error) {
-	if !gallery || c.Int("gallery-block") <= 0 {
-		return arrays.LoadPair(emb, lab, query)
-	}
-	if !arrays.IsPlainNPY(emb) {
-		return mat32.Matrix{}, nil, usagef("--gallery-block memory-maps a float32 or float16 .npy file; %s is not one", emb)
-	}
-	m, y, err := arrays.MapPair(emb, lab, query)
-	if err != nil {
-		return mat32.Matrix{}, nil, err
-	}
-	return m.Matrix(), y, nil // mapped until the process ends
 }
 
 // errShardWritten ends an eval that wrote its own output (a shard's
@@ -84,109 +63,26 @@ func evaluate(c *cli.Context, in metrics.Input, opt metrics.Options) (*metrics.R
 	}
 	sh, err := shards.ParseShard(c.String("shard"))
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	p, err := metrics.EvaluateShard(c.Context, in, opt, sh)
 	if err != nil {
 		return nil, err
 	}
 	dir := c.String("partial")
-	if err := partial.Write(dir, p, shardCommand(os.Args[1:])); err != nil {
+	if err := partial.Write(dir, p, shards.Command(os.Args[1:])); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "eval: shard %d/%d: queries %d…%d in %.1f s → %s\n", sh.Index, sh.Count, p.Lo, p.Hi-1, p.Seconds, filepath.Join(dir, partial.Name(sh)))
 	return nil, errShardWritten
 }
 
-// checkShardFlags refuses flag combinations that sharding cannot honour.
-func checkShardFlags(c *cli.Context, embs []string) error {
-	sharded := c.String("shard") != "" || c.String("executor") != "" || len(c.StringSlice("merge")) > 0
-	switch {
-	case !sharded:
-		if c.Int("shards") != 0 || c.Int("parallel") != 1 || c.String("partial") != "" {
-			return usagef("--shards, --parallel and --partial go with --executor or --shard")
-		}
-		return nil
-	case len(embs) > 1:
-		return usagef("a sharded eval scores one --emb file (got %d)", len(embs))
-	case c.String("gallery-sizes") != "":
-		return usagef("--gallery-sizes runs its evaluations here; it does not shard")
-	case c.String("shard") != "" && c.String("executor") != "":
-		return usagef("--shard runs one shard here; --executor runs them all: use one")
-	case c.String("executor") != "" && len(c.StringSlice("merge")) > 0:
-		return usagef("--executor runs the shards and merges them; --merge merges partials already written: use one")
-	case c.String("shard") != "" && len(c.StringSlice("merge")) > 0:
-		return usagef("--shard writes a partial result and --merge reads them: use one")
-	case (c.String("shard") != "" || c.String("executor") != "") && c.String("partial") == "":
-		return usagef("--shard and --executor need --partial DIR, where the shards write their partial results")
-	case c.String("shard") != "" && (c.String("out") != "" || c.String("per-query") != ""):
-		return usagef("--out and --per-query write the merged result: give them to the merge (--merge DIR)")
-	}
-	return nil
-}
-
-// evalExecutor runs the shards of --executor: local runs them and leaves
-// the merge to the eval that follows (handled false); slurm submits them
-// with the merge job (handled true).
-func evalExecutor(c *cli.Context) (handled bool, err error) {
-	kind := c.String("executor")
-	if kind == "" {
-		return false, nil
-	}
-	if kind != "local" && kind != "slurm" {
-		return true, usagef("--executor %q: want local or slurm", kind)
-	}
-	if c.Int("shards") < 1 {
-		return true, usagef("--executor %s needs --shards N (N ≥ 1)", kind)
-	}
-	bin, err := os.Executable()
-	if err != nil {
-		return true, err
-	}
-	dir, err := filepath.Abs(c.String("partial"))
-	if err != nil {
-		return true, err
-	}
-	j := shards.Job{Bin: bin, Args: shardCommand(os.Args[1:]), Dir: dir, Shards: c.Int("shards")}
-	if kind == "slurm" {
-		cfg := &suite.SlurmConfig{Partition: c.String("slurm-partition"), Time: c.String("slurm-time"), CPUsPerTask: c.Int("slurm-cpus"), Mem: c.String("slurm-mem")}
-		s, err := shards.Slurm(c.Context, &suite.Slurm{}, j, cfg, false, c.App.ErrWriter)
-		if err != nil {
-			return true, err
-		}
-		if s.Array != "" {
-			fmt.Fprintf(c.App.ErrWriter, "eval: submitted shards %s as job %s\n", suite.ArraySpec(s.Shards, 0), s.Array)
-		}
-		fmt.Fprintf(c.App.ErrWriter, "eval: merge job %s writes %s; progress: dmlbench eval status %s\n", s.Merge, shards.ResultFile(dir), dir)
-		fmt.Fprintln(c.App.Writer, s.Merge)
-		return true, nil
-	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := shards.RunLocal(ctx, j, c.Int("parallel"), nil, c.App.ErrWriter); err != nil {
-		return true, err
-	}
-	return false, c.Set("merge", dir)
-}
-
-// shardCommand is an eval command line without the flags that choose
-// shards, executors and outputs: what every shard runs.
-func shardCommand(args []string) []string {
-	drop := map[string]bool{"shard": true, "partial": true, "merge": true, "shards": true, "executor": true,
-		"parallel": true, "slurm-partition": true, "slurm-time": true, "slurm-cpus": true, "slurm-mem": true,
-		"out": true, "per-query": true, "cpuprofile": true}
-	var out []string
-	for i := 0; i < len(args); i++ {
-		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		if strings.HasPrefix(args[i], "-") && drop[name] {
-			if !hasValue {
-				i++ // every dropped flag takes a value
-			}
-			continue
-		}
-		out = append(out, args[i])
-	}
-	return out
+// shardPlan is the sharding of eval's command line c, scoring embs.
+func shardPlan(c *cli.Context, embs []string) shards.Plan {
+	return shards.Plan{Shard: c.String("shard"), Partial: c.String("partial"), Merge: c.StringSlice("merge"),
+		Shards: c.Int("shards"), Executor: c.String("executor"), Parallel: c.Int("parallel"),
+		Slurm: suite.SlurmConfig{Partition: c.String("slurm-partition"), Time: c.String("slurm-time"), CPUsPerTask: c.Int("slurm-cpus"), Mem: c.String("slurm-mem")},
+		Embs:  len(embs), GallerySizes: c.String("gallery-sizes"), Out: c.String("out"), PerQuery: c.String("per-query")}
 }
 
 // addEvalShard adds status and merge to the eval command (buildCommands

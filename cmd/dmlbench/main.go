@@ -18,6 +18,7 @@ import (
 	_ "go4.org/unsafe/assume-no-moving-gc" // Go 1.26 start-up fix for gorgonia's dependencies
 
 	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/internal/usage"
 )
 
 // Version is set by -ldflags "-X main.Version=..." in release builds.
@@ -55,11 +56,9 @@ func buildCommands() []*cli.Command {
 }
 
 // usageError marks errors in how the command was called (exit code 2).
-type usageError struct{ error }
+type usageError = usage.Error
 
-func (u usageError) Unwrap() error { return u.error }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
 
 // defaultFlagStringer is urfave/cli's own flag line.
 var defaultFlagStringer = cli.FlagStringer
@@ -101,7 +100,7 @@ func newApp() *cli.App {
 		DisableSliceFlagSeparator: true,
 		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{withFlagSuggestion(err, nil)}
+			return usageError{Err: withFlagSuggestion(err, nil)}
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
@@ -120,7 +119,7 @@ func setUsageHandlers(c *cli.Command, path string) {
 	if c.OnUsageError == nil {
 		flags := c.Flags
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return usageError{fmt.Errorf("%s: %w (see dmlbench %s --help)", path, withFlagSuggestion(err, flags), path)}
+			return usageError{Err: fmt.Errorf("%s: %w (see dmlbench %s --help)", path, withFlagSuggestion(err, flags), path)}
 		}
 	}
 	requireFlags(c, path)
@@ -270,8 +269,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	fmt.Fprintln(stderr, "dmlbench:", msg)
-	var ue usageError
-	if errors.As(err, &ue) {
+	if usage.Is(err) {
 		return 2
 	}
 	return 1

@@ -137,7 +137,7 @@ func reportOptions(c *cli.Context) (reports.Options, error) {
 		ReferenceDataset: c.String("reference-dataset"),
 	}
 	if err := opt.Check(); err != nil {
-		return opt, usageError{err}
+		return opt, usageError{Err: err}
 	}
 	if ref := c.String("reference"); ref != "" {
 		rows, err := reports.LoadReference(ref)

@@ -135,7 +135,7 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	}
 	resolved, err := cfg.Resolve()
 	if err != nil {
-		return cfg, usageError{err}
+		return cfg, usageError{Err: err}
 	}
 	return resolved, nil
 }
@@ -195,7 +195,7 @@ func runAction(c *cli.Context) error {
 	}
 	backend, err := openBackend(cfg.Backend, metrics.Convention(cfg.Convention), 0, c.App.ErrWriter)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	quiet := c.Bool("quiet")
 	rep := newRunReporter(quiet, os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
@@ -214,7 +214,7 @@ func runAction(c *cli.Context) error {
 	}
 	var ce *trainers.ConfigError
 	if errors.As(err, &ce) {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if err != nil {
 		return err

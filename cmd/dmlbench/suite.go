@@ -114,7 +114,7 @@ func suiteProblems(c *cli.Context, file string, err error) error {
 	if len(pe.Problems) == 1 {
 		return usagef("suite %s: %s", file, pe.Problems[0])
 	}
-	return usageError{pe.List(c.App.ErrWriter, "suite "+file)}
+	return usageError{Err: pe.List(c.App.ErrWriter, "suite "+file)}
 }
 
 // suiteRunner is the Runner of every suite invocation: jobs runs at once,

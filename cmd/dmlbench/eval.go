@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -66,9 +65,9 @@ func evalAction(c *cli.Context) error {
 	if err := checkEvalNumbers(c); err != nil {
 		return err
 	}
-	ks, err := parseInts(c.String("k"))
+	ks, err := metrics.ParseKs(c.String("k"))
 	if err != nil {
-		return usagef("--k: %v", err)
+		return err
 	}
 	ch, err := resolveEvalChoices(c)
 	if err != nil {
@@ -92,8 +91,10 @@ func evalAction(c *cli.Context) error {
 	if len(embs) == 0 {
 		embs = []string{""} // query/gallery mode, or the missing-flag error of loadEvalInput
 	}
-	if err := checkPerClassMetrics(c); err != nil {
-		return err
+	if c.Bool("per-class") {
+		if err := metrics.CheckPerClass(c.String("metrics")); err != nil {
+			return err
+		}
 	}
 	plan := shardPlan(c, embs)
 	if err := plan.Check(); err != nil {
@@ -147,7 +148,7 @@ func evalOne(c *cli.Context, ch evalChoices, emb string, ks []int) (*metrics.Res
 // mode), with the eval options of c and the choices resolved from them;
 // perQuery keeps every query's k-NN values (Result.PerQuery).
 func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks []int, perQuery bool) (*metrics.Result, error) {
-	ks, proto, err := applyProtocol(c, ks, in.Gallery != nil)
+	ks, proto, err := metrics.ResolveProtocol(c.String("protocol"), ks, c.IsSet("k"), in.Gallery != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +194,7 @@ func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks 
 	if m := c.String("metrics"); m != "" {
 		opt.Metrics = splitList(m)
 		if c.IsSet("k") {
-			if k := ignoredK(opt.Metrics, ks); k > 0 {
+			if k := metrics.IgnoredK(opt.Metrics, ks); k > 0 {
 				return nil, usagef("--k %d would be ignored: --k sets the ks of R@k, so name R@k in --metrics (e.g. --metrics R@k,MAP@R --k 1,10) or list R@%d there", k, k)
 			}
 		}
@@ -226,21 +227,6 @@ func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks 
 	return res, nil
 }
 
-// checkPerClassMetrics refuses --per-class when --metrics names no k-NN
-// metric: the per-class table holds k-NN metrics only, so it would be empty.
-func checkPerClassMetrics(c *cli.Context) error {
-	m := c.String("metrics")
-	if !c.Bool("per-class") || m == "" {
-		return nil
-	}
-	for _, n := range splitList(m) {
-		if d, ok := metrics.Lookup(n); !ok || d.Stage == metrics.Retrieval || strings.EqualFold(n, "R@k") {
-			return nil // unknown names are Evaluate's error
-		}
-	}
-	return usagef("--per-class reports k-NN metrics (R@k, MAP@R, mAP@C, …) per class; --metrics %s names none", m)
-}
-
 // evalFiles are the input files of eval's command line c, scoring emb.
 func evalFiles(c *cli.Context, emb string) arrays.EvalFiles {
 	return arrays.EvalFiles{Emb: emb, Labels: c.String("labels"), QueryEmb: c.String("query-emb"), QueryLabels: c.String("query-labels"),
@@ -251,40 +237,6 @@ func evalFiles(c *cli.Context, emb string) arrays.EvalFiles {
 func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 	s, err := evalFiles(c, emb).Load()
 	return metrics.Input{Emb: s.Emb, Labels: s.Labels, Gallery: s.Gallery, GalleryLabels: s.GalleryLabels}, err
-}
-
-// ignoredK returns a k of --k that a --metrics list would not compute (it
-// names neither the R@k family nor R@k itself), or 0.
-func ignoredK(names []string, ks []int) int {
-	asked := map[string]bool{}
-	for _, n := range names {
-		key, _ := metrics.Canonical(n)
-		if key == "R@k" {
-			return 0
-		}
-		asked[key] = true
-	}
-	for _, k := range ks {
-		if !asked["R@"+strconv.Itoa(k)] {
-			return k
-		}
-	}
-	return 0
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range splitList(s) {
-		v, err := strconv.Atoi(f)
-		if err != nil || v <= 0 {
-			return nil, fmt.Errorf("%q is not a positive integer", f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("empty list")
-	}
-	return out, nil
 }
 
 func splitList(s string) []string {

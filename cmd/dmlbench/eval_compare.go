@@ -75,9 +75,9 @@ func compareAction(c *cli.Context) error {
 	if l := c.Float64("level"); !(l > 0 && l < 1) {
 		return usagef("--level %v: must lie in (0, 1)", l)
 	}
-	ks, err := parseInts(c.String("k"))
+	ks, err := metrics.ParseKs(c.String("k"))
 	if err != nil {
-		return usagef("--k: %v", err)
+		return err
 	}
 	ch, err := resolveEvalChoices(c)
 	if err != nil {

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,63 +18,16 @@ var evalPMLFlags = []cli.Flag{
 	&cli.StringFlag{Name: "pml-k", Usage: "with --compat pml: PML's explicit k (`K` or max_bin_count), the window of MRR and mean_average_precision; non-standard: when a class is larger, MAP@R sums over the first K and still divides by R, R-Precision divides by K (warned)"},
 }
 
-// applyProtocol returns the recall ks of --protocol (an explicit --k that
-// differs is a usage error) and checks the evaluation mode.
-func applyProtocol(c *cli.Context, ks []int, queryGallery bool) ([]int, *metrics.Protocol, error) {
-	name := strings.ToLower(c.String("protocol"))
-	if name == "" {
-		return ks, nil, nil
-	}
-	p, ok := metrics.LookupProtocol(name)
-	if !ok {
-		return nil, nil, usagef("--protocol %q: unknown (have: %s)", c.String("protocol"), strings.Join(metrics.ProtocolNames(), ", "))
-	}
-	if c.IsSet("k") && !slices.Equal(ks, p.Ks) {
-		return nil, nil, usagef("--protocol %s sets --k %s; drop --k or --protocol", name, joinInts(p.Ks))
-	}
-	if p.QueryGallery && !queryGallery {
-		return nil, nil, usagef("--protocol %s evaluates queries against a gallery: pass --query-emb, --query-labels, --gallery-emb, --gallery-labels", name)
-	}
-	if !p.QueryGallery && queryGallery {
-		return nil, nil, usagef("--protocol %s evaluates one set leave-one-out: pass --emb and --labels", name)
-	}
-	return slices.Clone(p.Ks), &p, nil
-}
-
-func joinInts(a []int) string {
-	s := make([]string, len(a))
-	for i, v := range a {
-		s[i] = fmt.Sprint(v)
-	}
-	return strings.Join(s, ",")
-}
-
 // pmlOptions reads --average, --per-class and --pml-k into opt.
-func pmlOptions(c *cli.Context, opt *metrics.Options) error {
-	switch a := strings.ToLower(c.String("average")); a {
-	case "query", "":
-		opt.Average = metrics.PerQuery
-	case "per-class", "per_class", "class":
-		opt.Average = metrics.PerClass
-	default:
-		return usagef("--average must be query or per-class (got %q)", c.String("average"))
+func pmlOptions(c *cli.Context, opt *metrics.Options) (err error) {
+	if opt.Average, err = metrics.ParseAverage(c.String("average")); err != nil {
+		return err
 	}
 	opt.PerClass = c.Bool("per-class")
 	if c.IsSet("pml-k") {
-		k := metrics.PMLKMaxBinCount
-		if v := c.String("pml-k"); !strings.EqualFold(v, "max_bin_count") {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return usagef("--pml-k must be a positive integer or max_bin_count (got %q)", v)
-			}
-			k = n
-		}
-		if opt.Convention != metrics.PML && opt.Convention != metrics.PML3 {
-			return usagef("--pml-k reproduces pytorch-metric-learning's explicit k and needs --compat pml")
-		}
-		opt.PMLK = k
+		opt.PMLK, err = metrics.ParsePMLK(c.String("pml-k"), opt.Convention)
 	}
-	return nil
+	return err
 }
 
 // queryRows reads --query-rows (one-set mode only).

@@ -39,6 +39,6 @@ func resolveEvalChoices(c *cli.Context) (evalChoices, error) {
 	if ch.backend, err = openBackend(c.String("backend"), conv, c.Int("threads"), c.App.ErrWriter); err != nil {
 		return ch, err
 	}
-	ch.clustering, err = clusterFunc(c.String("clustering"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), ch.backend.Searcher)
+	ch.clustering, err = metrics.ClusterFunc(c.String("clustering"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), ch.backend.Searcher)
 	return ch, err
 }

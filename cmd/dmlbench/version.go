@@ -30,4 +30,4 @@ func addVersion() {
 
 // versionLines are version's lines after the backends: the kernels in use,
 // faiss and the GPU.
-func versionLines() []string { return append(kernelLines(), gpuLine()) }
+func versionLines() []string { return append(metrics.KernelLines(), gpuLine()) }

@@ -48,4 +48,3 @@ func openBackend(name string, conv metrics.Convention, threads int, stderr io.Wr
 	}
 	return b, nil
 }
-

@@ -192,7 +192,7 @@ func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks 
 	opt.Progress, stopProgress = stageProgress(c.Bool("quiet"))
 	defer stopProgress()
 	if m := c.String("metrics"); m != "" {
-		opt.Metrics = splitList(m)
+		opt.Metrics = reports.SplitList(m, ",")
 		if c.IsSet("k") {
 			if k := metrics.IgnoredK(opt.Metrics, ks); k > 0 {
 				return nil, usagef("--k %d would be ignored: --k sets the ks of R@k, so name R@k in --metrics (e.g. --metrics R@k,MAP@R --k 1,10) or list R@%d there", k, k)
@@ -237,14 +237,4 @@ func evalFiles(c *cli.Context, emb string) arrays.EvalFiles {
 func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 	s, err := evalFiles(c, emb).Load()
 	return metrics.Input{Emb: s.Emb, Labels: s.Labels, Gallery: s.Gallery, GalleryLabels: s.GalleryLabels}, err
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }

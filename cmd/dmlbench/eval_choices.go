@@ -7,6 +7,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
+	"github.com/dmlbench/dmlbench/reports"
 )
 
 // evalChoices are eval's named choices, each resolved and checked once
@@ -31,7 +32,7 @@ func resolveEvalChoices(c *cli.Context) (evalChoices, error) {
 	if err := metrics.CheckDistance(c.String("distance")); err != nil {
 		return ch, usagef("--distance: %v", err)
 	}
-	for _, m := range splitList(c.String("metrics")) {
+	for _, m := range reports.SplitList(c.String("metrics"), ",") {
 		if err := metrics.CheckName(m); errors.Is(err, suggest.ErrUnknown) {
 			return ch, usagef("--metrics: %v", err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/metrics"
+	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/compare"
 	"github.com/dmlbench/dmlbench/reports/distractors"
 )
@@ -22,7 +23,7 @@ var evalDistractorFlags = []cli.Flag{
 // evalDistractors writes the distractor curve of --gallery-sizes.
 func evalDistractors(c *cli.Context, in metrics.Input, opt metrics.Options) error {
 	var sizes []int
-	for _, f := range splitList(c.String("gallery-sizes")) {
+	for _, f := range reports.SplitList(c.String("gallery-sizes"), ",") {
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil || v < 1 || v != float64(int(v)) {
 			return usagef("--gallery-sizes: %q is not a whole number of items", f)

@@ -141,14 +141,14 @@ func plotRuns(c *cli.Context) ([]reports.LoadedRun, error) {
 	if len(paths) == 0 {
 		return nil, usagef("%s needs at least one run directory or run.json", c.Command.Name)
 	}
-	return reportLoad(paths, c.Bool("include-unfinished"))
+	return reports.LoadFinished(paths, c.Bool("include-unfinished"))
 }
 
 // plotCheck returns --group-by, a usage error when a key is in no run's
 // method or when no run has metric (unless ""; history: in its per-epoch
 // metrics).
 func plotCheck(c *cli.Context, runs []reports.LoadedRun, metric string, history bool) ([]string, error) {
-	groupBy := reportSplit(c.String("group-by"), ",")
+	groupBy := reports.SplitList(c.String("group-by"), ",")
 	err := plots.CheckGroupBy(runs, groupBy)
 	if err == nil && metric != "" {
 		err = plots.CheckMetric(runs, metric, c.String("source"), history)
@@ -217,11 +217,11 @@ func plotSpectrumAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	groupBy := reportSplit(c.String("group-by"), ",")
+	groupBy := reports.SplitList(c.String("group-by"), ",")
 	var series []plots.Series
 	var runs []reports.LoadedRun
 	if len(paths) > 0 {
-		if runs, err = reportLoad(paths, c.Bool("include-unfinished")); err != nil {
+		if runs, err = reports.LoadFinished(paths, c.Bool("include-unfinished")); err != nil {
 			return err
 		}
 		if groupBy, err = plotCheck(c, runs, "", false); err != nil {

@@ -1,0 +1,63 @@
+package show
+
+import (
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/dmlbench/dmlbench/internal/usage"
+)
+
+// FigureFlags are show's figure flags as given: the output format
+// (html: the page; pdf, png, svg: the retrieval figure), the file, the
+// query rows, the width and the resolution.
+type FigureFlags struct {
+	Format, Out, Queries, Width string
+	QueriesSet, WidthSet        bool
+	DPI                         int
+}
+
+// Parse checks the flags (usage errors) and returns the figure's query
+// rows and options; figure is false for the page.
+func (f FigureFlags) Parse() (queries []int, fo FigureOptions, figure bool, err error) {
+	switch f.Format {
+	case "html":
+		if f.QueriesSet || f.WidthSet {
+			return nil, fo, false, usage.Errorf("--queries and --figure-width are for --format pdf, png or svg")
+		}
+		return nil, fo, false, nil
+	case "pdf", "png", "svg":
+	default:
+		return nil, fo, false, usage.Errorf("--format must be html, pdf, png or svg (got %q)", f.Format)
+	}
+	if !strings.HasSuffix(strings.ToLower(f.Out), "."+f.Format) {
+		return nil, fo, false, usage.Errorf("--format %s writes a .%s file (got --out %s)", f.Format, f.Format, f.Out)
+	}
+	if f.Queries != "" {
+		for _, s := range strings.Split(f.Queries, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || v < 0 {
+				return nil, fo, false, usage.Errorf("--queries: %q is not a row number", s)
+			}
+			queries = append(queries, v)
+		}
+	}
+	switch f.Width {
+	case "column":
+		fo.Width = ColumnWidth * vg.Inch
+	case "page":
+		fo.Width = PageWidth * vg.Inch
+	default:
+		v, err := strconv.ParseFloat(f.Width, 64)
+		if err != nil || !(v > 0 && v <= 100) {
+			return nil, fo, false, usage.Errorf("--figure-width must be column, page or inches in (0, 100] (got %q)", f.Width)
+		}
+		fo.Width = vg.Length(v) * vg.Inch
+	}
+	if f.DPI < 10 || f.DPI > 2400 {
+		return nil, fo, false, usage.Errorf("--dpi must lie in [10, 2400] (got %d)", f.DPI)
+	}
+	fo.DPI = f.DPI
+	return queries, fo, true, nil
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/record"
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
@@ -75,7 +76,7 @@ func evalAction(c *cli.Context) error {
 	}
 	format := c.String("format")
 	if !slices.Contains(reports.ResultFormats, format) {
-		return usagef("--format must be table, json, markdown or latex (got %q)", format)
+		return usagef("--format must be table, json, markdown or latex (got %q)%s", format, suggest.Hint(format, reports.ResultFormats))
 	}
 	embs := c.StringSlice("emb")
 	if len(embs) > 1 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/compare"
@@ -67,7 +68,7 @@ func compareAction(c *cli.Context) error {
 	}
 	format := c.String("format")
 	if !slices.Contains(reports.ResultFormats, format) {
-		return usagef("--format must be table, json, markdown or latex (got %q)", format)
+		return usagef("--format must be table, json, markdown or latex (got %q)%s", format, suggest.Hint(format, []string{"table", "json", "markdown", "latex"}))
 	}
 	if c.Int("resamples") < 1 {
 		return usagef("--resamples %d: must be ≥ 1", c.Int("resamples"))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/plots"
 	"github.com/dmlbench/dmlbench/spectra"
@@ -115,7 +116,7 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 	}
 	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "source" }) {
 		if s := c.String("source"); s != "final" && s != "best" {
-			return plots.PlotOptions{}, usagef("--source must be final or best (got %q)", s)
+			return plots.PlotOptions{}, usagef("--source must be final or best (got %q)%s", s, suggest.Hint(s, []string{"final", "best"}))
 		}
 	}
 	opt := plots.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel, Caption: c.String("caption"),
@@ -208,7 +209,7 @@ func plotSpectrumAction(c *cli.Context) error {
 	}
 	mode, top := c.String("normalize"), c.Int("top")
 	if !plots.ValidSpectrumNorm(mode) {
-		return usagef("--normalize must be sum, max or none (got %q)", mode)
+		return usagef("--normalize must be sum, max or none (got %q)%s", mode, suggest.Hint(mode, []string{"sum", "max", "none"}))
 	}
 	if top < 0 {
 		return usagef("--top must be ≥ 0")

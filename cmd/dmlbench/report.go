@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dmlbench/dmlbench/experiments/suite"
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 )
@@ -58,11 +59,11 @@ func reportAction(c *cli.Context) error {
 		okFormat = okFormat || f == format
 	}
 	if !okFormat {
-		return usagef("--format must be one of %s (got %q)", strings.Join(reports.Formats, ", "), format)
+		return usagef("--format must be one of %s (got %q)%s", strings.Join(reports.Formats, ", "), format, suggest.Hint(format, reports.Formats))
 	}
 	color := c.String("color")
 	if color != "auto" && color != "always" && color != "never" {
-		return usagef("--color must be auto, always or never (got %q)", color)
+		return usagef("--color must be auto, always or never (got %q)%s", color, suggest.Hint(color, []string{"auto", "always", "never"}))
 	}
 	if len(paths) == 1 && isTuneDir(paths[0]) {
 		return tuneReport(c, paths[0], format, color)

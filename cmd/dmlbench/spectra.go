@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/internal/record"
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/reports/plots"
 )
 
@@ -40,11 +41,11 @@ func spectraAction(c *cli.Context) error {
 	}
 	format := c.String("format")
 	if format != "text" && format != "json" {
-		return usagef("--format must be text or json (got %q)", format)
+		return usagef("--format must be text or json (got %q)%s", format, suggest.Hint(format, []string{"text", "json"}))
 	}
 	mode := c.String("normalize")
 	if !plots.ValidSpectrumNorm(mode) {
-		return usagef("--normalize must be sum, max or none (got %q)", mode)
+		return usagef("--normalize must be sum, max or none (got %q)%s", mode, suggest.Hint(mode, []string{"sum", "max", "none"}))
 	}
 	m, top := c.Int("m"), c.Int("top")
 	if m < 1 {

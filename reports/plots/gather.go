@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dmlbench/dmlbench/experiments/tune"
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
@@ -32,7 +33,7 @@ func CheckGroupBy(runs []reports.LoadedRun, keys []string) error {
 	have := reports.MethodKeys(runs)
 	for _, k := range keys {
 		if !slices.Contains(have, k) {
-			return fmt.Errorf("unknown --group-by key %q; the runs' method keys are: %s", k, strings.Join(have, ", "))
+			return fmt.Errorf("unknown --group-by key %q; the runs' method keys are: %s%s", k, strings.Join(have, ", "), suggest.Hint(k, have))
 		}
 	}
 	return nil
@@ -82,7 +83,7 @@ func CheckMetric(runs []reports.LoadedRun, metric, source string, history bool) 
 	if len(names) == 0 {
 		return fmt.Errorf("no metric %q: %s hold no metric", metric, where)
 	}
-	return fmt.Errorf("no metric %q in %s; have: %s", metric, where, strings.Join(names, ", "))
+	return fmt.Errorf("no metric %q in %s; have: %s%s", metric, where, strings.Join(names, ", "), suggest.Hint(metric, names))
 }
 
 // MetricLabel is the axis label of metric: with its unit (%) when it is

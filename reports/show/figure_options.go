@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/internal/usage"
 )
 
@@ -29,7 +30,7 @@ func (f FigureFlags) Parse() (queries []int, fo FigureOptions, figure bool, err 
 		return nil, fo, false, nil
 	case "pdf", "png", "svg":
 	default:
-		return nil, fo, false, usage.Errorf("--format must be html, pdf, png or svg (got %q)", f.Format)
+		return nil, fo, false, usage.Errorf("--format must be html, pdf, png or svg (got %q)%s", f.Format, suggest.Hint(f.Format, []string{"html", "pdf", "png", "svg"}))
 	}
 	if !strings.HasSuffix(strings.ToLower(f.Out), "."+f.Format) {
 		return nil, fo, false, usage.Errorf("--format %s writes a .%s file (got --out %s)", f.Format, f.Format, f.Out)

@@ -190,27 +190,10 @@ func withFlagSuggestion(err error, flags []cli.Flag) error {
 	for _, f := range flags {
 		names = append(names, f.Names()...)
 	}
-	if best := nearest(m[1], names); best != "" {
+	if best := suggest.NearestCommandLine(m[1], names); best != "" {
 		return fmt.Errorf("%w; did you mean --%s?", err, best)
 	}
 	return err
-}
-
-// nearest returns the name of names closest to name (edit distance ≤ 2,
-// name a prefix of it of two or more letters, or it a prefix of name of
-// three or more: --embeddings is --emb), or "".
-func nearest(name string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		d := suggest.Distance(name, n)
-		if strings.HasPrefix(n, name) && len(name) >= 2 || strings.HasPrefix(name, n) && len(n) >= 3 {
-			d = min(d, 1)
-		}
-		if d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
 }
 
 // unknownCommand is the usage error for a command name that does not
@@ -228,7 +211,7 @@ func unknownCommand(name, path string, cmds []*cli.Command) error {
 			names = append(names, n)
 		}
 	}
-	best := primary[nearest(name, names)]
+	best := primary[suggest.NearestCommandLine(name, names)]
 	see := strings.TrimSpace("dmlbench " + path)
 	if best != "" {
 		return usagef("unknown command %q; did you mean %q? (see %s --help)", name, best, see)

@@ -145,7 +145,7 @@ func tuneCellN(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 	}
 	r := suiteRunner(c, bin, 1, claims)
 	r.Name = "tune"
-	r.Env = append(r.Env, slurmTaskEnv()...)
+	r.Env = append(r.Env, suite.SlurmTaskEnv()...)
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(c.App.ErrWriter, "tune: cell %d: %s\n", n, j.Name)

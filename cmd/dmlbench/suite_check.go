@@ -12,6 +12,7 @@ import (
 	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/miners"
 	"github.com/dmlbench/dmlbench/trainers/samplers"
@@ -94,6 +95,6 @@ func checkCellArgs(app *cli.App, args []string) error {
 	if _, err := runConfig(c); err != nil {
 		return err
 	}
-	_, err := methodFlags(*c.Generic("method").(*methodValues))
+	_, err := trainers.ParseMethod(*c.Generic("method").(*methodValues))
 	return err
 }

@@ -62,3 +62,38 @@ func (f FigureFlags) Parse() (queries []int, fo FigureOptions, figure bool, err 
 	fo.DPI = f.DPI
 	return queries, fo, true, nil
 }
+
+// CheckCounts refuses negative query counts, fewer than one retrieval
+// per query, and a page with no query (usage errors).
+func CheckCounts(worst, random, top int) error {
+	for _, c := range []struct {
+		flag     string
+		v, least int
+	}{{"worst", worst, 0}, {"random", random, 0}, {"top", top, 1}} {
+		if c.v < c.least {
+			return usage.Errorf("--%s %d: must be ≥ %d", c.flag, c.v, c.least)
+		}
+	}
+	if worst+random == 0 {
+		return usage.Errorf("--worst 0 and --random 0 show no query")
+	}
+	return nil
+}
+
+// ImagesFor are the pictures of rows rows from a data set's split (ds,
+// split, side size) or an image list file; nil when neither is given.
+// Pictures are for one set searched leave-one-out (not queryGallery).
+func ImagesFor(ds, list, split string, size, rows int, queryGallery bool) (Images, error) {
+	switch {
+	case ds == "" && list == "":
+		return nil, nil
+	case ds != "" && list != "":
+		return nil, usage.Errorf("--dataset and --images both give the pictures; use one")
+	case queryGallery:
+		return nil, usage.Errorf("pictures (--dataset, --images) are for one set searched leave-one-out; with --query-*/--gallery-* the page shows labels and distances")
+	}
+	if list == "" && !strings.HasPrefix(ds, "dir:") && split != "train" && split != "test" {
+		return nil, usage.Errorf("--split must be train or test (got %q)%s", split, suggest.Hint(split, []string{"train", "test"}))
+	}
+	return RowImages(ds, list, split, size, rows)
+}

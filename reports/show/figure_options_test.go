@@ -30,3 +30,25 @@ func TestFigureFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckCountsImagesFor(t *testing.T) {
+	if err := CheckCounts(8, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][3]int{{-1, 8, 8}, {8, -1, 8}, {8, 8, 0}, {0, 0, 8}} {
+		if err := CheckCounts(c[0], c[1], c[2]); !usage.Is(err) {
+			t.Errorf("%v: %v", c, err)
+		}
+	}
+	if im, err := ImagesFor("", "", "test", 0, 10, false); im != nil || err != nil {
+		t.Fatalf("no pictures: %v %v", im, err)
+	}
+	for _, a := range []struct {
+		ds, list, split string
+		qg              bool
+	}{{"omniglot", "l.txt", "test", false}, {"omniglot", "", "test", true}, {"omniglot", "", "tset", false}} {
+		if _, err := ImagesFor(a.ds, a.list, a.split, 0, 10, a.qg); !usage.Is(err) {
+			t.Errorf("%+v: %v", a, err)
+		}
+	}
+}

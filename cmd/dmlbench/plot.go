@@ -195,24 +195,10 @@ func plotSpectrumAction(c *cli.Context) error {
 		return err
 	}
 	embs, labs, names := c.StringSlice("emb"), c.StringSlice("labels"), c.StringSlice("name")
-	if len(paths) == 0 && len(embs) == 0 {
-		return usagef("spectrum needs run directories and/or --emb files")
-	}
-	if len(labs) > 1 && len(labs) != len(embs) {
-		return usagef("give one --labels for all --emb files or one per --emb (%d vs %d)", len(labs), len(embs))
-	}
-	if len(names) > 0 && len(names) != len(embs) {
-		return usagef("give one --name per --emb file (%d vs %d)", len(names), len(embs))
-	}
-	if c.Bool("per-class") && len(labs) == 0 {
-		return usagef("--per-class needs --labels")
-	}
 	mode, top := c.String("normalize"), c.Int("top")
-	if !plots.ValidSpectrumNorm(mode) {
-		return usagef("--normalize must be sum, max or none (got %q)%s", mode, suggest.Hint(mode, []string{"sum", "max", "none"}))
-	}
-	if top < 0 {
-		return usagef("--top must be ≥ 0")
+	in := plots.SpectrumInputs{Embs: embs, Labels: labs, Names: names, Runs: len(paths), PerClass: c.Bool("per-class"), Normalize: mode, Top: top}
+	if err := in.Check(); err != nil {
+		return err
 	}
 	opt, err := plotOptions(c, "singular value spectrum", "index i (sorted)", "")
 	if err != nil {

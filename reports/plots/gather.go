@@ -11,6 +11,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/experiments/tune"
 	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
@@ -162,4 +163,35 @@ func TuneCurves(sum *tune.Summary) (series []Series, names []string, ylabel stri
 		}
 	}
 	return series, names, "best-so-far validation " + sum.Objective + unit
+}
+
+// SpectrumInputs are plot spectrum's embedding files: their labels (one
+// for all or one per file), legend names (one per file or none), and
+// whether the spectra are class-averaged, with the normalisation and the
+// number of values drawn.
+type SpectrumInputs struct {
+	Embs, Labels, Names []string
+	Runs                int // run paths given beside the files
+	PerClass            bool
+	Normalize           string
+	Top                 int
+}
+
+// Check refuses inputs that do not pair up (usage errors).
+func (s SpectrumInputs) Check() error {
+	switch {
+	case s.Runs == 0 && len(s.Embs) == 0:
+		return usage.Errorf("spectrum needs run directories and/or --emb files")
+	case len(s.Labels) > 1 && len(s.Labels) != len(s.Embs):
+		return usage.Errorf("give one --labels for all --emb files or one per --emb (%d vs %d)", len(s.Labels), len(s.Embs))
+	case len(s.Names) > 0 && len(s.Names) != len(s.Embs):
+		return usage.Errorf("give one --name per --emb file (%d vs %d)", len(s.Names), len(s.Embs))
+	case s.PerClass && len(s.Labels) == 0:
+		return usage.Errorf("--per-class needs --labels")
+	case !ValidSpectrumNorm(s.Normalize):
+		return usage.Errorf("--normalize must be sum, max or none (got %q)%s", s.Normalize, suggest.Hint(s.Normalize, []string{"sum", "max", "none"}))
+	case s.Top < 0:
+		return usage.Errorf("--top must be ≥ 0")
+	}
+	return nil
 }

@@ -160,13 +160,8 @@ func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks 
 		return nil, err
 	}
 	if c.Bool("binarize") {
-		if d := strings.ToLower(c.String("distance")); d != "euclidean" && d != "l2" {
-			return nil, usagef("--binarize ranks by Hamming distance; --distance %s does not apply", c.String("distance"))
-		}
-		in.Emb = metrics.Binarize(in.Emb)
-		if in.Gallery != nil {
-			g := metrics.Binarize(*in.Gallery)
-			in.Gallery = &g
+		if in, err = metrics.BinarizeInput(in, c.String("distance")); err != nil {
+			return nil, err
 		}
 	}
 	searcher := ch.backend.Searcher

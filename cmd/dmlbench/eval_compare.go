@@ -113,13 +113,5 @@ func compareAction(c *cli.Context) error {
 func loadPairedInputs(c *cli.Context) ([2]metrics.Input, [2]string, error) {
 	f := compare.Files{Emb: c.StringSlice("emb"), Labels: c.String("labels"), QueryEmb: c.StringSlice("query-emb"), GalleryEmb: c.StringSlice("gallery-emb"),
 		QueryLabels: c.String("query-labels"), GalleryLabels: c.String("gallery-labels")}
-	switch qg := f.QueryGallery(); {
-	case qg && len(f.Emb) > 0:
-		return [2]metrics.Input{}, [2]string{}, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
-	case qg && (len(f.QueryEmb) != 2 || len(f.GalleryEmb) != 2 || f.QueryLabels == "" || f.GalleryLabels == ""):
-		return [2]metrics.Input{}, [2]string{}, usagef("query/gallery mode needs --query-emb and --gallery-emb twice each (A, then B), --query-labels and --gallery-labels")
-	case !qg && (len(f.Emb) != 2 || f.Labels == ""):
-		return [2]metrics.Input{}, [2]string{}, usagef("compare needs --emb twice (A, then B) and --labels (got %d --emb)", len(f.Emb))
-	}
 	return f.Load()
 }

@@ -17,6 +17,7 @@ import (
 
 	_ "go4.org/unsafe/assume-no-moving-gc" // Go 1.26 start-up fix for gorgonia's dependencies
 
+	"github.com/dmlbench/dmlbench/internal/procout"
 	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/internal/usage"
 )
@@ -241,11 +242,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	app := newApp()
-	out := &checkedWriter{w: stdout}
+	out := &procout.Checked{W: stdout}
 	app.Writer, app.ErrWriter = out, stderr
 	err := app.Run(args)
-	if err == nil && out.err != nil {
-		err = fmt.Errorf("writing standard output: %v", unwrapPathError(out.err))
+	if err == nil && out.Err != nil {
+		err = fmt.Errorf("writing standard output: %v", unwrapPathError(out.Err))
 	}
 	if err == nil {
 		return 0
@@ -256,35 +257,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 1
-}
-
-// checkedWriter passes writes through to w and remembers the first error,
-// so that output lost to a full disk or a closed pipe fails the command.
-type checkedWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (c *checkedWriter) Write(p []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
-	}
-	n, err := c.w.Write(p)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		c.err = err
-	}
-	return n, err
-}
-
-// Fd lets terminal checks see through the wrapper to an *os.File.
-func (c *checkedWriter) Fd() uintptr {
-	if f, ok := c.w.(interface{ Fd() uintptr }); ok {
-		return f.Fd()
-	}
-	return ^uintptr(0)
 }
 
 // unwrapPathError reduces "write /dev/stdout: no space left on device" to

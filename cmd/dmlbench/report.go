@@ -154,7 +154,7 @@ func reportOptions(c *cli.Context) (reports.Options, error) {
 
 // reportIsTTY reports whether w is a terminal.
 func reportIsTTY(w io.Writer) bool {
-	f, ok := w.(interface{ Fd() uintptr }) // *os.File, or main's checkedWriter around one
+	f, ok := w.(interface{ Fd() uintptr }) // *os.File, or a procout.Checked around one
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

@@ -2,13 +2,11 @@ package main
 
 import (
 	"io"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/metrics"
-	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/compare"
 	"github.com/dmlbench/dmlbench/reports/distractors"
 )
@@ -22,13 +20,9 @@ var evalDistractorFlags = []cli.Flag{
 
 // evalDistractors writes the distractor curve of --gallery-sizes.
 func evalDistractors(c *cli.Context, in metrics.Input, opt metrics.Options) error {
-	var sizes []int
-	for _, f := range reports.SplitList(c.String("gallery-sizes"), ",") {
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || v < 1 || v != float64(int(v)) {
-			return usagef("--gallery-sizes: %q is not a whole number of items", f)
-		}
-		sizes = append(sizes, int(v))
+	sizes, err := distractors.ParseSizes(c.String("gallery-sizes"))
+	if err != nil {
+		return err
 	}
 	format := c.String("format")
 	if format != "table" && format != "json" {

@@ -195,3 +195,22 @@ func (s SpectrumInputs) Check() error {
 	}
 	return nil
 }
+
+// CheckSpectra refuses the spectra command's settings that cannot run
+// (usage errors): no embedding file, an unknown output format or
+// normalisation, ρ@m with m < 1, a negative number of values drawn.
+func CheckSpectra(emb, format, normalize string, m, top int) error {
+	switch {
+	case emb == "":
+		return usage.Errorf("spectra needs --emb FILE")
+	case format != "text" && format != "json":
+		return usage.Errorf("--format must be text or json (got %q)%s", format, suggest.Hint(format, []string{"text", "json"}))
+	case !ValidSpectrumNorm(normalize):
+		return usage.Errorf("--normalize must be sum, max or none (got %q)%s", normalize, suggest.Hint(normalize, []string{"sum", "max", "none"}))
+	case m < 1:
+		return usage.Errorf("--m must be ≥ 1 (got %d)", m)
+	case top < 0:
+		return usage.Errorf("--top must be ≥ 0")
+	}
+	return nil
+}

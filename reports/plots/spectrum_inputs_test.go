@@ -24,3 +24,17 @@ func TestSpectrumInputsCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckSpectra(t *testing.T) {
+	if err := CheckSpectra("e.npy", "json", "max", 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []struct {
+		emb, format, norm string
+		m, top            int
+	}{{"", "text", "sum", 1, 0}, {"e", "jsn", "sum", 1, 0}, {"e", "text", "mx", 1, 0}, {"e", "text", "sum", 0, 0}, {"e", "text", "sum", 1, -1}} {
+		if err := CheckSpectra(a.emb, a.format, a.norm, a.m, a.top); !usage.Is(err) {
+			t.Errorf("%+v: %v", a, err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,7 +11,6 @@ import (
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/record"
-	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
@@ -74,20 +72,9 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	format := c.String("format")
-	if !slices.Contains(reports.ResultFormats, format) {
-		return usagef("--format must be table, json, markdown or latex (got %q)%s", format, suggest.Hint(format, reports.ResultFormats))
-	}
-	embs := c.StringSlice("emb")
-	if len(embs) > 1 {
-		switch {
-		case format == "json":
-			return usagef("--format json scores one --emb file (got %d); run eval once per file, or use --format markdown|latex for one row per file", len(embs))
-		case c.String("out") != "":
-			return usagef("--out writes one result; it takes one --emb file (got %d)", len(embs))
-		case c.String("refine") != "":
-			return usagef("--refine takes one --emb file (got %d)", len(embs))
-		}
+	format, embs := c.String("format"), c.StringSlice("emb")
+	if err := reports.CheckResultOutputs(format, len(embs), c.String("out"), c.String("refine")); err != nil {
+		return err
 	}
 	if len(embs) == 0 {
 		embs = []string{""} // query/gallery mode, or the missing-flag error of loadEvalInput

@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
-	"github.com/dmlbench/dmlbench/metrics/partial"
 )
 
 // evalShardFlags run one evaluation as query shards (docs/scale.md).
@@ -51,30 +48,11 @@ func evaluate(c *cli.Context, in metrics.Input, opt metrics.Options) (*metrics.R
 		}
 		return nil, errShardWritten
 	}
-	if dirs := c.StringSlice("merge"); len(dirs) > 0 {
-		parts, _, err := partial.ReadDirs(dirs...)
-		if err != nil {
-			return nil, err
-		}
-		return metrics.Merge(c.Context, in, opt, parts)
+	res, written, err := shardPlan(c, nil).Evaluate(c.Context, in, opt, os.Args[1:], c.App.ErrWriter)
+	if written {
+		return nil, errShardWritten
 	}
-	if c.String("shard") == "" {
-		return metrics.Evaluate(c.Context, in, opt)
-	}
-	sh, err := shards.ParseShard(c.String("shard"))
-	if err != nil {
-		return nil, usageError{Err: err}
-	}
-	p, err := metrics.EvaluateShard(c.Context, in, opt, sh)
-	if err != nil {
-		return nil, err
-	}
-	dir := c.String("partial")
-	if err := partial.Write(dir, p, shards.Command(os.Args[1:])); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(c.App.ErrWriter, "eval: shard %d/%d: queries %d…%d in %.1f s → %s\n", sh.Index, sh.Count, p.Lo, p.Hi-1, p.Seconds, filepath.Join(dir, partial.Name(sh)))
-	return nil, errShardWritten
+	return res, err
 }
 
 // shardPlan is the sharding of eval's command line c, scoring embs.
@@ -115,8 +93,7 @@ func addEvalShard() {
 				if c.NArg() < 1 {
 					return usagef("eval merge takes the --partial DIR of a sharded eval")
 				}
-				dir := c.Args().First()
-				_, command, err := partial.ReadDirs(dir)
+				args, err := shards.MergeCommand(c.Args().First(), c.Args().Tail())
 				if err != nil {
 					return err
 				}
@@ -124,7 +101,7 @@ func addEvalShard() {
 				if err != nil {
 					return err
 				}
-				cmd := exec.CommandContext(c.Context, bin, append(append(command, "--merge", dir), c.Args().Tail()...)...)
+				cmd := exec.CommandContext(c.Context, bin, args...)
 				cmd.Stdout, cmd.Stderr = c.App.Writer, c.App.ErrWriter
 				if err := cmd.Run(); err != nil {
 					var exit *exec.ExitError

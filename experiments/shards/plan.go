@@ -12,6 +12,8 @@ import (
 
 	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/internal/usage"
+	"github.com/dmlbench/dmlbench/metrics"
+	"github.com/dmlbench/dmlbench/metrics/partial"
 )
 
 // Plan is how one eval is sharded: the flags that choose shards,
@@ -126,4 +128,47 @@ func Command(args []string) []string {
 		out = append(out, args[i])
 	}
 	return out
+}
+
+// Evaluate scores in with opt as the plan says: the merge of the partial
+// results in p.Merge, or with p.Shard one shard written to p.Partial
+// (written true, no Result: args, the eval command line, is recorded for
+// the merge), or else the whole evaluation (metrics.Evaluate).
+func (p Plan) Evaluate(ctx context.Context, in metrics.Input, opt metrics.Options, args []string, stderr io.Writer) (res *metrics.Result, written bool, err error) {
+	if len(p.Merge) > 0 {
+		parts, _, err := partial.ReadDirs(p.Merge...)
+		if err != nil {
+			return nil, false, err
+		}
+		res, err := metrics.Merge(ctx, in, opt, parts)
+		return res, false, err
+	}
+	if p.Shard == "" {
+		res, err := metrics.Evaluate(ctx, in, opt)
+		return res, false, err
+	}
+	sh, err := ParseShard(p.Shard)
+	if err != nil {
+		return nil, false, usage.Error{Err: err}
+	}
+	part, err := metrics.EvaluateShard(ctx, in, opt, sh)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := partial.Write(p.Partial, part, Command(args)); err != nil {
+		return nil, false, err
+	}
+	fmt.Fprintf(stderr, "eval: shard %d/%d: queries %d…%d in %.1f s → %s\n", sh.Index, sh.Count, part.Lo, part.Hi-1, part.Seconds, filepath.Join(p.Partial, partial.Name(sh)))
+	return nil, true, nil
+}
+
+// MergeCommand is the command line that merges the partial results in
+// dir: the eval command its shards ran (recorded with them), --merge dir,
+// then extra (flags that change only the output, e.g. --format json).
+func MergeCommand(dir string, extra []string) ([]string, error) {
+	_, command, err := partial.ReadDirs(dir)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(command, "--merge", dir), extra...), nil
 }

@@ -141,15 +141,12 @@ func setUsageHandlers(c *cli.Command, path string) {
 	}
 }
 
-// requiredFlags are the flags declared Required, per command path. The
-// check is the command's own (Before), not urfave/cli's, which prints the
-// whole help on stdout before its error.
-var requiredFlags = map[string][]string{}
-
-// requireFlags moves the Required check of c's flags into c.Before: a
-// missing one is a usage error naming it. Idempotent (newApp may run more
-// than once in a process).
+// requireFlags moves the Required check of c's flags into c.Before (not
+// urfave/cli's check, which prints the whole help on stdout before its
+// error): a missing one is a usage error naming it. c's flags must be its
+// own (newApp builds them per app).
 func requireFlags(c *cli.Command, path string) {
+	var names []string
 	for _, f := range c.Flags {
 		if rf, ok := f.(cli.RequiredFlag); !ok || !rf.IsRequired() {
 			continue
@@ -160,9 +157,8 @@ func requireFlags(c *cli.Command, path string) {
 		}
 		sf.Required = false
 		sf.Usage += " (required)"
-		requiredFlags[path] = append(requiredFlags[path], sf.Name)
+		names = append(names, sf.Name)
 	}
-	names := requiredFlags[path]
 	if len(names) == 0 || c.Before != nil {
 		return
 	}

@@ -95,8 +95,8 @@ func addPlot() {
 				),
 				Action: plotSweepAction,
 			},
-			plotTSNECommand,
-			tunePlotCommand,
+			plotTSNECommand(),
+			tunePlotCommand(),
 		},
 	})
 }

@@ -245,6 +245,11 @@ func main() {
 	os.Exit(code)
 }
 
+// appRunMu lets one app at a time run in a process (tests run apps in
+// parallel): urfave/cli writes its package-level help flag (cli.HelpFlag)
+// and help subcommand while it sets up and parses any app's command.
+var appRunMu sync.Mutex
+
 // run executes the CLI and returns the process exit code: 0 success,
 // 1 error (one line on stderr), 2 usage error. A failed write to stdout
 // (a full disk, a closed pipe) is an error even when the command itself
@@ -257,7 +262,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp()
 	out := &checkedWriter{w: stdout}
 	app.Writer, app.ErrWriter = out, stderr
-	err := app.Run(args)
+	err := func() error {
+		appRunMu.Lock()
+		defer appRunMu.Unlock()
+		return app.Run(args)
+	}()
 	if err == nil && out.err != nil {
 		err = fmt.Errorf("writing standard output: %v", unwrapPathError(out.err))
 	}

@@ -42,6 +42,9 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 	}
 	if e.conv == Strict {
 		plan.recheck = newRecheck(plan, metric, q, g)
+		if isCosine(opt.Distance) {
+			plan.recheck.cosine(e.in.Emb, e.gallery)
+		}
 	}
 	vals, sums, err := plan.search(ctx, s, q, g, kopt, opt.Threads)
 	if err != nil {

@@ -100,7 +100,8 @@ type exactRun struct {
 	out      *Neighbors
 	threads  int
 	watch    []watchState // per query, with Options.Watch
-	kspec    []uint64     // per query: speculative top-k bound (see initKSpec), or nil
+	watchOpt *Watch
+	kspec    []uint64 // per query: speculative top-k bound (see initKSpec), or nil
 	maxRank  int
 	spec     specParams
 	recounts *atomic.Int64
@@ -303,7 +304,7 @@ func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
 		if st.w.needsRecount() {
 			r.out.Ranks[qi] = r.exactRanks(qi, st.w)
 		} else {
-			r.out.Ranks[qi] = st.w.ranks()
+			r.out.Ranks[qi] = st.w.ranks(r.order(qi))
 		}
 		st.w = nil
 	}

@@ -136,14 +136,17 @@ func b2f(b bool) float64 {
 
 // checkExact evaluates in under strict and compares exactKeys with the
 // exact reference.
-func checkExact(t *testing.T, name string, in Input, distance string) {
+func checkExact(t *testing.T, name string, in Input, distance string, keys ...string) {
 	t.Helper()
-	res, err := Evaluate(context.Background(), in, Options{Convention: Strict, Metrics: exactKeys, Distance: distance})
+	if keys == nil {
+		keys = exactKeys
+	}
+	res, err := Evaluate(context.Background(), in, Options{Convention: Strict, Metrics: keys, Distance: distance})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	want := exactMetrics(t, in, distance == "cosine")
-	for _, k := range exactKeys {
+	for _, k := range keys {
 		if got := res.Metrics[k]; math.Abs(got-want[k]) > 1e-12 {
 			t.Errorf("%s: %s = %.15g, exact %.15g", name, k, got, want[k])
 		}
@@ -231,4 +234,110 @@ func TestStrictExactNearTies(t *testing.T) {
 	for name, in := range tieInputs() {
 		checkExact(t, name, in, "")
 	}
+}
+
+// cosineInputs are sets whose cosines tie within the rounding of a
+// float32 normalisation: v, 3v, 5v, 7v rounded to float32 (classes
+// alternate), and rows 1 ulp apart in one coordinate.
+func cosineInputs() map[string]Input {
+	rng := rand.New(rand.NewSource(8))
+	const bases, d = 20, 12
+	mult := mat32.Matrix{Rows: 4 * bases, Cols: d, Data: make([]float32, 4*bases*d)}
+	ml := make([]int32, 4*bases)
+	for b := 0; b < bases; b++ {
+		v := make([]float64, d)
+		for k := range v {
+			v[k] = rng.NormFloat64()
+		}
+		for m := 0; m < 4; m++ {
+			for k := range v {
+				mult.Row(4*b + m)[k] = float32(float64(2*m+1) * float64(float32(v[k])))
+			}
+			ml[4*b+m] = int32(2*b + m%2)
+		}
+	}
+	ulp := mat32.Matrix{Rows: 4 * bases, Cols: d, Data: make([]float32, 4*bases*d)}
+	ul := make([]int32, 4*bases)
+	for b := 0; b < bases; b++ {
+		v := make([]float32, d)
+		for k := range v {
+			v[k] = float32(rng.NormFloat64())
+		}
+		for m := 0; m < 4; m++ {
+			row := ulp.Row(4*b + m)
+			copy(row, v)
+			if m > 0 {
+				k := rng.Intn(d)
+				row[k] = math.Nextafter32(row[k], float32(math.Inf(2*(m%2)-1)))
+			}
+			ul[4*b+m] = int32(2*b + m%2)
+		}
+	}
+	return map[string]Input{"multiples": {Emb: mult, Labels: ml}, "1 ulp": {Emb: ulp, Labels: ul}}
+}
+
+// TestStrictExactCosine: under --distance cosine strict's retrieval
+// metrics equal those of the exact cosine of the input rows (integer
+// arithmetic), not of the rows normalised in float32.
+func TestStrictExactCosine(t *testing.T) {
+	t.Parallel()
+	for name, in := range cosineInputs() {
+		checkExact(t, name, in, "cosine")
+	}
+}
+
+// ulpCopies is bases rows of dimension d, each with copies rows 1 ulp
+// away from it in one coordinate; copy c of every base is in class c, so
+// a query's first positive lies beyond its own base's copies and its rank
+// among another base's copies is a near-tie.
+func ulpCopies(bases, copies, d int, seed int64) Input {
+	rng := rand.New(rand.NewSource(seed))
+	x := mat32.Matrix{Rows: bases * copies, Cols: d, Data: make([]float32, bases*copies*d)}
+	labels := make([]int32, bases*copies)
+	for b := 0; b < bases; b++ {
+		v := make([]float32, d)
+		for k := range v {
+			v[k] = float32(rng.NormFloat64())
+		}
+		for c := 0; c < copies; c++ {
+			row := x.Row(b*copies + c)
+			copy(row, v)
+			if c > 0 {
+				k := (c - 1) % d
+				row[k] = math.Nextafter32(row[k], float32(math.Inf(2*(c%2)-1)))
+			}
+			labels[b*copies+c] = int32(c)
+		}
+	}
+	return Input{Emb: x, Labels: labels}
+}
+
+// TestStrictExactWatchedRanks: MRR and mAP@1000, whose ranks lie beyond
+// the k-NN list (R@1 asks for one neighbour), equal those of the exact
+// ranking (integer arithmetic), for L2 and cosine. Each query has nine
+// satellite negatives at distinct distances, so its list is certain; its
+// positives lie among the 1-ulp copies of ulpCopies, where float32 ties.
+func TestStrictExactWatchedRanks(t *testing.T) {
+	t.Parallel()
+	g := ulpCopies(30, 16, 8, 6)
+	rng := rand.New(rand.NewSource(7))
+	const nq = 60
+	q := mat32.Matrix{Rows: nq, Cols: 8, Data: make([]float32, nq*8)}
+	ql := make([]int32, nq)
+	for i := 0; i < nq; i++ {
+		for k := range q.Row(i) {
+			q.Row(i)[k] = float32(3 * rng.NormFloat64())
+		}
+		ql[i] = int32(i % 16)
+		for s := 1; s <= 9; s++ {
+			row := slices.Clone(q.Row(i))
+			row[s%8] += float32(s) / 16
+			g.Emb.Data = append(g.Emb.Data, row...)
+			g.Emb.Rows++
+			g.Labels = append(g.Labels, 100)
+		}
+	}
+	in := Input{Emb: q, Labels: ql, Gallery: &g.Emb, GalleryLabels: g.Labels}
+	checkExact(t, "1 ulp copies", in, "", "R@1", "MRR", "mAP@1000")
+	checkExact(t, "1 ulp copies cosine", in, "cosine", "R@1", "MRR", "mAP@1000")
 }

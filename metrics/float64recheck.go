@@ -116,6 +116,41 @@ func (r *recheck) bound(qi int, gj int32) float64 {
 	return r.gamma*s*s + r.gamma*f32Tiny + r.extra
 }
 
+// certify returns w (queries r0, r0+1, …) with the band and the exact
+// order that make a searcher's watched ranks those of the exact distances
+// (knn.Watch.Band): two rows whose exact order differs from their float32
+// order have values within e(x, c₁) + e(x, c₂) of each other, and near a
+// value v both their squared distances are below v + E (E bounds every
+// e), so ‖c‖ ≤ ‖x‖ + √(v + E) bounds both norms.
+func (r *recheck) certify(w *knn.Watch, r0 int) *knn.Watch {
+	if w == nil {
+		return nil
+	}
+	c := *w
+	c.Band = func(i int, v float32) float32 {
+		qi := r0 + i
+		s := r.qn[qi] + r.gMax
+		if r.metric == knn.L2 {
+			E := r.gamma*s*s + r.gamma*f32Tiny + r.extra
+			s = 2*r.qn[qi] + math.Sqrt(max(float64(v), 0)+E)
+		}
+		e := r.gamma*s*s + r.gamma*f32Tiny + r.extra
+		return float32(2 * e * (1 + 0x1p-20))
+	}
+	c.Order = func(i int, ids []int32) {
+		rk := r.ranker(r0 + i)
+		cs := make([]exactdist.Cand, len(ids))
+		for j, id := range ids {
+			cs[j] = rk.Cand(id)
+		}
+		slices.SortFunc(cs, rk.Compare)
+		for j := range cs {
+			ids[j] = cs[j].ID
+		}
+	}
+	return &c
+}
+
 // window returns the deepest position (1-based) the metrics read for a
 // query of dense class c, at most k.
 func (r *recheck) window(c int32, k int) int {
@@ -154,6 +189,10 @@ func (r *recheck) apply(nb *knn.Neighbors, r0, k int, watch *knn.Watch) {
 		var watched []int32
 		if watch != nil {
 			watched = watch.IDs[i]
+			// A searcher that cannot give the exact ranks leaves those
+			// beyond the list to the float32 distances: rank again unless
+			// every watched row is in the list.
+			outer = outer || !nb.RanksExact && !allListed(ids, watched)
 		}
 		switch {
 		case outer:
@@ -179,6 +218,16 @@ func (r *recheck) apply(nb *knn.Neighbors, r0, k int, watch *knn.Watch) {
 	}
 	nb.K = k
 	nb.IDs, nb.Dist = nb.IDs[:nb.N*k], nb.Dist[:nb.N*k]
+}
+
+// allListed reports whether every watched row is in the list ids.
+func allListed(ids, watched []int32) bool {
+	for _, w := range watched {
+		if !slices.Contains(ids, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // listRanks returns the watched ranks after a reorder within the list ids:

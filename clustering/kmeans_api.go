@@ -74,6 +74,11 @@ type KMeansResult struct {
 	// expansion ‖x‖² + ‖c‖² − 2⟨x, c⟩ kept fewer than 10 of its 24 bits
 	// (see Float32Check).
 	LowPrecisionRows int
+	// RoundingRows counts the training rows whose first assignment float32
+	// rounding could have decided (a warning names them; −1: not checked,
+	// more than 2²⁷ row–centroid pairs). Faiss, rounding in another
+	// order, may assign them otherwise.
+	RoundingRows int
 	// Warnings are faiss's non-fatal messages (too few points per centroid,
 	// subsampling).
 	Warnings []string

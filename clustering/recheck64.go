@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/dmlbench/dmlbench/internal/exactdist"
 	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
@@ -11,31 +12,56 @@ import (
 
 // Recheck64 makes a nearest-centroid assignment computed in float32 equal
 // to the exact one wherever rounding could have decided it, and returns
-// the number of rows it ranked again in float64.
+// the number of rows it ranked again exactly (roundingRows finds them; the
+// exact order is internal/exactdist's: float64 with an error bound, ties
+// settled in integer arithmetic, equal distances to the lower index).
+// Rows whose float32 decision is clear — all of them on ordinary
+// embeddings — keep theirs, so the assignment changes only where
+// rounding, not the data, chose the centroid; every kernel level gives
+// the same result.
+func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) (int, error) {
+	rows, _, err := roundingRows(ctx, x, cent, assign, threads)
+	if err != nil {
+		return 0, err
+	}
+	parallel.For(threads, len(rows), func(r int) {
+		i := rows[r]
+		rk := exactdist.Ranker{Kind: exactdist.SquaredL2, X: x.Row(i), Row: func(id int32) []float32 { return cent.Row(int(id)) }}
+		best := rk.Cand(0)
+		for j := 1; j < cent.Rows; j++ {
+			if c := rk.Cand(int32(j)); rk.Compare(c, best) < 0 {
+				best = c
+			}
+		}
+		assign[i] = best.ID
+	})
+	return len(rows), nil
+}
+
+// roundingRows returns the rows whose float32 nearest centroid assign
+// rounding could have decided.
 //
 // A float32 squared distance ‖x‖² + ‖c‖² − 2⟨x, c⟩ over D dimensions is
 // off from the exact one by at most
 //
-//	e(x, c) = (D + 4)·u·(‖x‖ + ‖c‖)² + (D + 4)·u·2⁻¹²⁰,  u = 2⁻²⁴
+//	e(x, c) = (D + 4)·u·(‖x‖ + ‖c‖)² + (D + 4)·2⁻¹⁴⁴,  u = 2⁻²⁴
 //
-// (Higham 2002, §3.1, on the three terms; the second term covers
-// subnormal results). A row within half the distance from its centroid
-// to the nearest other centroid (Elkan 2003) is certain at once. For the
-// others a k = 2 float32 search of the rows against the
-// centroids (knn.Exact) gives each row's best and second-best values d₁,
-// d₂. The assigned centroid a is certainly the exact nearest when it is the
-// search's first and d₂ − d₁ > e(x, c_a) + e_o, e_o bounding the error of
-// every other centroid that could beat a: such a centroid has
-// ‖c‖ ≤ ‖x‖ + √(d₁ + e(x, c_a)). Every other row is reassigned to its
-// nearest centroid in float64 (differences squared and summed in index
-// order, ties to the lower index), which on every kernel level gives the
-// same bits. Rows whose float32 decision is clear — all of them on
-// ordinary embeddings — keep theirs, so the assignment changes only where
-// rounding, not the data, chose the centroid.
-func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) (int, error) {
+// (see metrics' recheck for the derivation; the second term covers
+// underflow). A row within half the distance from its centroid to the
+// nearest other centroid (Elkan 2003) is certain at once. For the others
+// a k = 2 float32 search of the rows against the centroids (knn.Exact)
+// gives each row's best and second-best values d₁, d₂. The assigned
+// centroid a is certainly the exact nearest when it is the search's first
+// and d₂ − d₁ > e(x, c_a) + e_o, e_o bounding the error of every other
+// centroid that could beat a: such a centroid has ‖c‖ ≤ ‖x‖ + √(d₁ +
+// e(x, c_a)). Every other row is returned; coincident counts those whose
+// two nearest centroids are themselves within rounding of each other
+// (‖c₁ − c₂‖² ≤ 4(e(x, c_a) + e_o)), such as initial centroids 1 ulp
+// apart.
+func roundingRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) (rows []int, coincident int, err error) {
 	k, d := cent.Rows, x.Cols
 	if k < 2 || x.Rows == 0 {
-		return 0, nil
+		return nil, 0, nil
 	}
 	cn := make([]float64, k)
 	cMax := 0.0
@@ -54,10 +80,11 @@ func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, thread
 	}
 	// sep[a] ≤ min_{j≠a} ‖c_a − c_j‖²: a row with 4‖x − c_a‖² < sep[a] is
 	// nearer to c_a than to any other centroid (triangle inequality),
-	// whatever the rounding.
+	// whatever the rounding; the float64 distance's own error bound
+	// (exactdist.L2) is added.
 	cc, err := knn.Exact{}.Search(ctx, cent, cent, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf, Threads: threads})
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	sep := make([]float64, k)
 	for j := range sep {
@@ -65,12 +92,13 @@ func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, thread
 	}
 	var open []int
 	for i, a := range assign {
-		if 4*knn.SquaredL2(x.Row(i), cent.Row(int(a)))*(1+0x1p-30) >= sep[a] {
+		v, e := exactdist.L2(x.Row(i), cent.Row(int(a)))
+		if 4*(v+e) >= sep[a] {
 			open = append(open, i)
 		}
 	}
 	if len(open) == 0 {
-		return 0, nil
+		return nil, 0, nil
 	}
 	sub := mat32.Matrix{Rows: len(open), Cols: d, Data: make([]float32, 0, len(open)*d)}
 	for _, i := range open {
@@ -78,9 +106,10 @@ func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, thread
 	}
 	nb, err := knn.Exact{}.Search(ctx, sub, cent, 2, knn.Options{Metric: knn.L2, Threads: threads})
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	uncertain := make([]bool, len(open))
+	twins := make([]bool, len(open))
 	parallel.For(threads, len(open), func(r int) {
 		i := open[r]
 		a := assign[i]
@@ -94,22 +123,18 @@ func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, thread
 		d1, d2 := float64(dv[0]), float64(dv[1])
 		eo := bound(xn, min(cMax, xn+math.Sqrt(max(d1+ea, 0))))
 		uncertain[r] = ids[0] != a || !(d2-d1 > ea+eo)
+		if uncertain[r] && ids[1] >= 0 {
+			v, e := exactdist.L2(cent.Row(int(ids[0])), cent.Row(int(ids[1])))
+			twins[r] = v-e <= 4*(ea+eo)
+		}
 	})
-	var rows []int
 	for r, u := range uncertain {
 		if u {
 			rows = append(rows, open[r])
-		}
-	}
-	parallel.For(threads, len(rows), func(r int) {
-		i := rows[r]
-		best, bj := math.Inf(1), int32(0)
-		for j := 0; j < k; j++ {
-			if s := knn.SquaredL2(x.Row(i), cent.Row(j)); s < best {
-				best, bj = s, int32(j)
+			if twins[r] {
+				coincident++
 			}
 		}
-		assign[i] = bj
-	})
-	return len(rows), nil
+	}
+	return rows, coincident, nil
 }

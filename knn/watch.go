@@ -85,14 +85,18 @@ func (w *watchState) needsRecount() bool { return w.specing && w.dropped }
 // count takes a candidate key below high[alive−1] (not the query itself)
 // and reports whether the bound shrank.
 func (w *watchState) count(key uint64) bool {
-	if w.band != nil && !w.band.count(w, key) {
-		return false
+	if w.band != nil {
+		lo := w.band.count(w, key)
+		if lo < 0 {
+			return false
+		}
+		return w.add(lo)
 	}
 	// Branch-free lower bound (the comparisons are unpredictable: the
 	// borrow of a subtraction per halving instead of a mispredicted branch;
 	// the compiler keeps a plain if as a branch inside a loop):
 	// lo = the first b < alive with keys[b] >= key (key < keys[alive−1]).
-	keys := w.low[:w.alive]
+	keys := w.keys[:w.alive]
 	lo := 0
 	for n := len(keys); n > 1; {
 		half := n >> 1
@@ -100,9 +104,15 @@ func (w *watchState) count(key uint64) bool {
 		lo += half & -int(lt)
 		n -= half
 	}
-	if w.band == nil && w.keys[lo] == key { // a watched row itself: ranked by its position
+	if w.keys[lo] == key { // a watched row itself: ranked by its position
 		return false
 	}
+	return w.add(lo)
+}
+
+// add counts a candidate below watched row lo and drops the rows that can
+// no longer rank within maxRank; it reports whether the bound shrank.
+func (w *watchState) add(lo int) bool {
 	w.cnt[lo]++
 	w.tot++
 	shrank := false

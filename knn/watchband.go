@@ -2,6 +2,7 @@ package knn
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
@@ -90,18 +91,48 @@ func (wb *watchBand) dropped(keys []uint64, alive int) {
 	}
 }
 
-// count pools an unwatched candidate inside a live row's band and reports
-// whether the candidate is to be counted in low's buckets (it lies below
-// low[alive−1]).
-func (wb *watchBand) count(w *watchState, key uint64) bool {
-	if _, watched := slices.BinarySearch(w.keys, key); watched {
-		return false
+// count pools an unwatched candidate (key < high[alive−1]) inside a live
+// row's band, counts it below the first live row whose low exceeds it,
+// and reports the bucket (−1: none, or a watched row). One binary search:
+// the rows whose band holds key (usually none or one) follow the first
+// b with high[b] ≥ key. A dropped watched row above keys[alive−1] is
+// pooled as if unwatched: poolKeys merges it with the watched keys, and
+// it is counted below no live row.
+func (wb *watchBand) count(w *watchState, key uint64) int {
+	a := w.alive
+	b := lowerBound(wb.high[:a], key)
+	if wb.low[b] > key {
+		return b // inside no band, so no watched row (low[j] ≤ keys[j] ≤ high[j])
 	}
-	b, _ := slices.BinarySearch(wb.high[:w.alive], key) // first high[b] ≥ key
-	if b < w.alive && wb.low[b] <= key {
+	for j := b; j < a && w.keys[j] <= key; j++ {
+		if w.keys[j] == key {
+			return -1 // a watched row
+		}
+	}
+	lo := b
+	for lo < a && wb.low[lo] <= key {
+		lo++
+	}
+	if lo > b {
 		wb.pool = append(wb.pool, key)
 	}
-	return key < wb.low[w.alive-1]
+	if lo == a {
+		return -1
+	}
+	return lo
+}
+
+// lowerBound returns the first i with a[i] ≥ key, for key ≤ a[len(a)−1],
+// without branches on the comparisons (see watchState.count).
+func lowerBound(a []uint64, key uint64) int {
+	lo := 0
+	for n := len(a); n > 1; {
+		half := n >> 1
+		_, lt := bits.Sub64(a[lo+half-1], key, 0)
+		lo += half & -int(lt)
+		n -= half
+	}
+	return lo
 }
 
 // open reports whether the ranks need Order.
@@ -112,44 +143,56 @@ func (wb *watchBand) open() bool { return len(wb.pool) > 0 || wb.mixed }
 func (wb *watchBand) poolKeys(w *watchState) []uint64 {
 	out := append(slices.Clone(wb.pool), w.keys...)
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // resolve returns the exact ranks within maxRank of the live rows
 // keys[:alive], given the rows certainly ahead of each (ahead) and the
 // sorted keys of every row inside their bands (pool).
 func (wb *watchBand) resolve(w *watchState, ahead []int, pool []uint64, order func(ids []int32)) []int32 {
+	// band returns the pool's range inside row m's band; a row alone in
+	// its band needs no order.
+	band := func(m int) (int, int) {
+		lo, _ := slices.BinarySearch(pool, wb.low[m])
+		hi := lo
+		for hi < len(pool) && pool[hi] <= wb.high[m] {
+			hi++
+		}
+		return lo, hi
+	}
 	var ids []int32
 	for m := 0; m < w.alive; m++ {
-		lo, _ := slices.BinarySearch(pool, wb.low[m])
-		for _, k := range pool[lo:] {
-			if k > wb.high[m] {
-				break
+		if lo, hi := band(m); hi-lo > 1 {
+			for _, k := range pool[lo:hi] {
+				ids = append(ids, int32(uint32(k)))
 			}
-			ids = append(ids, int32(uint32(k)))
 		}
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
+	sorted := slices.Clone(ids)
 	order(ids)
-	pos := make(map[int32]int, len(ids))
+	rank := make([]int32, len(ids)) // rank[i]: exact position of sorted[i]
 	for p, id := range ids {
-		pos[id] = p
+		i, _ := slices.BinarySearch(sorted, id)
+		rank[i] = int32(p)
+	}
+	pos := func(id int32) int32 {
+		i, _ := slices.BinarySearch(sorted, id)
+		return rank[i]
 	}
 	var out []int32
 	for m := 0; m < w.alive; m++ {
 		if 1+ahead[m] > w.maxRank {
 			break
 		}
-		me := pos[int32(uint32(w.keys[m]))]
 		r := 1 + ahead[m]
-		lo, _ := slices.BinarySearch(pool, wb.low[m])
-		for _, k := range pool[lo:] {
-			if k > wb.high[m] {
-				break
-			}
-			if pos[int32(uint32(k))] < me {
-				r++
+		if lo, hi := band(m); hi-lo > 1 {
+			me := pos(int32(uint32(w.keys[m])))
+			for _, k := range pool[lo:hi] {
+				if pos(int32(uint32(k))) < me {
+					r++
+				}
 			}
 		}
 		if r <= w.maxRank {

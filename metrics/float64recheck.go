@@ -172,12 +172,12 @@ func (r *recheck) window(c int32, k int) int {
 
 // recheckBand is how many candidates below the list the search returns
 // for the recheck: the near-ties around the list's end are then in view,
-// and a query with one there is reordered in float64 within its list
+// and a query with one there is put in exact order within its list
 // rather than ranked again against the whole gallery.
 const recheckBand = 8
 
 // apply checks the queries r0, r0+1, … of nb, whose lists are k deep
-// plus up to recheckBand candidates below, reorders in float64 those
+// plus up to recheckBand candidates below, puts in exact order those
 // whose metrics float32 rounding could change (within the list, or
 // against the whole gallery when a candidate below the list could enter
 // it), updates their watched ranks, and trims nb to depth k.

@@ -20,16 +20,19 @@ import (
 //     other ClusteringParameters defaults: seed 1234,
 //     min_points_per_centroid = 39, max_points_per_centroid = 256 (training
 //     on a seeded subsample of 256·K rows when there are more).
+//   - pml3: pytorch-metric-learning 3 documents no default k-means of its
+//     own (FaissKMeans is opt-in there), so pml3 keeps pml's settings.
 //   - strict: the project's own convention keeps Roth et al.'s settings
 //     (every row trains the centroids).
 var kmeansPresets = map[string]KMeansOptions{
 	"strict": {NIter: 20, Seed: 1234, MinPointsPerCentroid: 1},
 	"roth":   {NIter: 20, Seed: 1234, MinPointsPerCentroid: 1},
 	"pml":    {NIter: 20, Seed: 1234, MinPointsPerCentroid: 39, MaxPointsPerCentroid: 256},
+	"pml3":   {NIter: 20, Seed: 1234, MinPointsPerCentroid: 39, MaxPointsPerCentroid: 256},
 }
 
 // KMeansPreset returns the k-means options of an evaluation convention
-// ("strict", "roth", "pml"; see kmeansPresets for their sources; "" is
+// ("strict", "roth", "pml", "pml3"; see kmeansPresets for their sources; "" is
 // strict, as in metrics.Options), with Threads and Searcher unset. An
 // unknown name is an error wrapping ErrBadInput.
 func KMeansPreset(convention string) (KMeansOptions, error) {

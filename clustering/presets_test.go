@@ -14,6 +14,7 @@ func TestKMeansPresets(t *testing.T) {
 		"strict": {NIter: 20, Seed: 1234, MinPointsPerCentroid: 1},
 		"roth":   {NIter: 20, Seed: 1234, MinPointsPerCentroid: 1},
 		"pml":    {NIter: 20, Seed: 1234, MinPointsPerCentroid: 39, MaxPointsPerCentroid: 256},
+		"pml3":   {NIter: 20, Seed: 1234, MinPointsPerCentroid: 39, MaxPointsPerCentroid: 256},
 	}
 	for name, w := range want {
 		o, err := KMeansPreset(name)
@@ -21,7 +22,7 @@ func TestKMeansPresets(t *testing.T) {
 			t.Errorf("%q: %+v, %v; want %+v", name, o, err, w)
 		}
 	}
-	if _, err := KMeansPreset("sklearn"); !errors.Is(err, ErrBadInput) || err.Error() != `clustering: bad input: unknown k-means convention "sklearn"; have: pml, roth, strict` {
+	if _, err := KMeansPreset("sklearn"); !errors.Is(err, ErrBadInput) || err.Error() != `clustering: bad input: unknown k-means convention "sklearn"; have: pml, pml3, roth, strict` {
 		t.Errorf("unknown convention: %v", err)
 	}
 }

@@ -15,7 +15,16 @@ const (
 	Roth Convention = "roth"
 	// PML reproduces pytorch-metric-learning's AccuracyCalculator (v2.8.1).
 	PML Convention = "pml"
+	// PML3 names pytorch-metric-learning 3's AccuracyCalculator as its
+	// documentation describes it (3.0.0rc1–rc5, 3.0.0, 3.0.1). None of the
+	// changes those notes list alters a number of the metrics Evaluate
+	// computes under pml, so pml3 scores as pml and reports "pml3"
+	// (docs/metrics.md lists each change and why).
+	PML3 Convention = "pml3"
 )
+
+// Conventions are the convention names Evaluate accepts, in help order.
+func Conventions() []string { return []string{string(Strict), string(Roth), string(PML), string(PML3)} }
 
 // Options configure Evaluate. The zero value evaluates every metric with
 // the strict convention, Euclidean distance, ks 1,2,4,8.

@@ -82,8 +82,11 @@ func resolveOptions(opt Options) (Convention, Average, want, error) {
 	if conv == "" {
 		conv = Strict
 	}
+	if conv == PML3 {
+		conv = PML
+	}
 	if conv != Strict && conv != Roth && conv != PML {
-		return "", "", want{}, fmt.Errorf("unknown convention %q (strict, roth, pml)", conv)
+		return "", "", want{}, fmt.Errorf("unknown convention %q (strict, roth, pml, pml3)", conv)
 	}
 	w, err := resolve(opt.Metrics, opt.Ks)
 	if err != nil {
@@ -133,7 +136,9 @@ func newEvalRun(in Input, opt Options) (*evalRun, error) {
 	}
 	dense, classes := denseLabels(in.Labels, e.gLabelsRaw)
 	e.qLabels, e.gLabels, e.classes = dense[0], dense[1], classes
-	if distinct(e.qLabels) < 2 && e.loo {
+	// pytorch-metric-learning scores a one-label set (every neighbour
+	// matches; NMI = AMI = 1 for one class in one cluster).
+	if distinct(e.qLabels) < 2 && e.loo && conv != PML {
 		return nil, inputErr("all %d items have one label: retrieval and clustering metrics need at least two classes", len(e.qLabels))
 	}
 	e.cEmb, e.cLabels = in.Emb, e.qLabels
@@ -145,6 +150,9 @@ func newEvalRun(in Input, opt Options) (*evalRun, error) {
 		Timings: map[string]float64{}, Version: cmp.Or(opt.Version, "dev")}
 	if e.loo {
 		e.res.Gallery--
+	}
+	if opt.Convention == PML3 {
+		e.res.Convention = PML3
 	}
 	if err := e.checkFloat32(); err != nil {
 		return nil, err

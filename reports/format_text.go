@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/dmlbench/dmlbench/internal/csvsafe"
 )
 
 // NewTextTable is the box-drawn table (olekukonko/tablewriter v1) of every
@@ -110,9 +111,10 @@ func WriteTerminal(w io.Writer, rep *Report, color bool) error {
 // precision numbers: dataset, kind (measured|published), method, the
 // group-by fields, n, source, then per metric mean, std, n, and
 // ci_lo/ci_hi with CIs and delta, t, df, p, significant with a baseline.
-// Missing values are empty.
+// Missing values are empty; a name a spreadsheet would run as a formula
+// gets a leading "'" (internal/csvsafe, docs/output.md).
 func WriteCSV(w io.Writer, rep *Report) error {
-	cw := csv.NewWriter(w)
+	cw := csvsafe.NewWriter(w)
 	groupBy := rep.Opt.GroupBy
 	metrics := rep.Opt.Metrics
 	hasCI := rep.Opt.CI > 0

@@ -10,6 +10,11 @@ fi
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
 fi
+# bubblewrap runs tuning commands with the test split out of reach (tune's
+# isolate: true; its test is skipped without it).
+if ! command -v bwrap >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends bubblewrap || echo "setup: bubblewrap not installed; tune's isolate: true needs it" >&2
+fi
 # Data sets are not installed here: Omniglot is embedded, and the commands that
 # need Fashion-MNIST (make test, make datasets) install it themselves.
 go mod download

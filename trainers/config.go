@@ -82,7 +82,7 @@ type Config struct {
 	ValSplit   float64  `json:"val-split,omitempty" yaml:"val-split" usage:"fraction of training classes held out for best-epoch selection"`
 	SelectBy   string   `json:"select-by" yaml:"select-by" usage:"validation metric that picks the best epoch"`
 	Metrics    []string `json:"metrics,omitempty" yaml:"metrics" usage:"comma-separated metrics (empty = all; see dmlbench list metrics)"`
-	Convention string   `json:"convention" yaml:"convention" flag:"compat" usage:"metric convention: strict | roth | pml"`
+	Convention string   `json:"convention" yaml:"convention" flag:"compat" usage:"metric convention: strict | roth | pml | pml3"`
 	Distance   string   `json:"distance" yaml:"distance" usage:"evaluation distance: euclidean | cosine | ip"`
 	// Backend is the k-NN backend of the evaluations; with faiss, k-means
 	// for NMI/F1 is faiss's too (the convention's preset).

@@ -32,6 +32,7 @@ func init() {
 			Usage: "write one split as OUT/emb.npy and OUT/labels.npy (flattened pixels or features)",
 			Description: `Example:
    dmlbench data export --dataset omniglot --split test --normalize --out out/demo
+   dmlbench data export --dataset omniglot --dir data     # for tune's dataset: dir:data
    dmlbench eval --emb out/demo/emb.npy --labels out/demo/labels.npy --metrics R@1,MAP@R`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "dataset", Value: "omniglot", Usage: "data set (see dmlbench list datasets)"},
@@ -46,7 +47,8 @@ func init() {
 				&cli.Float64Flag{Name: "spread", DefaultText: "0.15", Usage: "synthetic: per-coordinate noise σ"},
 				&cli.StringFlag{Name: "class-sizes", Usage: "synthetic: unequal class sizes `MIN:MAX` (a long tail of large classes) instead of --per-class"},
 				&cli.IntFlag{Name: "rows", DefaultText: "classes × per-class", Usage: "synthetic with --class-sizes: samples in all, shared by the halves in proportion to their classes"},
-				&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`"},
+				&cli.StringFlag{Name: "out", Usage: "output `DIR` of one split (emb.npy, labels.npy)"},
+				&cli.StringFlag{Name: "dir", Usage: "output `DIR` of both splits in the dir: layout of tune and run (train_emb.npy, train_labels.npy, test_emb.npy, test_labels.npy); replaces --out and --split"},
 			},
 			Action: func(c *cli.Context) error {
 				minClass, maxClass, err := parseClassSizes(c.String("class-sizes"))
@@ -58,6 +60,19 @@ func init() {
 					MinClass: minClass, MaxClass: maxClass, Rows: c.Int("rows")})
 				if err != nil {
 					return err
+				}
+				if d := c.String("dir"); d != "" {
+					if c.IsSet("out") || c.IsSet("split") {
+						return usagef("--dir writes both splits; drop --out and --split")
+					}
+					if err := fixtures.ExportDir(ds, d, c.Bool("normalize")); err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "wrote %s/{train,test}_{emb,labels}.npy (%d and %d rows, %d and %d classes)\n", d, ds.Train.X.Rows, ds.Test.X.Rows, ds.Train.NumClasses(), ds.Test.NumClasses())
+					return nil
+				}
+				if c.String("out") == "" {
+					return usagef("give --out DIR (one split) or --dir DIR (both splits)")
 				}
 				var s fixtures.Split
 				switch c.String("split") {

@@ -45,7 +45,8 @@ func cliFlags(cmds []*cli.Command, set map[string]bool) {
 
 // foreignFlags are flags of other programs that the docs show: sbatch
 // (slurm.md), clang (gpu.md), cmake (faiss-gpu.md), the PyTorch timing
-// scripts (performance-training.md) and Roth et al.'s code (metrics.md).
+// scripts (performance-training.md), Roth et al.'s code (metrics.md) and
+// bubblewrap (external.md).
 var foreignFlags = map[string]string{
 	"array": "sbatch", "dependency": "sbatch", "parsable": "sbatch", "output": "sbatch", "partition": "sbatch",
 	"qos": "sbatch", "gpus": "sbatch", "requeue": "sbatch", "gres": "sbatch",
@@ -53,6 +54,7 @@ var foreignFlags = map[string]string{
 	"build": "cmake", "target": "cmake", "install": "cmake",
 	"steps": "torch_step.py", "warmup": "torch_step.py", "evaluate_on_gpu": "Roth et al.'s main.py",
 	"device": "docs/examples/pytorch/train.py", "no-build-isolation": "pip", "system-site-packages": "python3 -m venv",
+	"dev-bind": "bwrap", "ro-bind": "bwrap", "die-with-parent": "bwrap",
 }
 
 var docFlag = regexp.MustCompile(`(?:^|[\s\x60(\[|'"])--([a-z][a-z0-9_-]*[a-z0-9])`)

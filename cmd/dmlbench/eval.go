@@ -79,7 +79,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (1234 is faiss's)"},
 			&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads (0 = all cores)"},
 			&cli.StringFlag{Name: "backend", Value: knn.ExactName, Usage: "k-NN backend: " + strings.Join(knn.Backends.Names(), " | ") + " (auto: gpu when a CUDA device is present, else exact; gpu is not yet verified on a device)"},
-			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml (pytorch-metric-learning)"},
+			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml (pytorch-metric-learning 2.8.1) | pml3 (its version 3, as documented)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown | latex (markdown and latex: one row per --emb file, metrics as columns; latex needs \\usepackage{booktabs})"},
 			&cli.StringFlag{Name: "out", Usage: "also write the JSON result to `FILE` (atomically)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no warnings"},
@@ -106,14 +106,14 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
-	if conv := c.String("compat"); !slices.Contains([]string{"strict", "roth", "pml"}, conv) {
+	if conv := c.String("compat"); !slices.Contains(metrics.Conventions(), conv) {
 		hint := ""
-		if near := suggest.Nearest(conv, []string{"strict", "roth", "pml"}); near != "" {
+		if near := suggest.Nearest(conv, metrics.Conventions()); near != "" {
 			hint = fmt.Sprintf("; did you mean %s?", near)
 		} else if strings.Contains(strings.ToLower(conv), "py") || strings.Contains(strings.ToLower(conv), "torch") {
 			hint = " (pytorch-metric-learning is pml)"
 		}
-		return usagef("--compat %q: want strict, roth or pml%s", conv, hint)
+		return usagef("--compat %q: want strict, roth, pml or pml3%s", conv, hint)
 	}
 	format := c.String("format")
 	if !slices.Contains(reports.ResultFormats, format) {

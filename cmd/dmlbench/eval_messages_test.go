@@ -23,7 +23,7 @@ func TestEvalInputMessages(t *testing.T) {
 		want string
 	}{
 		{[]string{"--emb", td + "torch_emb.pt"}, "--labels is required: " + td + "torch_emb.pt holds no labels"},
-		{[]string{"--emb", td + "torch_dict.pt", "--compat", "pytorch"}, `--compat "pytorch": want strict, roth or pml (pytorch-metric-learning is pml)`},
+		{[]string{"--emb", td + "torch_dict.pt", "--compat", "pytorch"}, `--compat "pytorch": want strict, roth, pml or pml3 (pytorch-metric-learning is pml)`},
 		{[]string{"--emb", td + "torch_dict.pt", "--compat", "rot"}, "did you mean roth?"},
 		{[]string{"--embeddings", td + "torch_dict.pt"}, "did you mean --emb?"},
 	} {

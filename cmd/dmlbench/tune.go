@@ -97,7 +97,7 @@ func tuneLoad(c *cli.Context, what string) (*tune.Plan, tune.Change, error) {
 	}
 	spec, err := tune.Load(arg, tune.Options{MaxCells: c.Int("max-cells")})
 	if err != nil {
-		return nil, tune.Change{}, err
+		return nil, tune.Change{}, tuneProblems(c, arg, err)
 	}
 	plan := &tune.Plan{Spec: spec, Out: spec.OutDir(c.String("out")), Warn: c.App.ErrWriter}
 	change, err := plan.CheckSpec()
@@ -155,6 +155,7 @@ func tuneLocal(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 	defer stop()
 	quiet := c.Bool("quiet")
 	r := suiteRunner(c, bin, c.Int("parallel"), claims)
+	r.Name = "tune"
 	if quiet {
 		r.Log = nil
 	} else if reportIsTTY(c.App.ErrWriter) {
@@ -300,6 +301,7 @@ func tuneCellN(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 		return fmt.Errorf("tune: cell %d (%s) has not been proposed yet (run dmlbench tune %s first)", n, j.Name, plan.Spec.File)
 	}
 	r := suiteRunner(c, bin, 1, claims)
+	r.Name = "tune"
 	r.Env = append(r.Env, slurmTaskEnv()...)
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -47,7 +47,13 @@ type Contract struct {
 	// their names in the spec.
 	Params map[string]any `json:"params"`
 	Seed   int64          `json:"seed"`
-	Epochs int            `json:"epochs"`
+	// Epochs is how many epochs this cell trains; ScheduleEpochs the
+	// length a learning-rate schedule is sized from. They differ in the
+	// final stage: Epochs is the epoch chosen on validation, ScheduleEpochs
+	// the tuning cells' epoch count, so the final run repeats the schedule
+	// that was validated and stops at the chosen epoch.
+	Epochs         int `json:"epochs"`
+	ScheduleEpochs int `json:"schedule_epochs"`
 	// Dir is the cell's directory (for checkpoints); Data the data set's
 	// directory; Items, per split, its list of item paths when present.
 	Dir   string            `json:"dir"`

@@ -19,8 +19,8 @@ import (
 func EmbeddingFile(split string, epoch int) string { return fmt.Sprintf("%s_e%03d", split, epoch) }
 
 // ReadEmbeddings reads split's embeddings after epoch from dir and checks
-// them: present, a 2-D float array (.npy: float16/32/64) of rows rows,
-// finite.
+// them: present, a 2-D float array (float16/32/64, .npy or .pt alike) of
+// rows rows, finite.
 func ReadEmbeddings(dir, split string, epoch, rows int) (mat32.Matrix, error) {
 	base := filepath.Join(dir, EmbeddingFile(split, epoch))
 	path := ""
@@ -39,7 +39,7 @@ func ReadEmbeddings(dir, split string, epoch, rows int) (mat32.Matrix, error) {
 			return mat32.Matrix{}, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	m, err := arrays.LoadEmbeddings(path)
+	m, err := arrays.LoadFloatEmbeddings(path)
 	if err != nil {
 		return mat32.Matrix{}, err
 	}

@@ -43,6 +43,9 @@ type Job struct {
 	// WorkDir (the spec's directory).
 	Command []string
 	WorkDir string
+	// Wrap, if set, is a program and its arguments that run the resolved
+	// command (isolation: bwrap …); the command's provenance is its own.
+	Wrap []string
 	// Contract is handed to the command; Run fills Resume.
 	Contract Contract
 	// Labels are the labels of each Contract.Embed split's rows, in order.
@@ -82,6 +85,9 @@ type state struct {
 	Attempts   int     `json:"attempts"`
 	ExitStatus int     `json:"exit_status"`
 	Seconds    float64 `json:"seconds"`
+	// Starts are the start times of the attempts (StartedFile), which
+	// begin the first epoch each attempt writes (epochSeconds).
+	Starts []time.Time `json:"starts,omitempty"`
 }
 
 // Run runs the command of j unless an earlier run finished it, scores
@@ -96,6 +102,7 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 		return nil, err
 	}
 	defer lock.Release()
+	cleanStaleTemps(c)
 	info := commandInfo{Command: j.Command, WorkDir: j.WorkDir, Params: c.Params, Epochs: c.Epochs}
 	info.Script, info.ScriptSHA256 = scriptHash(j.Command, j.WorkDir)
 	run := j.Record
@@ -120,6 +127,7 @@ func Run(ctx context.Context, j Job) (map[string]mat32.Matrix, error) {
 			_ = os.Remove(filepath.Join(dir, LossFile))
 		}
 		started.Attempts++
+		started.Starts = append(started.Starts, time.Now())
 		if err := os.MkdirAll(c.Embeddings, 0o755); err != nil {
 			return nil, err
 		}
@@ -175,6 +183,7 @@ func score(ctx context.Context, j Job, run *record.Run) (map[string]mat32.Matrix
 	}
 	sort.Strings(splits)
 	run.History = nil
+	secs := epochSeconds(c, splits)
 	last := map[string]mat32.Matrix{}
 	for _, e := range c.EmbedEpochs {
 		ep := record.Epoch{Epoch: e, Loss: losses[e], Metrics: record.Metrics{}}
@@ -195,6 +204,7 @@ func score(ctx context.Context, j Job, run *record.Run) (map[string]mat32.Matrix
 			}
 			last[s] = emb
 		}
+		ep.Seconds = secs[e]
 		run.History = append(run.History, ep)
 		run.Final = ep.Metrics
 	}
@@ -216,7 +226,14 @@ func execute(ctx context.Context, j Job) (int, error) {
 	if j.Contract.Resume {
 		resume = "1"
 	}
-	cmd := exec.Command(path, j.Command[1:]...)
+	args := append([]string{path}, j.Command[1:]...)
+	if len(j.Wrap) > 0 {
+		if path, err = exec.LookPath(j.Wrap[0]); err != nil {
+			return -1, fmt.Errorf("%s: not found on PATH", j.Wrap[0])
+		}
+		args = append(append([]string{path}, j.Wrap[1:]...), args...)
+	}
+	cmd := exec.Command(path, args[1:]...)
 	cmd.Dir = j.WorkDir
 	cmd.Env = append(os.Environ(), EnvCell+"="+string(cj), EnvResume+"="+resume)
 	tail := &lastLine{}
@@ -257,7 +274,7 @@ func execute(ctx context.Context, j Job) (int, error) {
 		why = ": " + s
 	}
 	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -1, fmt.Errorf("command %s was killed by signal %s%s (the next run starts it again with %s=1)", j.Command[0], ws.Signal(), why, EnvResume)
+		return -1, fmt.Errorf("command %s was killed by %s%s (the next run starts it again with %s=1)", j.Command[0], signalName(ws.Signal()), why, EnvResume)
 	}
 	code := ee.ExitCode()
 	if code == ExitDiverged {
@@ -304,6 +321,10 @@ func resolveCommand(command []string, workDir string) (string, error) {
 }
 
 func unwrapExec(err error) error {
+	if errors.Is(err, syscall.ENOEXEC) {
+		// A script without its "#!" line: the kernel cannot tell what runs it.
+		return errors.New("exec format error: not a program; a script needs a first line naming its interpreter (#!/usr/bin/env python3), or put the interpreter first in the command ([python3, train.py])")
+	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

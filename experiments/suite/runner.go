@@ -54,6 +54,9 @@ type Runner struct {
 	// that concurrent suite invocations never run a cell twice; nil: no
 	// claims.
 	Claims *Claimer
+	// Name is the command in the runner's messages: "suite" when empty,
+	// "tune" for tune's cells.
+	Name string
 	// Overall, if set, makes the progress of the log lines count every
 	// cell of a run that calls Run several times (tune's batches), so its
 	// ETA does not restart with each call.
@@ -91,7 +94,7 @@ type Result struct {
 
 // ErrInterrupted is wrapped by the error of a run, and of Run, that the
 // cancellation of the context stopped.
-var ErrInterrupted = errors.New("suite interrupted")
+var ErrInterrupted = errors.New("interrupted")
 
 // interruptedError is Run's error after a cancellation: its message says
 // how to resume; it matches ErrInterrupted and the context's error
@@ -103,6 +106,14 @@ type interruptedError struct {
 
 func (e *interruptedError) Error() string   { return e.msg }
 func (e *interruptedError) Unwrap() []error { return []error{ErrInterrupted, e.cause} }
+
+// name is the command the runner's messages name.
+func (r *Runner) name() string {
+	if r.Name == "" {
+		return "suite"
+	}
+	return r.Name
+}
 
 // IsDone reports whether dir holds a run.json with status "done".
 func IsDone(dir string) bool {
@@ -116,7 +127,7 @@ func IsDone(dir string) bool {
 // the runs that were in flight. It returns an error when any job failed.
 func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 	if r.Bin == "" {
-		return nil, errors.New("suite: no binary to run")
+		return nil, fmt.Errorf("%s: no binary to run", r.name())
 	}
 	res := &Result{Errors: map[string]error{}}
 	todo := r.pending(jobs, res)
@@ -128,11 +139,11 @@ func (r *Runner) Run(ctx context.Context, jobs []Job) (*Result, error) {
 	r.dispatch(ctx, todo, t)
 	if err := ctx.Err(); err != nil {
 		left := len(todo) - len(res.Done) - len(res.Failed) - len(res.Interrupted) - len(res.Busy) - (len(res.Skipped) - skippedBefore)
-		return res, &interruptedError{cause: err, msg: fmt.Sprintf("%v: %d of %d runs done, %d interrupted (checkpoints kept), %d not started; rerun the same command to resume",
-			ErrInterrupted, len(res.Done), len(todo), len(res.Interrupted), left)}
+		return res, &interruptedError{cause: err, msg: fmt.Sprintf("%s %v: %d of %d runs done, %d interrupted (checkpoints kept), %d not started; rerun the same command to resume",
+			r.name(), ErrInterrupted, len(res.Done), len(todo), len(res.Interrupted), left)}
 	}
 	if len(res.Failed) > 0 {
-		return res, fmt.Errorf("suite: %d of %d runs failed (see log.txt in each run directory): %s", len(res.Failed), len(todo), strings.Join(res.Failed, ", "))
+		return res, fmt.Errorf("%s: %d of %d runs failed (see log.txt in each run directory): %s", r.name(), len(res.Failed), len(todo), strings.Join(res.Failed, ", "))
 	}
 	return res, nil
 }
@@ -149,7 +160,7 @@ func (r *Runner) pending(jobs []Job, res *Result) []Job {
 		todo = append(todo, j)
 	}
 	if r.Log != nil && len(res.Skipped) > 0 {
-		fmt.Fprintf(r.Log, "suite: %d of %d runs already done, skipped\n", len(res.Skipped), len(jobs))
+		fmt.Fprintf(r.Log, "%s: %d of %d runs already done, skipped\n", r.name(), len(res.Skipped), len(jobs))
 	}
 	return todo
 }
@@ -161,7 +172,7 @@ func (r *Runner) progressBar(n int) *progressbar.ProgressBar {
 	}
 	return progressbar.NewOptions(n,
 		progressbar.OptionSetWriter(r.Progress),
-		progressbar.OptionSetDescription("suite"),
+		progressbar.OptionSetDescription(r.name()),
 		progressbar.OptionShowCount(),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionSetElapsedTime(true),

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,6 +199,9 @@ func (s *Spec) check(p *Problems) {
 		} else if len(g.Loss) == 0 {
 			p.Add("%s: no loss", where)
 		}
+		if g.Tag != "" && !ValidName(g.Tag) {
+			p.Add("%s: tag %q must be letters, digits and _ . + - (not starting with . or -): it names the grid's run directories", where, g.Tag)
+		}
 		if len(g.Seed) == 0 {
 			p.Add("%s: no seed", where)
 		}
@@ -308,6 +312,14 @@ func Slug(v string) string {
 	}
 	return b.String()
 }
+
+// namePattern is a method name or tag that is a safe directory name: no
+// path separator, no leading "." (a hidden directory that listings skip)
+// or "-" (read as a flag).
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
+
+// ValidName reports whether v may name a method or a grid's tag.
+func ValidName(v string) bool { return namePattern.MatchString(v) }
 
 // RunName is the deterministic directory of a grid point:
 // dataset/loss-miner-sampler[-regularizer][-dE][-bB][-tag]/sSEED. Empty

@@ -59,6 +59,12 @@ type Cell struct {
 	WorkDir  string         `json:"workdir,omitempty"`
 	DataDir  string         `json:"data_dir,omitempty"`
 	Settings map[string]any `json:"settings,omitempty"`
+	// ScheduleEpochs is the tuning cells' epoch count: a final cell trains
+	// Config.Epochs (the epoch chosen on validation) of a schedule sized
+	// for ScheduleEpochs (0: Config.Epochs).
+	ScheduleEpochs int `json:"schedule_epochs,omitempty"`
+	// Isolate: a tuning command runs under bubblewrap (isolate.go).
+	Isolate bool `json:"isolate,omitempty"`
 }
 
 // ReadCell reads dir/cell.json.

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -228,7 +229,7 @@ func (s *Spec) commandCell(me Method, c *Cell) {
 	if err != nil {
 		wd = s.Dir
 	}
-	c.Command, c.WorkDir, c.DataDir = me.Command, wd, s.dataDir()
+	c.Command, c.WorkDir, c.DataDir, c.Isolate = me.Command, wd, s.dataDir(), s.Isolate
 	c.Settings = map[string]any{}
 	for _, fixed := range []map[string]any{s.Fixed, me.Fixed} {
 		for k, v := range fixed {
@@ -276,7 +277,7 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 	}
 	ct := cell.Contract{
 		Version: cell.ContractVersion, Stage: c.Stage, Method: c.Method, Trial: c.Trial, Fold: c.Fold, Folds: c.Folds,
-		Params: commandParams(c), Seed: cfg.Seed, Epochs: cfg.Epochs, Dir: abs, Data: c.DataDir, Items: map[string]string{},
+		Params: commandParams(c), Seed: cfg.Seed, Epochs: cfg.Epochs, ScheduleEpochs: cmp.Or(c.ScheduleEpochs, cfg.Epochs), Dir: abs, Data: c.DataDir, Items: map[string]string{},
 		Train:      cell.Rows{Split: "train", Rows: filepath.Join(abs, TrainRowsFile), Count: len(trainRows)},
 		Embeddings: filepath.Join(abs, cell.EmbDir),
 	}
@@ -284,10 +285,25 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 		ct.Items["train"] = ds.Train.Items
 	}
 	labels := map[string][]int32{}
+	var wrap []string
 	switch c.Stage {
 	case StageTune:
 		// The validation rows are training-split rows: no test row, label
-		// or item path reaches a tuning cell.
+		// or item path reaches a tuning cell, and its data directory is a
+		// view without the test split's files.
+		view, err := trainView(c.DataDir, abs)
+		if err != nil {
+			return err
+		}
+		ct.Data = view
+		if c.Isolate {
+			if wrap, err = isolation(view, c.DataDir, abs); err != nil {
+				return err
+			}
+		}
+		if ds.Train.Items != "" {
+			ct.Items["train"] = filepath.Join(view, filepath.Base(ds.Train.Items))
+		}
 		if err := cell.WriteRows(filepath.Join(abs, ValRowsFile), valRows); err != nil {
 			return err
 		}
@@ -330,7 +346,7 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 		run.Method["param:"+k] = v
 	}
 	last, err := cell.Run(ctx, cell.Job{
-		Command: c.Command, WorkDir: c.WorkDir, Contract: ct, Labels: labels, Record: run,
+		Command: c.Command, Wrap: wrap, WorkDir: c.WorkDir, Contract: ct, Labels: labels, Record: run,
 		Evaluate: cell.EvalFunc(evaluate), Stdout: os.Stdout, Stderr: os.Stderr,
 	})
 	if c.Stage == StageTune {

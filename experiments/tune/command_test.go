@@ -215,6 +215,13 @@ func TestCommandMethodsRunTheProtocol(t *testing.T) {
 			if strings.Contains(string(b), "test") || len(c.Embed) != 1 || c.Embed["val"].Split != "train" || c.Train.Split != "train" {
 				t.Errorf("%s: a tuning cell's contract names the test split: %s", dir, b)
 			}
+			// Its data directory is the cell's training-only view.
+			if abs, _ := filepath.Abs(dir); c.Data != filepath.Join(abs, TrainViewDir) || c.ScheduleEpochs != 3 {
+				t.Errorf("%s: data %s, schedule_epochs %d", dir, c.Data, c.ScheduleEpochs)
+			}
+			if _, err := os.Stat(filepath.Join(c.Data, "test_labels.npy")); err == nil {
+				t.Errorf("%s: the view holds test_labels.npy", dir)
+			}
 			train, _ := arrays.LoadIndices(c.Train.Rows)
 			val, _ := arrays.LoadIndices(c.Embed["val"].Rows)
 			if len(train)+len(val) != len(trainLabels) || len(val) != c.Embed["val"].Count {
@@ -253,7 +260,8 @@ func TestCommandMethodsRunTheProtocol(t *testing.T) {
 		for f := range p.Spec.Folds {
 			dir := p.FinalDir(m, f, 0)
 			c := readSeen(t, dir)[0].Contract
-			if c.Stage != StageFinal || c.Embed["test"].Count != 30 || c.Epochs != best.BestEpochs[f] || !reflect.DeepEqual(c.EmbedEpochs, []int{c.Epochs}) {
+			// The schedule is the tuning cells' (3 epochs), stopped at the chosen epoch.
+			if c.Stage != StageFinal || c.Embed["test"].Count != 30 || c.Epochs != best.BestEpochs[f] || c.ScheduleEpochs != 3 || !reflect.DeepEqual(c.EmbedEpochs, []int{c.Epochs}) {
 				t.Errorf("%s: final contract %+v (best epochs %v)", dir, c, best.BestEpochs)
 			}
 		}
@@ -361,7 +369,7 @@ func TestCommandKilledIsResumed(t *testing.T) {
 	params["kill_at"] = "2"
 	dir := commandCell(t, []string{fakeTrainer}, params)
 	err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"})
-	if err == nil || !strings.Contains(err.Error(), "killed by signal killed") {
+	if err == nil || !strings.Contains(err.Error(), "killed by SIGKILL (signal 9)") {
 		t.Fatalf("first run: %v", err)
 	}
 	if err := RunCell(context.Background(), dir, nil, CellOptions{Version: "test"}); err != nil {

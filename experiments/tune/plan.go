@@ -366,9 +366,11 @@ func (p *Plan) writeFinal() error {
 				if err != nil {
 					return err
 				}
+				schedule := cfg.Epochs
 				cfg.Epochs = best.BestEpochs[f]
 				cfg.Metrics, cfg.EvalEvery = s.FinalMetrics, max(1, cfg.Epochs)
-				c := Cell{Stage: StageFinal, Method: me.Name, Trial: best.Index, Fold: f, Folds: s.Folds, Params: best.Params, Objective: s.Objective, Config: cfg}
+				c := Cell{Stage: StageFinal, Method: me.Name, Trial: best.Index, Fold: f, Folds: s.Folds, Params: best.Params, Objective: s.Objective, Config: cfg,
+					ScheduleEpochs: schedule}
 				s.commandCell(me, &c)
 				if err := writeFinalCell(p.FinalDir(m, f, si), &c); err != nil {
 					return err

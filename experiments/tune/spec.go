@@ -64,7 +64,10 @@ type Spec struct {
 	Search      string // tpe | random
 	Budget      int    // trials per method
 	MaxParallel int    // trials proposed (and run) at once per method
-	Folds       int
+	// Isolate runs tuning commands under bubblewrap with the data set's
+	// directory replaced by the training-only view (isolate.go).
+	Isolate bool
+	Folds   int
 	// Objective is the canonical key of the validation metric.
 	Objective string
 	TPE       search.TPE
@@ -157,7 +160,7 @@ func Parse(b []byte, opt Options) (*Spec, error) {
 // topKeys, methodKeys, rangeKeys, tpeKeys and finalKeys are the keys a
 // spec may use; aliases maps older spellings to them.
 var (
-	topKeys    = []string{"out", "dataset", "seed", "search", "budget", "max-parallel", "folds", "objective", "tpe", "fixed", "methods", "final", "slurm", "search-repeats"}
+	topKeys    = []string{"out", "dataset", "seed", "search", "budget", "max-parallel", "folds", "objective", "tpe", "fixed", "methods", "final", "slurm", "search-repeats", "isolate"}
 	methodKeys = []string{"name", "loss", "miner", "command", "budget", "fixed", "space"}
 	rangeKeys  = []string{"low", "high", "log", "int", "values"}
 	tpeKeys    = []string{"startup", "gamma", "candidates", "prior-weight"}
@@ -174,6 +177,7 @@ func (s *Spec) parseTop(top map[string]*yaml.Node, p *problems) {
 	p.int(top["budget"], "budget", &s.Budget)
 	p.int(top["max-parallel"], "max-parallel", &s.MaxParallel)
 	p.int(top["search-repeats"], "search-repeats", &s.SearchRepeats)
+	p.bool(top["isolate"], "isolate", &s.Isolate)
 	p.int(top["folds"], "folds", &s.Folds)
 	p.str(top["objective"], "objective", &s.Objective)
 	if n := top["tpe"]; n != nil {

@@ -49,12 +49,23 @@ func (s *Spec) check(p *problems, opt Options) {
 	if n := float64(len(s.Methods)) * float64(max(s.Folds, 0)) * (float64(max(s.Budget, 0))*float64(max(s.SearchRepeats, 1)) + float64(len(s.FinalSeeds))); n > float64(limit) {
 		p.Add("the spec has %.0f cells (methods × folds × (budget × search repeats + final seeds)), more than the limit %d: lower the budget, or raise the limit with --max-cells", n, limit)
 	}
-	names := map[string]bool{}
-	for _, m := range s.Methods {
-		if names[m.Name] {
-			p.Add("method %s given twice (give each a distinct name)", m.Name)
+	if s.Isolate {
+		if msg := checkIsolation(); msg != "" {
+			p.Add("%s", msg)
 		}
-		names[m.Name] = true
+	}
+	// Names are directories: on a case-insensitive file system (macOS,
+	// Windows) "B" and "b" would be one directory.
+	names := map[string]string{}
+	for _, m := range s.Methods {
+		switch prev, ok := names[strings.ToLower(m.Name)]; {
+		case ok && prev == m.Name:
+			p.Add("method %s given twice (give each a distinct name)", m.Name)
+		case ok:
+			p.Add("methods %s and %s differ only in case: their directories would be one on a case-insensitive file system (give each a distinct name)", prev, m.Name)
+		default:
+			names[strings.ToLower(m.Name)] = m.Name
+		}
 		if len(m.Space) == 0 {
 			p.Add("method %s: empty search space (every method is tuned)", m.Name)
 			continue

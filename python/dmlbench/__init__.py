@@ -10,6 +10,7 @@ from ._cli import BinaryNotFoundError, DmlbenchError, find_binary
 from .contract import EXIT_DIVERGED, Cell, Diverged, cell, exit_diverged, save_embeddings
 from .evaluate import DmlbenchWarning, evaluate
 from .pml import AccuracyCalculator
+from . import evaluation  # noqa: E402  pytorch-metric-learning 3's API: dmlbench.evaluation.AccuracyCalculator
 
 __all__ = ["evaluate", "AccuracyCalculator", "cell", "save_embeddings", "Cell", "EXIT_DIVERGED",
            "Diverged", "exit_diverged", "DmlbenchError", "DmlbenchWarning", "BinaryNotFoundError",

@@ -94,6 +94,48 @@ def labels_array(y, what):
     raise DmlbenchError(f"{what}: labels of dtype {a.dtype} are neither integers nor strings")
 
 
+def class_ids(*sources):
+    """Labels of one class space as shared int64 class ids, and the class names.
+
+    sources: (what, labels) pairs, labels as labels_array returns them.
+    Integer labels pass unchanged (names None). String labels are matched
+    exactly, as Python compares them: "c0" and "c0 ", "01" and "1" are
+    distinct classes (the binary's text rules trim and read integers, so
+    the strings never reach it). Ids follow the names' order: by value
+    when every name is an integer, code point order otherwise.
+    """
+    text = [what for what, a in sources if a.dtype.kind == "U"]
+    if not text:
+        return [a for _, a in sources], None
+    if len(text) < len(sources):
+        ints = next(what for what, a in sources if a.dtype.kind != "U")
+        raise DmlbenchError(f"{ints} holds integer labels but {text[0]} holds strings: "
+                            "use integers in both or strings in both")
+    names, inv = np.unique(np.concatenate([a for _, a in sources]), return_inverse=True)
+    try:
+        keys = [(int(v), v) for v in names.tolist()]
+    except ValueError:
+        keys = None
+    if keys is not None:
+        order = sorted(range(len(names)), key=keys.__getitem__)
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[order] = np.arange(len(names))
+        names, inv = names[order], rank[inv.reshape(-1)]
+    ids, start = [], 0
+    for _, a in sources:
+        ids.append(inv[start:start + len(a)].astype(np.int64))
+        start += len(a)
+    return ids, names.tolist()
+
+
+def name_classes(res, names):
+    """Puts the class names back into eval's per-class entries (ids → names)."""
+    if names is not None:
+        for c in res.get("per_class") or ():
+            c["class"] = names[int(c["class"])]
+    return res
+
+
 def _scratch_dir():
     # Memory-backed when the system has it: the arrays are read once.
     shm = "/dev/shm"

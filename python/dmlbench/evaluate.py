@@ -4,7 +4,8 @@ import warnings
 
 import numpy as np
 
-from ._cli import DmlbenchError, Scratch, embeddings_array, labels_array, run_json
+from ._argnames import argument_names
+from ._cli import DmlbenchError, Scratch, class_ids, embeddings_array, labels_array, name_classes, run_json
 
 
 class DmlbenchWarning(UserWarning):
@@ -46,13 +47,17 @@ def evaluate(embeddings, labels, *, gallery=None, gallery_labels=None, query_row
         raise DmlbenchError("query_rows selects queries inside embeddings; with a gallery every row is a query")
     x = embeddings_array(embeddings, "embeddings")
     y = labels_array(labels, "labels")
+    if gallery is None:
+        (y,), names = class_ids(("labels", y))
+    else:
+        g = embeddings_array(gallery, "gallery")
+        (y, gy), names = class_ids(("labels", y), ("gallery_labels", labels_array(gallery_labels, "gallery_labels")))
     args = ["eval"]
-    with Scratch() as s:
+    argnames = {"emb": "embeddings", "query": "embeddings", "query_labels": "labels"}
+    with Scratch() as s, argument_names(s, argnames):
         if gallery is None:
             args += ["--emb", s.emb("emb", x), "--labels", s.labels("labels", y)]
         else:
-            g = embeddings_array(gallery, "gallery")
-            gy = labels_array(gallery_labels, "gallery_labels")
             args += ["--query-emb", s.emb("query", x), "--query-labels", s.labels("query_labels", y),
                      "--gallery-emb", s.emb("gallery", g), "--gallery-labels", s.labels("gallery_labels", gy)]
         if query_rows is not None:
@@ -74,7 +79,7 @@ def evaluate(embeddings, labels, *, gallery=None, gallery_labels=None, query_row
             args.append("--per-class")
         if binarize:
             args.append("--binarize")
-        res = run_json(args)
+        res = name_classes(run_json(args), names)
     if warn:
         for w in res.get("warnings") or ():
             warnings.warn(w, DmlbenchWarning, stacklevel=2)

@@ -8,11 +8,17 @@ constructor, ``get_accuracy`` signature, metric names and conventions
     from dmlbench import AccuracyCalculator
 """
 
+import logging
 import math
 
 import numpy as np
 
-from ._cli import Scratch, embeddings_array, labels_array, run_json
+from ._argnames import argument_names
+from ._cli import Scratch, class_ids, embeddings_array, labels_array, name_classes, run_json
+
+# PML logs through the logger named "PML" (common_functions.LOGGER); the
+# same name keeps a user's logging configuration working after the switch.
+LOGGER = logging.getLogger("PML")
 
 # PML's metric name → dmlbench's under --compat pml (docs/metrics.md).
 PML_TO_DMLBENCH = {
@@ -28,6 +34,15 @@ PML_TO_DMLBENCH = {
 # In PML's order: its function dict follows dir(), which sorts the names.
 PRIMARY_METRICS = sorted(PML_TO_DMLBENCH)
 CLUSTERING = ("AMI", "NMI")
+# Metrics whose value is wrong when k is below the largest class (PML's
+# determine_k warning).
+NEEDS_WHOLE_CLASS = ("mean_average_precision_at_r", "r_precision")
+
+
+def _custom_metric_names(obj):
+    """Metrics a subclass adds or overrides the way PML 2 discovers them
+    (calculate_*); this class defines none, so every one is the user's."""
+    return sorted(n[len("calculate_"):] for n in dir(obj) if n.startswith("calculate_"))
 
 
 def _nan(v):
@@ -53,8 +68,15 @@ class AccuracyCalculator:
     "max_bin_count" or a positive int (PML's explicit k). PML's
     label_comparison_fn, knn_func and kmeans_func have no counterpart and
     are refused; device is accepted and ignored (the binary runs on the
-    host, or on its own GPU backend).
+    host, or on its own GPU backend). A subclass's own ``calculate_*``
+    metric is refused, naming the per-query form that
+    ``dmlbench.evaluation.AccuracyCalculator(custom_metrics=...)`` takes.
+    PML's two warnings (k below the largest class with MAP@R or
+    R-Precision; no query label in the reference) are logged to the
+    "PML" logger, as PML logs them.
     """
+
+    convention = "pml"
 
     def __init__(self, include=(), exclude=(), avg_of_avgs=False, return_per_class=False,
                  k=None, label_comparison_fn=None, device=None, knn_func=None, kmeans_func=None):
@@ -63,6 +85,13 @@ class AccuracyCalculator:
             if v is not None:
                 raise NotImplementedError(f"{name}: not supported by dmlbench (labels are compared by equality; "
                                           "k-NN and k-means are dmlbench's)")
+        custom = _custom_metric_names(self)
+        if custom:
+            name = custom[0]
+            raise NotImplementedError(
+                f"calculate_{name}: dmlbench's v2.8.1 drop-in computes PML's built-in metrics only; write it as a "
+                f"per-query function for dmlbench.evaluation.AccuracyCalculator(custom_metrics={{'{name}': "
+                f"RetrievalMetric(function, neighbors=...)}}) (pytorch-metric-learning 3's form; docs/metrics.md)")
         self.check_primary_metrics(include, exclude)
         self.include, self.exclude = tuple(include), tuple(exclude)
         if avg_of_avgs and return_per_class:
@@ -118,16 +147,23 @@ class AccuracyCalculator:
                 raise ValueError(
                     "When ref_includes_query is True, the first len(query) elements of reference must be equal to query.\n"
                     "Likewise, the first len(query_labels) elements of reference_labels must be equal to query_labels.\n")
+        if same:
+            (qy,), names = class_ids(("query_labels", qy))
+            ry = qy
+        else:
+            (qy, ry), names = class_ids(("query_labels", qy), ("reference_labels", ry))
         wanted = self.get_curr_metrics(include, exclude)
         if not wanted:
             return {}
         knn = [m for m in wanted if m not in CLUSTERING]
         clus = [m for m in wanted if m in CLUSTERING]
+        if knn:
+            self._log_warnings(qy, ry, ref_includes_query, wanted)
         out = {}
-        with Scratch() as s:
+        with Scratch() as s, argument_names(s, {"query_rows": "query"}):
             qe, ql = s.emb("query", q), s.labels("query_labels", qy)
             if knn:
-                args = ["eval", "--compat", "pml", "--metrics", ",".join(PML_TO_DMLBENCH[m] for m in knn)]
+                args = ["eval", "--compat", self.convention, "--metrics", ",".join(PML_TO_DMLBENCH[m] for m in knn)]
                 if same:
                     args += ["--emb", qe, "--labels", ql]
                 elif ref_includes_query:
@@ -142,14 +178,35 @@ class AccuracyCalculator:
                     args.append("--per-class")
                 if self.k is not None:
                     args += ["--pml-k", str(self.k)]
-                res = run_json(args)
+                res = name_classes(run_json(args), names)
                 self._knn_values(res, knn, out)
             if clus:
                 # PML clusters the query set into as many clusters as it has labels.
-                res = run_json(["eval", "--compat", "pml", "--metrics", ",".join(clus), "--emb", qe, "--labels", ql])
+                res = run_json(["eval", "--compat", self.convention, "--metrics", ",".join(clus), "--emb", qe, "--labels", ql])
                 for m in clus:
                     out[m] = _nan(res["metrics"].get(m))
         return {m: out[m] for m in wanted}
+
+    def _log_warnings(self, qy, ry, ref_includes_query, wanted):
+        """PML's determine_k and lone-label warnings, worded as PML words them."""
+        labels = np.unique(qy)
+        ref_labels, ref_counts = np.unique(ry, return_counts=True)
+        pos = np.searchsorted(ref_labels, labels)
+        pos = np.minimum(pos, len(ref_labels) - 1)
+        counts = np.where(ref_labels[pos] == labels, ref_counts[pos], 0)
+        lone = counts - (1 if ref_includes_query else 0) <= 0
+        if lone.all():
+            LOGGER.warning("None of the query labels are in the reference set.")
+        max_bin_count = int(counts.max())
+        if isinstance(self.k, int) and self.k < max_bin_count:
+            hit = {m for m in wanted if m in NEEDS_WHOLE_CLASS}
+            if hit:
+                LOGGER.warning(
+                    f"\nWarning: You are computing {hit}, but the value for k ({self.k})"
+                    f" is less than the max bin count ({max_bin_count}) so the values for these metrics will be incorrect."
+                    " To fix this, set k='max_bin_count'."
+                    f"\nIf you're looking for MAP@{self.k} instead of MAP@R, then you should use 'mean_average_precision'"
+                    " rather than mean_average_precision_at_r")
 
     def _knn_values(self, res, knn, out):
         if not self.return_per_class:

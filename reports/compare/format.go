@@ -116,20 +116,24 @@ func (r *Report) Footer() []string {
 		fmt.Sprintf("A = %s, B = %s; %d queries in %d classes, paired (metrics: %s; fractions in %%)", r.A, r.B, r.Queries, r.Classes, avg),
 		fmt.Sprintf("CI: percentile bootstrap over classes, %d resamples; p: sign-flip permutation test over classes, %d permutations; seed %d", r.Resamples, r.Resamples, r.Seed),
 	}
-	var mdd, untested []string
+	var mdd, whys []string
+	untested := map[string][]string{} // keys by the reason they are not tested
 	for _, t := range r.Tests {
 		switch {
 		case t.Testable:
 			mdd = append(mdd, t.Key+" "+strings.TrimPrefix(cell(t.Key, t.MDD, false), "+"))
 		default:
-			untested = append(untested, t.Key)
+			if untested[t.Why] == nil {
+				whys = append(whys, t.Why)
+			}
+			untested[t.Why] = append(untested[t.Why], t.Key)
 		}
 	}
 	if len(mdd) > 0 {
 		lines = append(lines, "minimum detectable difference (α = 0.05, 80 % power, 2.80 bootstrap SE): "+strings.Join(mdd, ", "))
 	}
-	if len(untested) > 0 {
-		lines = append(lines, "not tested (no per-query values, one value for the whole set): "+strings.Join(untested, ", "))
+	for _, why := range whys {
+		lines = append(lines, "not tested ("+why+"): "+strings.Join(untested[why], ", "))
 	}
 	return lines
 }

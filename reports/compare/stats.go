@@ -155,7 +155,7 @@ func Compare(ra, rb *metrics.Result, keys []string, opt Options) ([]Test, error)
 			return nil, err
 		}
 		if len(cts[i].num) == 0 {
-			t.Why = "no query counts"
+			t.Why = "no query has a relevant item: every query is alone in its class"
 			continue
 		}
 		t.Testable, t.Classes = true, len(cts[i].num)

@@ -2,7 +2,7 @@ package compare
 
 import (
 	"bufio"
-	"encoding/csv"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
+	"github.com/dmlbench/dmlbench/internal/csvsafe"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -28,9 +29,10 @@ func WriteValuesFile(path string, v *metrics.QueryValues) error {
 }
 
 // WriteCSV writes the values as CSV with a header row: index, label, then
-// the metric keys.
+// the metric keys. A label a spreadsheet would run as a formula gets a
+// leading "'" (internal/csvsafe, docs/output.md).
 func WriteCSV(w io.Writer, v *metrics.QueryValues) error {
-	cw := csv.NewWriter(w)
+	cw := csvsafe.NewWriter(w)
 	if err := cw.Write(append([]string{"index", "label"}, v.Keys...)); err != nil {
 		return err
 	}

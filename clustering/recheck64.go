@@ -20,7 +20,7 @@ import (
 // rounding, not the data, chose the centroid; every kernel level gives
 // the same result.
 func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) (int, error) {
-	rows, _, err := roundingRows(ctx, x, cent, assign, threads)
+	rows, err := roundingRows(ctx, x, cent, assign, threads)
 	if err != nil {
 		return 0, err
 	}
@@ -54,14 +54,11 @@ func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, thread
 // centroid a is certainly the exact nearest when it is the search's first
 // and d₂ − d₁ > e(x, c_a) + e_o, e_o bounding the error of every other
 // centroid that could beat a: such a centroid has ‖c‖ ≤ ‖x‖ + √(d₁ +
-// e(x, c_a)). Every other row is returned; coincident counts those whose
-// two nearest centroids are themselves within rounding of each other
-// (‖c₁ − c₂‖² ≤ 4(e(x, c_a) + e_o)), such as initial centroids 1 ulp
-// apart.
-func roundingRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) (rows []int, coincident int, err error) {
+// e(x, c_a)). Every other row is returned.
+func roundingRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) ([]int, error) {
 	k, d := cent.Rows, x.Cols
 	if k < 2 || x.Rows == 0 {
-		return nil, 0, nil
+		return nil, nil
 	}
 	cn := make([]float64, k)
 	cMax := 0.0
@@ -84,7 +81,7 @@ func roundingRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, thr
 	// (exactdist.L2) is added.
 	cc, err := knn.Exact{}.Search(ctx, cent, cent, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf, Threads: threads})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	sep := make([]float64, k)
 	for j := range sep {
@@ -98,7 +95,7 @@ func roundingRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, thr
 		}
 	}
 	if len(open) == 0 {
-		return nil, 0, nil
+		return nil, nil
 	}
 	sub := mat32.Matrix{Rows: len(open), Cols: d, Data: make([]float32, 0, len(open)*d)}
 	for _, i := range open {
@@ -106,10 +103,9 @@ func roundingRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, thr
 	}
 	nb, err := knn.Exact{}.Search(ctx, sub, cent, 2, knn.Options{Metric: knn.L2, Threads: threads})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	uncertain := make([]bool, len(open))
-	twins := make([]bool, len(open))
 	parallel.For(threads, len(open), func(r int) {
 		i := open[r]
 		a := assign[i]
@@ -123,18 +119,85 @@ func roundingRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, thr
 		d1, d2 := float64(dv[0]), float64(dv[1])
 		eo := bound(xn, min(cMax, xn+math.Sqrt(max(d1+ea, 0))))
 		uncertain[r] = ids[0] != a || !(d2-d1 > ea+eo)
-		if uncertain[r] && ids[1] >= 0 {
-			v, e := exactdist.L2(cent.Row(int(ids[0])), cent.Row(int(ids[1])))
-			twins[r] = v-e <= 4*(ea+eo)
-		}
 	})
+	var rows []int
 	for r, u := range uncertain {
 		if u {
 			rows = append(rows, open[r])
-			if twins[r] {
-				coincident++
-			}
 		}
 	}
-	return rows, coincident, nil
+	return rows, nil
+}
+
+// coincidentRows counts the rows assigned to one of two centroids whose
+// distances to the row differ by less than their rounding bounds (e of
+// roundingRows), the centroids being twins (ulpTwins) and one the other's
+// nearest.
+func coincidentRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) (int, error) {
+	k, d := cent.Rows, x.Cols
+	if k < 2 || x.Rows == 0 {
+		return 0, nil
+	}
+	zero := make([]float32, d)
+	cn := make([]float64, k)
+	for j := range cn {
+		v, _ := exactdist.L2(cent.Row(j), zero)
+		cn[j] = math.Sqrt(v)
+	}
+	gamma := float64(d+4) * 0x1p-24
+	bound := func(a, b float64) float64 {
+		s := a + b
+		return gamma*s*s + gamma*0x1p-120
+	}
+	cc, err := knn.Exact{}.Search(ctx, cent, cent, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf, Threads: threads})
+	if err != nil {
+		return 0, err
+	}
+	twin := make([]int32, k) // the coinciding centroid, or −1
+	any := false
+	for j := range twin {
+		twin[j] = -1
+		if l := cc.IDs[j]; l >= 0 && ulpTwins(cent.Row(j), cent.Row(int(l))) {
+			twin[j], any = l, true
+		}
+	}
+	if !any {
+		return 0, nil
+	}
+	n := 0
+	for i, a := range assign {
+		b := twin[a]
+		if b < 0 {
+			continue
+		}
+		va, _ := exactdist.L2(x.Row(i), cent.Row(int(a)))
+		vb, _ := exactdist.L2(x.Row(i), cent.Row(int(b)))
+		xn, _ := exactdist.L2(x.Row(i), zero)
+		if math.Abs(va-vb) <= bound(math.Sqrt(xn), cn[a])+bound(math.Sqrt(xn), cn[b]) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// ulpTwins reports whether a and b differ, by at most 4 ulp in every
+// coordinate: centroids that float32 cannot tell apart. Identical rows are
+// not twins: every summation order gives both the same value, so the
+// lower index wins in faiss too.
+func ulpTwins(a, b []float32) bool {
+	same := true
+	for t := range a {
+		if a[t] == b[t] {
+			continue
+		}
+		same = false
+		ua, ub := math.Float32bits(a[t]), math.Float32bits(b[t])
+		if (ua^ub)>>31 != 0 {
+			return false // opposite signs: several ulps unless both tiny
+		}
+		if max(ua, ub)-min(ua, ub) > 4 {
+			return false
+		}
+	}
+	return !same
 }

@@ -34,6 +34,9 @@ import (
 // each live row's rank counted.
 type watchBand struct {
 	low, high []uint64
+	// edge interleaves them, edge[2b] = high[b], edge[2b+1] = low[b]:
+	// count reads low[b] right after searching high, from the same line.
+	edge []uint64
 	wAhead    []int32  // wAhead[b]: watched rows with key < low[b]
 	pool      []uint64 // unwatched candidates inside a live row's band
 	mixed     bool     // a dropped watched row lies inside a live row's band
@@ -68,6 +71,10 @@ func newWatchBand(w *watchState, band func(v float32) float32) *watchBand {
 		c, _ := slices.BinarySearch(w.keys, wb.low[b])
 		wb.wAhead[b] = int32(c)
 	}
+	wb.edge = make([]uint64, 2*n)
+	for b := range n {
+		wb.edge[2*b], wb.edge[2*b+1] = wb.high[b], wb.low[b]
+	}
 	w.low, w.high = wb.low, wb.high
 	return wb
 }
@@ -100,8 +107,15 @@ func (wb *watchBand) dropped(keys []uint64, alive int) {
 // it is counted below no live row.
 func (wb *watchBand) count(w *watchState, key uint64) int {
 	a := w.alive
-	b := lowerBound(wb.high[:a], key)
-	if wb.low[b] > key {
+	e := wb.edge
+	b := 0 // the first b < a with high[b] ≥ key, branch-free (see watchState.count)
+	for n := a; n > 1; {
+		half := n >> 1
+		_, lt := bits.Sub64(e[2*(b+half-1)], key, 0)
+		b += half & -int(lt)
+		n -= half
+	}
+	if e[2*b+1] > key {
 		return b // inside no band, so no watched row (low[j] ≤ keys[j] ≤ high[j])
 	}
 	for j := b; j < a && w.keys[j] <= key; j++ {
@@ -118,19 +132,6 @@ func (wb *watchBand) count(w *watchState, key uint64) int {
 	}
 	if lo == a {
 		return -1
-	}
-	return lo
-}
-
-// lowerBound returns the first i with a[i] ≥ key, for key ≤ a[len(a)−1],
-// without branches on the comparisons (see watchState.count).
-func lowerBound(a []uint64, key uint64) int {
-	lo := 0
-	for n := len(a); n > 1; {
-		half := n >> 1
-		_, lt := bits.Sub64(a[lo+half-1], key, 0)
-		lo += half & -int(lt)
-		n -= half
 	}
 	return lo
 }

@@ -121,7 +121,7 @@ func (r *recheck) bound(qi int, gj int32) float64 {
 // (knn.Watch.Band): two rows whose exact order differs from their float32
 // order have values within e(x, c₁) + e(x, c₂) of each other, and near a
 // value v both their squared distances are below v + E (E bounds every
-// e), so ‖c‖ ≤ ‖x‖ + √(v + E) bounds both norms.
+// e), so min(max ‖c‖, ‖x‖ + √(v + E)) bounds both norms.
 func (r *recheck) certify(w *knn.Watch, r0 int) *knn.Watch {
 	if w == nil {
 		return nil
@@ -132,7 +132,7 @@ func (r *recheck) certify(w *knn.Watch, r0 int) *knn.Watch {
 		s := r.qn[qi] + r.gMax
 		if r.metric == knn.L2 {
 			E := r.gamma*s*s + r.gamma*f32Tiny + r.extra
-			s = 2*r.qn[qi] + math.Sqrt(max(float64(v), 0)+E)
+			s = r.qn[qi] + min(r.gMax, r.qn[qi]+math.Sqrt(max(float64(v), 0)+E))
 		}
 		e := r.gamma*s*s + r.gamma*f32Tiny + r.extra
 		return float32(2 * e * (1 + 0x1p-20))

@@ -79,6 +79,9 @@ func (Exact) Name() string { return ExactName }
 // Watches reports that Exact honours Options.Watch.
 func (Exact) Watches() bool { return true }
 
+// WatchesExactly reports that Exact honours Watch.Band and Watch.Order.
+func (Exact) WatchesExactly() bool { return true }
+
 // exactRun holds what every worker of one Search shares.
 type exactRun struct {
 	q, db    mat32.Matrix

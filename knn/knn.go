@@ -87,6 +87,13 @@ func Watches(s Searcher) bool {
 	return ok && w.Watches()
 }
 
+// WatchesExactly reports whether s honours Watch.Band and Watch.Order
+// (Neighbors.RanksExact).
+func WatchesExactly(s Searcher) bool {
+	w, ok := s.(interface{ WatchesExactly() bool })
+	return ok && w.WatchesExactly()
+}
+
 // Neighbors holds the k nearest database rows of each query, row-major
 // (query i occupies [i*K, (i+1)*K)).
 type Neighbors struct {

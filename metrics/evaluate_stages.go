@@ -22,7 +22,11 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 	if s == nil {
 		s = knn.Exact{}
 	}
-	plan, err := newRetrievalPlan(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, knn.Watches(s),
+	// Strict reads watched ranks only from a searcher that makes them the
+	// exact distances' (knn.Watch.Band); others search as deep as the
+	// ranks' window, whose lists the recheck certifies.
+	canWatch := knn.Watches(s) && (e.conv != Strict || knn.WatchesExactly(s))
+	plan, err := newRetrievalPlan(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, canWatch,
 		planExtras{pmlK: pmlK(opt.PMLK, e.qLabels, e.gLabels, e.rowMask, e.classes, e.loo), rows: e.rowMask, perClass: opt.PerClass || e.avg == PerClass, budget: opt.neighbourBudget})
 	if err != nil {
 		return inputErr("%v", err)

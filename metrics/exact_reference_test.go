@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/knn"
 )
 
 // exactKeys are the retrieval metrics compared with the exact reference.
@@ -138,10 +139,18 @@ func b2f(b bool) float64 {
 // exact reference.
 func checkExact(t *testing.T, name string, in Input, distance string, keys ...string) {
 	t.Helper()
+	checkExactWith(t, name, in, Options{Distance: distance}, keys...)
+}
+
+// checkExactWith is checkExact with other options (strict, keys set).
+func checkExactWith(t *testing.T, name string, in Input, opt Options, keys ...string) {
+	t.Helper()
 	if keys == nil {
 		keys = exactKeys
 	}
-	res, err := Evaluate(context.Background(), in, Options{Convention: Strict, Metrics: keys, Distance: distance})
+	distance := opt.Distance
+	opt.Convention, opt.Metrics = Strict, keys
+	res, err := Evaluate(context.Background(), in, opt)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -340,4 +349,22 @@ func TestStrictExactWatchedRanks(t *testing.T) {
 	in := Input{Emb: q, Labels: ql, Gallery: &g.Emb, GalleryLabels: g.Labels}
 	checkExact(t, "1 ulp copies", in, "", "R@1", "MRR", "mAP@1000")
 	checkExact(t, "1 ulp copies cosine", in, "cosine", "R@1", "MRR", "mAP@1000")
+	// A searcher that watches ranks but cannot make them exact (as the GPU
+	// backend): strict searches as deep as the ranks' window instead.
+	checkExactWith(t, "1 ulp copies, float32 watch", in, Options{Searcher: float32Watch{}}, "R@1", "MRR", "mAP@1000")
+}
+
+// float32Watch is knn.Exact without Watch.Band: its watched ranks are
+// those of the float32 distances.
+type float32Watch struct{ knn.Exact }
+
+func (float32Watch) WatchesExactly() bool { return false }
+
+func (f float32Watch) Search(ctx context.Context, q, db mat32.Matrix, k int, opt knn.Options) (*knn.Neighbors, error) {
+	if opt.Watch != nil {
+		w := *opt.Watch
+		w.Band, w.Order = nil, nil
+		opt.Watch = &w
+	}
+	return f.Exact.Search(ctx, q, db, k, opt)
 }

@@ -36,10 +36,10 @@ type watchBand struct {
 	low, high []uint64
 	// edge interleaves them, edge[2b] = high[b], edge[2b+1] = low[b]:
 	// count reads low[b] right after searching high, from the same line.
-	edge []uint64
-	wAhead    []int32  // wAhead[b]: watched rows with key < low[b]
-	pool      []uint64 // unwatched candidates inside a live row's band
-	mixed     bool     // a dropped watched row lies inside a live row's band
+	edge   []uint64
+	wAhead []int32  // wAhead[b]: watched rows with key < low[b]
+	pool   []uint64 // unwatched candidates inside a live row's band
+	mixed  bool     // a dropped watched row lies inside a live row's band
 }
 
 // newWatchBand sets w.low, w.high from w's (sorted) keys and the band.

@@ -309,6 +309,7 @@ func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
 		} else {
 			r.out.Ranks[qi] = st.w.ranks(r.order(qi))
 		}
+		st.w.release()
 		st.w = nil
 	}
 }

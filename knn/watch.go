@@ -48,6 +48,7 @@ type watchState struct {
 	// else see watchBand.
 	low, high []uint64
 	band      *watchBand
+	bandFn    func(v float32) float32 // Watch.Band for this query, or nil
 	specLow   uint64 // candidates below it rank ahead of every dropped row
 
 	spec    uint64 // speculative cap (with hasSpec)
@@ -61,6 +62,9 @@ func (w *watchState) reset(maxRank int) {
 	clear(w.cnt)
 	w.maxRank = maxRank
 	w.alive = min(len(w.keys), maxRank) // the m-th watched row ranks ≥ m+1
+	if w.bandFn != nil && w.band == nil {
+		w.band = newWatchBand(w, w.bandFn) // built when the query's scan starts
+	}
 	if w.band != nil {
 		w.alive = w.band.reset(maxRank)
 	}
@@ -76,6 +80,12 @@ func (w *watchState) reset(maxRank int) {
 	if w.band != nil {
 		w.band.dropped(w.keys, w.alive)
 	}
+}
+
+// release drops a finished query's buffers (they are per query, and the
+// scan holds every query's until it ends).
+func (w *watchState) release() {
+	w.keys, w.cnt, w.low, w.high, w.band, w.bandFn = nil, nil, nil, nil, nil, nil
 }
 
 // needsRecount reports whether the speculative cap dropped watched rows and
@@ -255,7 +265,7 @@ func (r *exactRun) initWatch(w *Watch) {
 				slices.Sort(ws.keys)
 				ws.low, ws.high = ws.keys, ws.keys
 				if r.out.RanksExact {
-					ws.band = newWatchBand(ws, func(v float32) float32 { return w.Band(i, v) })
+					ws.bandFn = func(v float32) float32 { return w.Band(i, v) }
 				}
 			}
 		}

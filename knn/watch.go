@@ -49,7 +49,7 @@ type watchState struct {
 	low, high []uint64
 	band      *watchBand
 	bandFn    func(v float32) float32 // Watch.Band for this query, or nil
-	specLow   uint64 // candidates below it rank ahead of every dropped row
+	specLow   uint64                  // candidates below it rank ahead of every dropped row
 
 	spec    uint64 // speculative cap (with hasSpec)
 	hasSpec bool   // initWatch set spec

@@ -69,7 +69,7 @@ test-slurm:
 # so that two checkouts never share it.
 test-slurm-locked:
 	@if bash scripts/slurm-local.sh start; then \
-		DMLBENCH_SLURM=1 $(GO) test -count=1 -run '^TestSlurmSuiteIntegration$$' -v ./cmd/dmlbench/; \
+		DMLBENCH_SLURM=1 $(GO) test -count=1 -run '^(TestSlurmSuiteIntegration|TestSlurmEvalIntegration)$$' -v ./cmd/dmlbench/; \
 		rc=$$?; bash scripts/slurm-local.sh stop; exit $$rc; \
 	else \
 		echo "test-slurm: SKIPPED: scripts/slurm-local.sh could not start a local Slurm cluster (see /var/tmp/dmlbench-slurm)"; \

@@ -37,7 +37,7 @@ func (BruteForce) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Opt
 		cands = cands[:0]
 		qi := q.Row(i)
 		for j := 0; j < db.Rows; j++ {
-			if opt.Exclude == ExcludeSelf && i == j {
+			if opt.Exclude == ExcludeSelf && opt.SelfOffset+i == j {
 				continue
 			}
 			dj := db.Row(j)

@@ -82,6 +82,9 @@ func (Exact) Watches() bool { return true }
 // WatchesExactly reports that Exact honours Watch.Band and Watch.Order.
 func (Exact) WatchesExactly() bool { return true }
 
+// SelfOffsets reports that Exact honours Options.SelfRange.
+func (Exact) SelfOffsets() bool { return true }
+
 // exactRun holds what every worker of one Search shares.
 type exactRun struct {
 	q, db    mat32.Matrix
@@ -89,6 +92,7 @@ type exactRun struct {
 	keff     int // min(k, candidates per query): buffers select keff
 	capacity int // candidate buffer capacity per query
 	excl     bool
+	self     int // Options.SelfOffset: query i is database row self+i
 	ip       bool
 	pad      float32 // distance of −1 slots
 	kern     kernelFunc
@@ -126,7 +130,7 @@ func (e Exact) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Option
 	if q.Rows == 0 {
 		return out, nil
 	}
-	r := &exactRun{q: q, db: db, k: k, excl: opt.Exclude == ExcludeSelf, ip: opt.Metric == IP,
+	r := &exactRun{q: q, db: db, k: k, excl: opt.Exclude == ExcludeSelf, self: opt.SelfOffset, ip: opt.Metric == IP,
 		d: q.Cols, out: out, progress: opt.Progress, spec: defaultSpecParams(), recounts: e.recounts}
 	if e.spec != nil {
 		r.spec = *e.spec
@@ -375,7 +379,7 @@ func (r *exactRun) runTiles(ctx context.Context, tile int) error {
 							if id >= r.db.Rows {
 								break
 							}
-							if r.excl && id == qi {
+							if r.excl && id == r.self+qi {
 								continue
 							}
 							if st.offer(knnkey.Of(ep.c[rr*nr+j], id), r.keff, scratch) {
@@ -599,7 +603,7 @@ func (s *symRun) doTile(I, J int, apack []float32, ep *kernEpi, scratch []uint64
 					if id >= n {
 						break
 					}
-					if r.excl && id == qi {
+					if r.excl && id == r.self+qi {
 						continue
 					}
 					if st.offer(knnkey.Of(ep.c[rr*nr+j], id), r.keff, scratch) {

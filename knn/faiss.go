@@ -114,6 +114,9 @@ func faissIndexFor(ctx context.Context, q, db mat32.Matrix, k int, opt Options) 
 	if err := Validate(q, db, k, opt); err != nil {
 		return nil, err
 	}
+	if opt.SelfRange {
+		return nil, fmt.Errorf("%w: the faiss backend has no self-exclusion offset", ErrBadInput)
+	}
 	if db.Rows > math.MaxInt32 {
 		return nil, fmt.Errorf("%w: %d database rows exceed the int32 id range", ErrBadInput, db.Rows)
 	}

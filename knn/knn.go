@@ -36,7 +36,8 @@ type Exclusion int
 const (
 	// ExcludeNone returns every database row.
 	ExcludeNone Exclusion = iota
-	// ExcludeSelf drops database row i from query i (leave-one-out on one set).
+	// ExcludeSelf drops database row i from query i (leave-one-out on one
+	// set), row Options.SelfOffset+i where the queries are a range of it.
 	ExcludeSelf
 )
 
@@ -44,6 +45,12 @@ const (
 type Options struct {
 	Metric  Metric
 	Exclude Exclusion
+	// SelfRange: under ExcludeSelf the queries are database rows
+	// SelfOffset … SelfOffset+len(q)−1 (one shard of a leave-one-out
+	// evaluation) rather than the database itself. Backends for which
+	// SelfOffsets reports false refuse it.
+	SelfRange  bool
+	SelfOffset int
 	// Threads caps the parallelism; <= 0 means all cores (GOMAXPROCS).
 	Threads int
 	// Progress, if non-nil, is called with the number of queries finished so
@@ -94,6 +101,12 @@ func WatchesExactly(s Searcher) bool {
 	return ok && w.WatchesExactly()
 }
 
+// SelfOffsets reports whether s honours Options.SelfRange.
+func SelfOffsets(s Searcher) bool {
+	o, ok := s.(interface{ SelfOffsets() bool })
+	return ok && o.SelfOffsets()
+}
+
 // Neighbors holds the k nearest database rows of each query, row-major
 // (query i occupies [i*K, (i+1)*K)).
 type Neighbors struct {
@@ -136,8 +149,10 @@ func Validate(q, db mat32.Matrix, k int, opt Options) error {
 		return fmt.Errorf("%w: k = %d must be positive", ErrBadInput, k)
 	case db.Rows == 0:
 		return fmt.Errorf("%w: empty database", ErrBadInput)
-	case opt.Exclude == ExcludeSelf && q.Rows != db.Rows:
+	case opt.Exclude == ExcludeSelf && !opt.SelfRange && q.Rows != db.Rows:
 		return fmt.Errorf("%w: self-exclusion needs query and database of equal size (%d vs %d)", ErrBadInput, q.Rows, db.Rows)
+	case (opt.SelfRange || opt.SelfOffset != 0) && (opt.Exclude != ExcludeSelf || !opt.SelfRange || opt.SelfOffset < 0 || opt.SelfOffset+q.Rows > db.Rows):
+		return fmt.Errorf("%w: self-exclusion offset %d for %d queries in a database of %d rows", ErrBadInput, opt.SelfOffset, q.Rows, db.Rows)
 	case opt.Metric != L2 && opt.Metric != IP:
 		return fmt.Errorf("%w: unknown metric %v", ErrBadInput, opt.Metric)
 	}
@@ -148,7 +163,7 @@ func Validate(q, db mat32.Matrix, k int, opt Options) error {
 		seen := make([]int32, db.Rows) // query+1 that last watched the row
 		for i, ids := range w.IDs {
 			for _, id := range ids {
-				if id < 0 || int(id) >= db.Rows || (opt.Exclude == ExcludeSelf && int(id) == i) {
+				if id < 0 || int(id) >= db.Rows || (opt.Exclude == ExcludeSelf && int(id) == opt.SelfOffset+i) {
 					return fmt.Errorf("%w: query %d watches row %d (database has %d rows)", ErrBadInput, i, id, db.Rows)
 				}
 				if seen[id] == int32(i+1) {

@@ -506,7 +506,7 @@ func (r *exactRun) allKeys(qi int) []uint64 {
 		ep.nx = &r.nx[p*nr]
 		r.kern(ptrAt(apack, 0), ptrAt(r.bpack, p*nr*d), d, ep)
 		for j := 0; j < nr && p*nr+j < nd; j++ {
-			if id := p*nr + j; !(r.excl && id == qi) {
+			if id := p*nr + j; !(r.excl && id == r.self+qi) {
 				all = append(all, knnkey.Of(ep.c[j], id))
 			}
 		}

@@ -16,23 +16,37 @@ import (
 // prepared by prepareDistance), stores the retrieval metrics, per-class
 // results and their warnings, and times the search and the metrics apart.
 func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g mat32.Matrix) error {
-	opt, res := e.opt, e.res
 	t0 := time.Now()
-	s := opt.Searcher
-	if s == nil {
-		s = knn.Exact{}
+	plan, vals, sums, err := e.searchAndScore(ctx, metric, q, g, planExtras{})
+	if err != nil {
+		return err
 	}
+	if plan.record != nil {
+		e.res.PerQuery = plan.record.table(plan, e.w.asked, e.classNamer())
+	}
+	e.res.Timings["knn"] = time.Since(t0).Seconds()
+	t1 := time.Now()
+	e.retrievalResults(plan, vals, func() ([]int32, []map[string]float64, []int) { return plan.classValues(sums) }, sums.lone, sums.padded)
+	e.res.Timings["retrieval_metrics"] = time.Since(t1).Seconds()
+	return nil
+}
+
+// retrievalPlan fixes the k-NN plan of the run (x: the rows searched, the
+// default all) and the search options that go with it.
+func (e *evalRun) retrievalPlan(s knn.Searcher, metric knn.Metric, q, g mat32.Matrix, x planExtras) (*retrievalPlan, knn.Options, error) {
+	opt := e.opt
+	x.pmlK = pmlK(opt.PMLK, e.qLabels, e.gLabels, e.rowMask, e.classes, e.loo)
+	x.rows, x.perClass, x.budget = e.rowMask, opt.PerClass || e.avg == PerClass, opt.neighbourBudget
 	// Strict reads watched ranks only from a searcher that makes them the
 	// exact distances' (knn.Watch.Band); others search as deep as the
 	// ranks' window, whose lists the recheck certifies.
 	canWatch := knn.Watches(s) && (e.conv != Strict || knn.WatchesExactly(s))
-	plan, err := newRetrievalPlan(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, canWatch,
-		planExtras{pmlK: pmlK(opt.PMLK, e.qLabels, e.gLabels, e.rowMask, e.classes, e.loo), rows: e.rowMask, perClass: opt.PerClass || e.avg == PerClass, budget: opt.neighbourBudget})
+	plan, err := newRetrievalPlan(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, canWatch, x)
 	if err != nil {
-		return inputErr("%v", err)
+		return nil, knn.Options{}, inputErr("%v", err)
 	}
 	if err := plan.depthGuard(q.Rows); err != nil {
-		return err
+		return nil, knn.Options{}, err
 	}
 	kopt := knn.Options{Metric: metric, Exclude: plan.exclude, Threads: opt.Threads}
 	if plan.rank1000 {
@@ -41,31 +55,58 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 	if opt.Progress != nil {
 		kopt.Progress = func(done, total int) { opt.Progress("knn", done, total) }
 	}
-	if opt.PerQuery {
-		plan.record = plan.newQueryRecord(q.Rows)
+	return plan, kopt, nil
+}
+
+// searchAndScore plans, runs and scores the k-NN search of the rows x
+// names (all by default); every scored query's values are recorded when
+// Options.PerQuery asks or the run is a shard (x.ranged).
+func (e *evalRun) searchAndScore(ctx context.Context, metric knn.Metric, q, g mat32.Matrix, x planExtras) (*retrievalPlan, map[string]float64, *retrievalSums, error) {
+	var s knn.Searcher = knn.Exact{}
+	if e.opt.Searcher != nil {
+		s = e.opt.Searcher
+	}
+	plan, kopt, err := e.retrievalPlan(s, metric, q, g, x)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	switch {
+	case x.ranged:
+		plan.record = plan.newQueryRecord(x.lo, x.hi)
+	case e.opt.PerQuery:
+		plan.record = plan.newQueryRecord(0, q.Rows)
 	}
 	if e.conv == Strict {
 		plan.recheck = newRecheck(plan, metric, q, g)
-		if isCosine(opt.Distance) {
+		if isCosine(e.opt.Distance) {
 			plan.recheck.cosine(e.in.Emb, e.gallery)
 		}
 	}
-	vals, sums, err := plan.search(ctx, s, q, g, kopt, opt.Threads)
+	vals, sums, err := plan.search(ctx, s, q, g, kopt, e.opt.Threads)
 	if err != nil {
-		return fmt.Errorf("k-NN search (%s, depth %d): %w", s.Name(), plan.depth, err)
+		return nil, nil, nil, fmt.Errorf("k-NN search (%s, depth %d): %w", s.Name(), plan.depth, err)
 	}
-	if plan.record != nil {
-		values, names := labelValues(e.in.Labels, e.gLabelsRaw), e.in.ClassNames
-		res.PerQuery = plan.record.table(plan, e.w.asked, func(y int32) string { return className(values[y], names) })
-	}
-	res.Timings["knn"] = time.Since(t0).Seconds()
-	t1 := time.Now()
+	return plan, vals, sums, nil
+}
+
+// classNamer maps a dense class id to its label as results name it.
+func (e *evalRun) classNamer() func(int32) string {
+	values, names := labelValues(e.in.Labels, e.gLabelsRaw), e.in.ClassNames
+	return func(y int32) string { return className(values[y], names) }
+}
+
+// retrievalResults stores the k-NN metrics vals (per-query means), the
+// per-class values classes gives (read only when per-class values are
+// wanted) and the retrieval warnings: lone queries, and roth's padded
+// mAP@1000 windows.
+func (e *evalRun) retrievalResults(plan *retrievalPlan, vals map[string]float64, classes func() ([]int32, []map[string]float64, []int), lone, padded int) {
+	res := e.res
 	if plan.extras.perClass {
-		ids, cvals, cq := plan.classValues(sums)
+		ids, cvals, cq := classes()
 		if e.avg == PerClass {
 			vals = classAverage(cvals)
 		}
-		if opt.PerClass {
+		if e.opt.PerClass {
 			res.PerClass = classResults(ids, cvals, cq, labelValues(e.in.Labels, e.gLabelsRaw), e.in.ClassNames)
 		}
 	}
@@ -77,13 +118,11 @@ func (e *evalRun) retrievalStage(ctx context.Context, metric knn.Metric, q, g ma
 	}
 	res.Warnings = append(res.Warnings, rankWarnings(plan, plan.extras.pmlK)...)
 	res.PMLK = plan.extras.pmlK
-	res.LoneQueries = sums.lone
-	res.Warnings = append(res.Warnings, loneWarnings(e.conv, e.loo, sums.lone)...)
-	if e.conv == Roth && sums.padded > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("roth mAP@1000: %d queries have fewer than 1000 neighbours; as in Roth et al.'s code faiss's −1 padding reads the last row's label, so the value can exceed 1 (use --compat strict for the clean definition)", sums.padded))
+	res.LoneQueries = lone
+	res.Warnings = append(res.Warnings, loneWarnings(e.conv, e.loo, lone)...)
+	if e.conv == Roth && padded > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("roth mAP@1000: %d queries have fewer than 1000 neighbours; as in Roth et al.'s code faiss's −1 padding reads the last row's label, so the value can exceed 1 (use --compat strict for the clean definition)", padded))
 	}
-	res.Timings["retrieval_metrics"] = time.Since(t1).Seconds()
-	return nil
 }
 
 // loneWarnings says how the convention scored the lone queries (no other

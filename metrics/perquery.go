@@ -61,20 +61,21 @@ func Mean(index []int, vals []float64) float64 {
 	return ratio(total, n)
 }
 
-// queryRecord collects per-query values during scoring: vals[j][q] for
-// query row q, NaN for rows not scored.
+// queryRecord collects per-query values during scoring: vals[j][q−base]
+// for query row q, NaN for rows not scored.
 type queryRecord struct {
-	keys []string
-	vals [][]float64
+	keys    []string
+	base, n int // rows base … base+n−1
+	vals    [][]float64
 }
 
 // newQueryRecord holds one column per k-NN value the plan computes (the
-// keys of values), for rows query rows.
-func (p *retrievalPlan) newQueryRecord(rows int) *queryRecord {
+// keys of values), for query rows [lo, hi).
+func (p *retrievalPlan) newQueryRecord(lo, hi int) *queryRecord {
 	keys := Keys(p.values(p.newSums()))
-	r := &queryRecord{keys: keys, vals: make([][]float64, len(keys))}
+	r := &queryRecord{keys: keys, base: lo, n: hi - lo, vals: make([][]float64, len(keys))}
 	for j := range r.vals {
-		r.vals[j] = make([]float64, rows)
+		r.vals[j] = make([]float64, hi-lo)
 		for i := range r.vals[j] {
 			r.vals[j][i] = math.NaN()
 		}
@@ -88,7 +89,7 @@ func (p *retrievalPlan) newQueryRecord(rows int) *queryRecord {
 func (r *queryRecord) record(p *retrievalPlan, q int, one *retrievalSums) {
 	v := p.values(one)
 	for j, k := range r.keys {
-		r.vals[j][q] = v[k]
+		r.vals[j][q-r.base] = v[k]
 	}
 }
 
@@ -104,7 +105,7 @@ func (r *queryRecord) table(p *retrievalPlan, keep func(string) bool, names func
 		}
 	}
 	out.Values = make([][]float64, len(cols))
-	for q := range p.qLabels {
+	for q := r.base; q < r.base+r.n; q++ {
 		if !p.scored(q) {
 			continue
 		}
@@ -112,7 +113,7 @@ func (r *queryRecord) table(p *retrievalPlan, keep func(string) bool, names func
 		out.Class = append(out.Class, p.qLabels[q])
 		out.Labels = append(out.Labels, names(p.qLabels[q]))
 		for c, j := range cols {
-			out.Values[c] = append(out.Values[c], r.vals[j][q])
+			out.Values[c] = append(out.Values[c], r.vals[j][q-r.base])
 		}
 	}
 	return out

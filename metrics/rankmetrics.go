@@ -58,6 +58,10 @@ type planExtras struct {
 	rows     []bool // rows[i]: row i is a query (nil: every row)
 	perClass bool   // accumulate per-class sums
 	budget   int    // neighbour-list entries held at once (0: defaultNeighbourBudget)
+	// ranged: only query rows [lo, hi) are searched and scored (one
+	// shard of EvaluateShard); the plan is still that of all queries.
+	ranged bool
+	lo, hi int
 }
 
 // scored reports whether query row i is scored.

@@ -216,7 +216,18 @@ func (p *retrievalPlan) chunkRows(depth int) int {
 // into the same fixed 2048-query partial sums.
 func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.Matrix, opt knn.Options, threads int) (map[string]float64, *retrievalSums, error) {
 	n := q.Rows
+	lo, hi := 0, n
+	if p.extras.ranged {
+		lo, hi = p.extras.lo, p.extras.hi
+	}
 	emulate := opt.Exclude == knn.ExcludeSelf && n*p.depth > p.budget()
+	// A shard of a leave-one-out search excludes row r0+i from its query
+	// i; it searches as the whole would (emulating only where that does),
+	// so its lists and watched ranks are the whole search's.
+	offset := opt.Exclude == knn.ExcludeSelf && !emulate && p.extras.ranged
+	if offset && !knn.SelfOffsets(s) {
+		return nil, nil, fmt.Errorf("a shard of a leave-one-out evaluation needs a backend that excludes each query's own row by offset (%s does not; use --backend exact)", s.Name())
+	}
 	depth := p.depth
 	if emulate {
 		depth++ // ≤ gallery + 1 = rows of g
@@ -228,7 +239,7 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		extra = max(0, min(recheckBand, g.Rows-btoi(opt.Exclude == knn.ExcludeSelf)-depth))
 	}
 	rows := p.chunkRows(depth + extra)
-	if rows >= n {
+	if rows >= n && !p.extras.ranged {
 		if p.recheck != nil {
 			opt.Watch = p.recheck.certify(opt.Watch, 0)
 		}
@@ -257,8 +268,8 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 	}
 	progress := opt.Progress
 	watch := opt.Watch
-	for r0 := 0; r0 < n; r0 += rows {
-		r1 := min(n, r0+rows)
+	for r0 := lo; r0 < hi; r0 += rows {
+		r1 := min(hi, r0+rows)
 		sub := mat32.Matrix{Rows: r1 - r0, Cols: q.Cols, Data: q.Data[r0*q.Cols : r1*q.Cols]}
 		if progress != nil {
 			base := r0
@@ -269,6 +280,9 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 			if p.recheck != nil {
 				opt.Watch = p.recheck.certify(opt.Watch, r0)
 			}
+		}
+		if offset {
+			opt.SelfRange, opt.SelfOffset = true, r0
 		}
 		nb, err := s.Search(ctx, sub, g, depth+extra, opt)
 		if err != nil {

@@ -39,6 +39,13 @@ type Options struct {
 	Baseline string
 	// Alpha is the significance level of the † mark (default 0.05).
 	Alpha float64
+	// Correction adjusts the p-values of a table's tests against the
+	// baseline for multiple comparisons: CorrectionHolm (default),
+	// CorrectionBH or CorrectionNone.
+	Correction string
+	// Decimals, if set, is the number of decimals of every metric
+	// (default: 2 for percentages, 4 otherwise).
+	Decimals *int
 	// CI is the confidence level of the intervals (e.g. 0.95); 0 disables
 	// them. Cells (and differences) with fewer than two values get none.
 	CI float64
@@ -90,8 +97,11 @@ type Table struct {
 
 // Row is one method: the runs that share the group key.
 type Row struct {
-	// Label is the group-by values joined by "/" (e.g. "margin/distance").
-	Label  string
+	// Label is the group-by values joined by "/" (e.g. "margin/distance"),
+	// or the display name Rename gave it.
+	Label string
+	// Key is the group-by label when Rename changed Label ("" before).
+	Key    string
 	Method map[string]string
 	N      int
 	Seeds  []int64
@@ -102,13 +112,19 @@ type Row struct {
 	Delta map[string]*Comparison
 	// Best marks the columns in which this row is (tied) best.
 	Best map[string]bool
+	// NearBest marks the columns in which this row is not best but not
+	// significantly different from the best row either (Welch two-sided
+	// t-test, p ≥ α).
+	NearBest map[string]bool
 }
 
 // Comparison is one cell's difference to the baseline.
 type Comparison struct {
 	TTest
 	// Err says why no test was possible ("" when T and P are valid).
-	Err         string
+	Err string
+	// PAdj is P adjusted for the table's tests (Options.Correction).
+	PAdj        float64
 	Significant bool
 	// CILo, CIHi bound the CI of the difference (NaN if none): Welch's
 	// t-interval, or with Bootstrap the percentile bootstrap.
@@ -264,6 +280,13 @@ func withDefaults(opt Options) (Options, error) {
 	if opt.Bootstrap == 0 {
 		opt.Bootstrap = 10000
 	}
+	var err error
+	if opt.Correction, err = ParseCorrection(opt.Correction); err != nil {
+		return opt, err
+	}
+	if opt.Decimals != nil && (*opt.Decimals < 0 || *opt.Decimals > 10) {
+		return opt, fmt.Errorf("reports: %d decimals: want 0 to 10", *opt.Decimals)
+	}
 	switch opt.CIMethod {
 	case "":
 		opt.CIMethod = CIAuto
@@ -346,7 +369,7 @@ func (a *aggregation) table(ds string, runs []LoadedRun) (*Table, error) {
 			row.Cells[m] = s
 		}
 	}
-	markBest(t, opt.Raw)
+	markBest(t, opt)
 	if err := a.baseline(t); err != nil {
 		return nil, err
 	}
@@ -447,7 +470,7 @@ func duplicates(seeds []int64) []int64 {
 
 // markBest flags, per column, the rows whose mean (rounded as displayed)
 // equals the best mean.
-func markBest(t *Table, raw bool) {
+func markBest(t *Table, opt Options) {
 	for _, m := range t.Metrics {
 		best := math.NaN()
 		for _, r := range t.Rows {
@@ -462,14 +485,53 @@ func markBest(t *Table, raw bool) {
 		if math.IsNaN(best) || len(t.Rows) < 2 {
 			continue
 		}
-		prec := precisionFor(m, raw)
+		prec := opt.precision(m)
 		bs := strconv.FormatFloat(best, 'f', prec, 64)
+		var top *Row
 		for _, r := range t.Rows {
 			if v := r.Cells[m].Mean; !math.IsNaN(v) && strconv.FormatFloat(v, 'f', prec, 64) == bs {
 				r.Best[m] = true
+				if top == nil || r.Cells[m].N > top.Cells[m].N {
+					top = r
+				}
 			}
 		}
+		markNearBest(t, m, top, opt.Alpha)
 	}
+}
+
+// markNearBest flags the rows that are not best in column m but whose
+// values do not differ significantly from the best row's (Welch two-sided
+// t-test p ≥ α, uncorrected: a correction would only widen the mark).
+// Rows or a best row with fewer than two values, or zero variance, get no
+// test and no mark.
+func markNearBest(t *Table, m string, top *Row, alpha float64) {
+	if top == nil {
+		return
+	}
+	for _, r := range t.Rows {
+		if r.Best[m] {
+			continue
+		}
+		a, b := r.Cells[m].Values, top.Cells[m].Values
+		if !allFinite(a) || !allFinite(b) {
+			continue
+		}
+		if tt, err := WelchT(a, b); err == nil && tt.P >= alpha {
+			if r.NearBest == nil {
+				r.NearBest = map[string]bool{}
+			}
+			r.NearBest[m] = true
+		}
+	}
+}
+
+// precision is the number of decimals metric m is shown with.
+func (opt Options) precision(m string) int {
+	if opt.Decimals != nil {
+		return *opt.Decimals
+	}
+	return precisionFor(m, opt.Raw)
 }
 
 func compare(t *Table, opt Options, rng *rand.Rand) error {
@@ -498,8 +560,6 @@ func compare(t *Table, opt Options, rng *rand.Rand) error {
 				c.Err = "zero variance"
 			case err != nil:
 				return err
-			default:
-				c.Significant = tt.P < opt.Alpha
 			}
 			if rng != nil && len(a) > 1 && len(b) > 1 {
 				boot, err := useBootstrap(opt.CIMethod, min(len(a), len(b)))
@@ -521,7 +581,41 @@ func compare(t *Table, opt Options, rng *rand.Rand) error {
 			r.Delta[m] = c
 		}
 	}
+	adjustTable(t, opt)
 	return nil
+}
+
+// adjustTable adjusts the p-values of t's tests against the baseline for
+// their number (Options.Correction) and marks those below α.
+func adjustTable(t *Table, opt Options) {
+	var cs []*Comparison
+	var ps []float64
+	for _, r := range t.Rows {
+		for _, m := range t.Metrics {
+			if c := r.Delta[m]; c != nil && c.Err == "" {
+				cs, ps = append(cs, c), append(ps, c.P)
+			}
+		}
+	}
+	adj := Adjust(ps, opt.Correction)
+	for i, c := range cs {
+		c.PAdj = adj[i]
+		c.Significant = adj[i] < opt.Alpha
+	}
+}
+
+// Family is the number of tests against the baseline in t (the family of
+// the correction).
+func (t *Table) Family() int {
+	n := 0
+	for _, r := range t.Rows {
+		for _, c := range r.Delta {
+			if c != nil && c.Err == "" {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // allFinite reports whether no value is ±Inf (NaN never reaches a cell).

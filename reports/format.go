@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +21,31 @@ type FormatOptions struct {
 	// Color makes the terminal format print best values in ANSI bold;
 	// without it best values carry a trailing " *".
 	Color bool
+	// Layout is the LaTeX page the tables are set for: LayoutOneColumn
+	// (default; each table fits the text width of a one-column article)
+	// or LayoutTwoColumn (table* across both columns of a two-column
+	// paper).
+	Layout string
+	// InlineStd writes "39.15 ± 1.06" on one line in LaTeX instead of the
+	// std on a small line under the mean.
+	InlineStd bool
+}
+
+// LaTeX layouts of FormatOptions.Layout.
+const (
+	LayoutOneColumn = "onecolumn"
+	LayoutTwoColumn = "twocolumn"
+)
+
+// CheckLayout checks a layout name ("" is LayoutOneColumn).
+func CheckLayout(s string) (string, error) {
+	switch s {
+	case "", LayoutOneColumn:
+		return LayoutOneColumn, nil
+	case LayoutTwoColumn:
+		return LayoutTwoColumn, nil
+	}
+	return "", fmt.Errorf("reports: layout %q: want %s or %s", s, LayoutOneColumn, LayoutTwoColumn)
 }
 
 // Write renders rep in the named format.
@@ -30,13 +54,30 @@ func Write(w io.Writer, rep *Report, format string, fo FormatOptions) error {
 	case "markdown", "md":
 		return WriteMarkdown(w, rep)
 	case "latex", "tex":
-		return WriteLaTeX(w, rep, fo.Standalone)
+		return WriteLaTeX(w, rep, fo)
 	case "terminal", "text", "term":
 		return WriteTerminal(w, rep, fo.Color)
 	case "csv":
 		return WriteCSV(w, rep)
 	}
 	return fmt.Errorf("reports: unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
+}
+
+// nearBestWord and publishedWord are how the plain-text legends name the
+// near-best cells and the published rows; LaTeX replaces them.
+const (
+	nearBestWord  = "underlined"
+	publishedWord = "rows marked [published]"
+)
+
+// nearBest reports whether a cell of t is marked near-best.
+func nearBest(t *Table) bool {
+	for _, r := range t.Rows {
+		if len(r.NearBest) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // symbols used by the plain-text formats; LaTeX replaces them.
@@ -47,7 +88,7 @@ const (
 	symDelta  = "Δ"
 )
 
-func (t *Table) prec(m string, raw bool) int { return precisionFor(m, raw) }
+func (t *Table) prec(m string, opt Options) int { return opt.precision(m) }
 
 func ffix(v float64, prec int) string {
 	if math.IsNaN(v) {
@@ -85,6 +126,7 @@ type cellParts struct {
 	main  string // "62.10 ± 0.27" or "62.10" or "–"
 	extra string // " (n = 2/3)", " [61.80, 62.40]"
 	best  bool
+	near  bool // not best, not significantly different from the best
 }
 
 func measuredCell(t *Table, r *Row, m string, opt Options, pm string) cellParts {
@@ -92,8 +134,8 @@ func measuredCell(t *Table, r *Row, m string, opt Options, pm string) cellParts 
 	if !ok || s.N == 0 {
 		return cellParts{main: symDash}
 	}
-	p := t.prec(m, opt.Raw)
-	c := cellParts{main: ffix(s.Mean, p), best: r.Best[m]}
+	p := t.prec(m, opt)
+	c := cellParts{main: ffix(s.Mean, p), best: r.Best[m], near: r.NearBest[m]}
 	if s.N > 1 {
 		c.main += " " + pm + " " + ffix(s.Std, p)
 	}
@@ -126,7 +168,7 @@ func deltaParts(t *Table, r *Row, m string, opt Options) (string, string) {
 	if c == nil {
 		return symDash, ""
 	}
-	p := t.prec(m, opt.Raw)
+	p := t.prec(m, opt)
 	s := fsigned(c.Delta, p)
 	var sub []string
 	if c.Err != "" {
@@ -135,7 +177,7 @@ func deltaParts(t *Table, r *Row, m string, opt Options) (string, string) {
 		if c.Significant {
 			s += symDagger
 		}
-		if ps := FormatP(c.P); strings.HasPrefix(ps, "<") {
+		if ps := FormatP(c.PAdj); strings.HasPrefix(ps, "<") {
 			sub = append(sub, "(p"+ps+")")
 		} else {
 			sub = append(sub, "(p="+ps+")")
@@ -152,7 +194,7 @@ func refCell(t *Table, ref ReferenceRow, m string, opt Options, pm string) strin
 	if !ok {
 		return symDash
 	}
-	p := t.prec(m, opt.Raw)
+	p := t.prec(m, opt)
 	if opt.Raw && IsPercentMetric(m) {
 		v.Mean /= 100
 		v.Std /= 100
@@ -181,7 +223,8 @@ func (t *Table) header(delta string) []string {
 func Legend(rep *Report, t *Table) string {
 	delta := ""
 	if t.BaselineRow >= 0 {
-		delta = fmt.Sprintf("Δ: difference to the baseline %s, † Welch two-sided t-test p < %g", t.Rows[t.BaselineRow].Label, rep.Opt.Alpha)
+		delta = fmt.Sprintf("Δ: difference to the baseline %s; p: Welch two-sided t-test, %s; † p < %g",
+			t.Rows[t.BaselineRow].Label, CorrectionNote(rep.Opt.Correction, t.Family()), rep.Opt.Alpha)
 	}
 	return legend(rep, t, delta)
 }
@@ -203,6 +246,9 @@ func legend(rep *Report, t *Table, delta string) string {
 	}
 	parts = append(parts, fmt.Sprintf("%s test metrics %s (ρ and other non-fraction metrics as is), mean ± sample std (n−1) over the n runs (seeds) of each method", src, unit))
 	parts = append(parts, "best mean per column in bold")
+	if nearBest(t) {
+		parts = append(parts, fmt.Sprintf("%s: not significantly different from the best (Welch two-sided t-test against the best row, p ≥ %g)", nearBestWord, rep.Opt.Alpha))
+	}
 	if len(t.Common) > 0 {
 		keys := make([]string, 0, len(t.Common))
 		for k := range t.Common {
@@ -232,7 +278,7 @@ func legend(rep *Report, t *Table, delta string) string {
 				cs = append(cs, r.Citation())
 			}
 		}
-		parts = append(parts, "rows marked [published] are quoted from "+strings.Join(cs, "; ")+" (dataset "+t.References[0].Dataset+") and are not ranked")
+		parts = append(parts, publishedWord+" are quoted from "+strings.Join(cs, "; ")+" (dataset "+t.References[0].Dataset+") and are not ranked")
 	}
 	return strings.Join(parts, "; ") + "."
 }
@@ -262,6 +308,9 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 				s := c.main
 				if c.best {
 					s = "**" + s + "**"
+				}
+				if c.near {
+					s = "<u>" + s + "</u>"
 				}
 				cells = append(cells, s+c.extra)
 				if t.BaselineRow >= 0 {
@@ -324,149 +373,6 @@ func mdEscape(s string) string {
 }
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// WriteLaTeX renders booktabs tables that compile with \usepackage{booktabs}
-// alone and stay as wide as their metric columns: one table per dataset,
-// best values in \textbf{}, CIs and partial counts on a \scriptsize line
-// under the values, † on a value that differs from the baseline (Welch
-// p < α), and with a baseline a second table of the differences Δ with
-// their p-values (and CIs). With standalone the output is a complete
-// document that pdflatex compiles.
-func WriteLaTeX(w io.Writer, rep *Report, standalone bool) error {
-	var b strings.Builder
-	if standalone {
-		b.WriteString("\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n\\begin{document}\n")
-	}
-	for ti, t := range rep.Tables {
-		if ti > 0 {
-			b.WriteString("\n")
-		}
-		writeLaTeXMeasured(&b, rep, t)
-		if t.BaselineRow >= 0 {
-			b.WriteString("\n")
-			writeLaTeXDelta(&b, rep, t)
-		}
-	}
-	if len(rep.Notes) > 0 {
-		b.WriteString("% Notes:\n")
-		for _, n := range rep.Notes {
-			b.WriteString("% " + texComment(n) + "\n")
-		}
-	}
-	if standalone {
-		b.WriteString("\\end{document}\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// texTableStart opens a table environment with its caption, in \footnotesize with
-// narrower column gaps (base LaTeX), so that a table of Roth et al. 2020's
-// six columns fits the text width.
-func texTableStart(b *strings.Builder, caption string) {
-	b.WriteString("\\begin{table}[ht]\n\\centering\n\\footnotesize\n\\setlength{\\tabcolsep}{3pt}\n")
-	fmt.Fprintf(b, "\\caption{%s}\n", caption)
-}
-
-// writeLaTeXMeasured writes t's table of measured (and published) rows.
-func writeLaTeXMeasured(b *strings.Builder, rep *Report, t *Table) {
-	delta := ""
-	if t.BaselineRow >= 0 {
-		delta = fmt.Sprintf("†: differs from the baseline %s, Welch two-sided t-test p < %g (Δ and p in the next table)", t.Rows[t.BaselineRow].Label, rep.Opt.Alpha)
-	}
-	texTableStart(b, texEscape(t.Dataset)+": "+texEscape(legend(rep, t, delta)))
-	head := []string{"Method", "$n$"}
-	for _, m := range t.Metrics {
-		head = append(head, texEscape(m))
-	}
-	var rows [][]string
-	for i, r := range t.Rows {
-		label := texEscape(r.Label)
-		if i == t.BaselineRow {
-			label += " (baseline)"
-		}
-		main := []string{label, strconv.Itoa(r.N)}
-		var small [][]string
-		for _, m := range t.Metrics {
-			c := measuredCell(t, r, m, rep.Opt, symPM)
-			// The std goes to a small line: a column is as wide as its mean.
-			if k := strings.Index(c.main, " "+symPM+" "); k >= 0 {
-				c.extra = " " + symPM + c.main[k+len(" "+symPM+" "):] + c.extra
-				c.main = c.main[:k]
-			}
-			s := texMinus(texEscape(c.main))
-			if c.best {
-				s = "\\textbf{" + s + "}"
-			}
-			if d := r.Delta[m]; d != nil && d.Significant {
-				s += "$^\\dagger$"
-			}
-			main = append(main, s)
-			small = append(small, texPieces(c.extra))
-		}
-		rows = append(rows, main)
-		rows = append(rows, smallRows(2, small)...)
-	}
-	if len(t.References) > 0 {
-		var cites []string
-		for _, ref := range t.References {
-			if !slices.Contains(cites, ref.Citation()) {
-				cites = append(cites, ref.Citation())
-			}
-		}
-		rows = append(rows, []string{"\\midrule"}, []string{fmt.Sprintf("\\multicolumn{%d}{l}{\\emph{Published: %s}}", len(head), texEscape(strings.Join(cites, "; ")))})
-		for _, ref := range t.References {
-			main := []string{texEscape(ref.Approach), "--"}
-			var small [][]string
-			for _, m := range t.Metrics {
-				v, extra := refCell(t, ref, m, rep.Opt, symPM), ""
-				if k := strings.Index(v, " "+symPM+" "); k >= 0 {
-					v, extra = v[:k], " "+symPM+v[k+len(" "+symPM+" "):]
-				}
-				main = append(main, "\\emph{"+texMinus(texEscape(v))+"}")
-				small = append(small, texPieces(extra))
-			}
-			rows = append(rows, main)
-			rows = append(rows, smallRows(2, small)...)
-		}
-	}
-	writeTabular(b, head, rows)
-	b.WriteString("\\end{table}\n")
-}
-
-// writeLaTeXDelta writes the differences of t's rows to its baseline: Δ
-// per metric (with † where p < α) and, on a \scriptsize line, the p-value
-// and the CI of Δ.
-func writeLaTeXDelta(b *strings.Builder, rep *Report, t *Table) {
-	caption := fmt.Sprintf("%s: difference Δ of each method's mean to the baseline %s (units of the previous table); p: Welch two-sided t-test, † p < %g",
-		t.Dataset, t.Rows[t.BaselineRow].Label, rep.Opt.Alpha)
-	if rep.Opt.CI > 0 {
-		tUsed, bootUsed := deltaMethods(t)
-		caption += "; [lo, hi]: " + ciNote(rep.Opt, tUsed, bootUsed, "Δ")
-	}
-	texTableStart(b, texEscape(caption+"."))
-	head := []string{"Method"}
-	for _, m := range t.Metrics {
-		head = append(head, "$\\Delta$ "+texEscape(m))
-	}
-	var rows [][]string
-	for i, r := range t.Rows {
-		if i == t.BaselineRow {
-			continue
-		}
-		main := []string{texEscape(r.Label)}
-		var small [][]string
-		for _, m := range t.Metrics {
-			d, s := deltaParts(t, r, m, rep.Opt)
-			main = append(main, texMinus(texEscape(d)))
-			small = append(small, texPieces(s))
-		}
-		rows = append(rows, main)
-		rows = append(rows, smallRows(1, small)...)
-	}
-	writeTabular(b, head, rows)
-	b.WriteString("\\end{table}\n")
-}
 
 // texPieces splits the details of a cell ("±1.41 (n = 2/3) [55.00, 57.00]")
 // into its pieces, escaped, one per small line.
@@ -560,6 +466,10 @@ func texEscape(s string) string {
 			b.WriteString(`$-$`)
 		case 'Δ':
 			b.WriteString(`$\Delta$`)
+		case '≥':
+			b.WriteString(`$\geq$`)
+		case '≤':
+			b.WriteString(`$\leq$`)
 		case 'β':
 			b.WriteString(`$\beta$`)
 		case 'ρ':

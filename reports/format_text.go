@@ -67,6 +67,9 @@ func WriteTerminal(w io.Writer, rep *Report, color bool) error {
 						s += " *"
 					}
 				}
+				if c.near {
+					s += " ≈"
+				}
 				cells = append(cells, s+c.extra)
 				if t.BaselineRow >= 0 {
 					cells = append(cells, deltaCell(t, i, m, rep.Opt, symDagger))
@@ -95,6 +98,7 @@ func WriteTerminal(w io.Writer, rep *Report, color bool) error {
 		if !color {
 			legend = strings.Replace(legend, "best mean per column in bold", "best mean per column marked *", 1)
 		}
+		legend = strings.Replace(legend, nearBestWord+":", "≈:", 1)
 		if _, err := fmt.Fprintln(w, legend); err != nil {
 			return err
 		}
@@ -110,7 +114,8 @@ func WriteTerminal(w io.Writer, rep *Report, color bool) error {
 // WriteCSV writes one line per row (measured and published) with full
 // precision numbers: dataset, kind (measured|published), method, the
 // group-by fields, n, source, then per metric mean, std, n, and
-// ci_lo/ci_hi with CIs and delta, t, df, p, significant with a baseline.
+// ci_lo/ci_hi with CIs and delta, t, df, p, p adjusted (Options.Correction),
+// significant with a baseline.
 // Missing values are empty; a name a spreadsheet would run as a formula
 // gets a leading "'" (internal/csvsafe, docs/output.md).
 func WriteCSV(w io.Writer, rep *Report) error {
@@ -128,7 +133,7 @@ func WriteCSV(w io.Writer, rep *Report) error {
 			h = append(h, m+" ci_lo", m+" ci_hi")
 		}
 		if hasBase {
-			h = append(h, m+" delta", m+" t", m+" df", m+" p", m+" significant")
+			h = append(h, m+" delta", m+" t", m+" df", m+" p", m+" p adjusted", m+" significant")
 			if hasCI {
 				h = append(h, m+" delta_ci_lo", m+" delta_ci_hi")
 			}
@@ -163,7 +168,7 @@ func WriteCSV(w io.Writer, rep *Report) error {
 				if hasBase {
 					c := r.Delta[m]
 					if c == nil {
-						rec = append(rec, "", "", "", "", "")
+						rec = append(rec, "", "", "", "", "", "")
 						if hasCI {
 							rec = append(rec, "", "")
 						}
@@ -173,7 +178,11 @@ func WriteCSV(w io.Writer, rep *Report) error {
 					if c.Err == "" {
 						sig = strconv.FormatBool(c.Significant)
 					}
-					rec = append(rec, num(c.Delta), num(c.T), num(c.DF), num(c.P), sig)
+					pAdj := ""
+					if c.Err == "" {
+						pAdj = num(c.PAdj)
+					}
+					rec = append(rec, num(c.Delta), num(c.T), num(c.DF), num(c.P), pAdj, sig)
 					if hasCI {
 						rec = append(rec, num(c.CILo), num(c.CIHi))
 					}

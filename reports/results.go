@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/metrics"
@@ -52,6 +53,10 @@ func WriteResults(w io.Writer, results []NamedResult, format string) error {
 	}
 	return fmt.Errorf("reports: unknown result format %q (want one of %s)", format, strings.Join(ResultFormats, ", "))
 }
+
+// maxTeXHeadRunes is the longest result name a LaTeX column head shows;
+// a longer one is numbered and named in the caption.
+const maxTeXHeadRunes = 16
 
 // column is one shown metric: its title and its key in Result.Metrics.
 type column struct {
@@ -258,26 +263,42 @@ func writeResultsMarkdown(w io.Writer, results []NamedResult) error {
 	return err
 }
 
-// writeResultsLaTeX writes a booktabs tabular (\usepackage{booktabs};
-// nothing else): one row per result, metrics as columns, the caption line
-// as a comment, then each result's per-class tabular.
+// writeResultsLaTeX writes a table (\usepackage{booktabs}; nothing else)
+// with a caption and the label tab:eval that fits the text width of a
+// one-column article however many metrics there are: one row per metric
+// and one column per result (named (1), (2), … in the head and the
+// caption when a name is long), then each result's per-class tabular.
 func writeResultsLaTeX(w io.Writer, results []NamedResult) error {
 	var b strings.Builder
 	cols := resultColumns(results)
-	fmt.Fprintf(&b, "%% needs \\usepackage{booktabs}; %s\n", texComment(captionLine(results, cols)))
-	head := []string{"Embeddings"}
-	for _, c := range cols {
-		head = append(head, texEscape(c.title))
+	head := []string{"Metric"}
+	var key []string
+	for i, r := range results {
+		name := r.Name
+		if utf8.RuneCountInString(name) > maxTeXHeadRunes {
+			key = append(key, fmt.Sprintf("(%d) %s", i+1, name))
+			name = fmt.Sprintf("(%d)", i+1)
+		}
+		head = append(head, texEscape(name))
 	}
 	var rows [][]string
-	for _, r := range results {
-		row := []string{`\texttt{` + texEscape(r.Name) + `}`}
-		for _, c := range cols {
+	for _, c := range cols {
+		row := []string{TeXMetric(c.title)}
+		if c.title != c.key {
+			row[0] = texEscape(c.title)
+		}
+		for _, r := range results {
 			row = append(row, texMinus(texEscape(resultCell(r.Result, c.key))))
 		}
 		rows = append(rows, row)
 	}
+	caption := "evaluation: " + captionLine(results, cols)
+	if len(key) > 0 {
+		caption = "evaluation of " + strings.Join(key, "; ") + ": " + captionLine(results, cols)
+	}
+	b.WriteString(TeXTableOpen(LayoutOneColumn, texEscape(caption+"."), "tab:eval"))
 	writeTabular(&b, head, rows)
+	b.WriteString(TeXTableClose(LayoutOneColumn))
 	for _, r := range results {
 		pcCols, pcRows := perClassRows(r.Result)
 		if len(pcRows) == 0 {

@@ -9,11 +9,14 @@
 # an uninterrupted run (every number of run.json but timings) and that no
 # temporary or claim file is left. With a local Slurm cluster up (`scontrol
 # ping` answers; FAULT_SLURM=1 starts one) it also cancels a running array
-# task and resubmits.
+# task and resubmits. The command section runs `tune` with a numpy
+# trainer that misbehaves as real trainers do (a background child, a
+# launcher's grandchild, a NaN loss, a diverging final seed, a trainer
+# deleting its directory, an edited script) and checks each outcome.
 #
 # Usage: scripts/fault.sh [BIN]   (BIN default: bin/dmlbench, built if missing)
 # Environment: FAULT_QUICK=1 runs a smaller matrix; FAULT_PARTS picks
-# sections (default "run placed suite slurm").
+# sections (default "run placed suite slurm command").
 set -u
 cd "$(dirname "$0")/.."
 BIN=${1:-bin/dmlbench}
@@ -26,7 +29,7 @@ PY=/usr/bin/python3
 WORK=$(mktemp -d /tmp/dmlbench-fault.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 pass=0 fail=0
-want() { case " ${FAULT_PARTS:-run placed suite slurm} " in *" $1 "*) return 0 ;; esac; return 1; }
+want() { case " ${FAULT_PARTS:-run placed suite slurm command} " in *" $1 "*) return 0 ;; esac; return 1; }
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
@@ -79,8 +82,10 @@ check_run() { # check_run NAME DIR
 	ok
 }
 
-echo "fault: reference run" >&2
-"$BIN" "${RUN[@]}" --out "$WORK/ref" || { echo "fault: the reference run failed" >&2; exit 1; }
+if want run || want placed; then
+	echo "fault: reference run" >&2
+	"$BIN" "${RUN[@]}" --out "$WORK/ref" || { echo "fault: the reference run failed" >&2; exit 1; }
+fi
 
 # 1. Timed kills of run: SIGKILL and SIGINT after a delay.
 delays="0.05 0.15 0.3 0.5 0.8 1.1 1.5"
@@ -227,6 +232,9 @@ else
 	[ -n "$left" ] && { good=0; echo "  left $left" >&2; }
 	[ $good = 1 ] && ok || bad "slurm: scancel of a running task, resubmit"
 fi
+
+# 5. Command cells: a numpy trainer (train.py) with a fault per spec.
+want command && . scripts/fault-command.sh
 
 echo "fault: $pass passed, $fail failed" >&2
 [ "$fail" = 0 ]

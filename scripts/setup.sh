@@ -10,6 +10,12 @@ fi
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
 fi
+# pdflatex compiles every LaTeX table in the tests (one- and two-column layouts, lmodern
+# for --standalone); pdffonts checks the fonts of the PDFs (skipped without them).
+if ! command -v pdflatex >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern poppler-utils
+fi
 # bubblewrap runs tuning commands with the test split out of reach (tune's
 # isolate: true; its test is skipped without it).
 if ! command -v bwrap >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then

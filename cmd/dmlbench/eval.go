@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -90,7 +91,7 @@ codes too, so every metric describes the binary embedding. --distance does not a
 			&cli.IntFlag{Name: "test-time-n", Value: trainers.Defaults().TestTimeN, Usage: "with --refine: chunks per knn/cluster batch"},
 			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the evaluation to `FILE` (go tool pprof)"},
-		}, append(evalPMLFlags, evalPerQueryFlag)...),
+		}, append(append(append(evalPMLFlags, evalPerQueryFlag), evalShardFlags...), evalDistractorFlags...)...),
 		Action: withCPUProfile(evalAction),
 	})
 }
@@ -136,12 +137,21 @@ func evalAction(c *cli.Context) error {
 	if err := checkPerClassMetrics(c); err != nil {
 		return err
 	}
+	if err := checkShardFlags(c, embs); err != nil {
+		return err
+	}
+	if handled, err := evalExecutor(c); handled || err != nil {
+		return err
+	}
 	if c.String("per-query") != "" && len(embs) > 1 {
 		return usagef("--per-query writes one file; it takes one --emb file (got %d)", len(embs))
 	}
 	var results []reports.NamedResult
 	for _, emb := range embs {
 		res, err := evalOne(c, emb, ks)
+		if errors.Is(err, errShardWritten) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -150,6 +160,9 @@ func evalAction(c *cli.Context) error {
 			name = c.String("query-emb")
 		}
 		results = append(results, reports.NamedResult{Name: name, Result: res})
+	}
+	if err := renameResults(c, results); err != nil {
+		return err
 	}
 	return reports.WriteResults(c.App.Writer, results, format)
 }
@@ -233,7 +246,7 @@ func evalInput(c *cli.Context, emb string, in metrics.Input, ks []int, perQuery 
 		return nil, err
 	}
 	opt.Version = Version
-	res, err := metrics.Evaluate(c.Context, in, opt)
+	res, err := evaluate(c, in, opt)
 	stopProgress()
 	if err != nil {
 		return nil, err
@@ -289,13 +302,13 @@ func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
 	if !qg {
 		qe, ql = emb, lab
 	}
-	x, y, err := arrays.LoadPair(qe, ql, qg) // one query against a gallery is valid
+	x, y, err := loadPair(c, qe, ql, !qg, qg) // one query against a gallery is valid
 	if err != nil {
 		return in, err
 	}
 	in.Emb, in.Labels = x, y
 	if qg {
-		gx, _, err := arrays.LoadPair(ge, gl, false)
+		gx, _, err := loadPair(c, ge, gl, true, false)
 		if err != nil {
 			return in, err
 		}

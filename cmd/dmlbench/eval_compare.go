@@ -42,7 +42,7 @@ var sharedEvalFlags = []string{"labels", "query-labels", "gallery-labels", "metr
 
 func init() {
 	flags := []cli.Flag{
-		&cli.StringSliceFlag{Name: "emb", Usage: "embeddings A, then B, of the same items: `FILE`.npy, FILE.npz:key or FILE.pt[:key]; exactly twice"},
+		&cli.StringSliceFlag{Name: "emb", Usage: "embeddings A, then B (then C, …: each compared with A, p-values max-T adjusted), of the same items: `FILE`.npy, FILE.npz:key or FILE.pt[:key]"},
 		&cli.StringSliceFlag{Name: "query-emb", Usage: "query embeddings of A, then of B (with --gallery-emb twice)"},
 		&cli.StringSliceFlag{Name: "gallery-emb", Usage: "gallery embeddings of A, then of B"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown | latex"},
@@ -65,7 +65,7 @@ Under the table: the minimum difference detectable at this size (α = 0.05, 80 %
 Examples:
    dmlbench compare --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy
    dmlbench compare --emb docs/examples/features/test_emb.npy --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --metrics R@1,MAP@R --format json`,
-		Flags:  append(flags, evalFlagsNamed(sharedEvalFlags...)...),
+		Flags:  append(append(flags, evalFlagsNamed(sharedEvalFlags...)...), compareExtraFlags()...),
 		Action: compareAction,
 	})
 }
@@ -91,6 +91,9 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
+	if len(c.StringSlice("emb")) > 2 {
+		return compareMany(c, ks, format)
+	}
 	ins, names, err := loadPairedInputs(c)
 	if err != nil {
 		return err
@@ -108,16 +111,7 @@ func compareAction(c *cli.Context) error {
 	}
 	rep := &compare.Report{A: names[0], B: names[1], Queries: res[0].Queries, Classes: res[0].Classes,
 		Resamples: opt.Resamples, Seed: opt.Seed, Level: opt.Level, Average: string(opt.Average), Tests: tests}
-	w := c.App.Writer
-	switch format {
-	case "json":
-		return compare.WriteJSON(w, rep)
-	case "markdown":
-		return compare.WriteMarkdown(w, rep)
-	case "latex":
-		return compare.WriteLaTeX(w, rep)
-	}
-	return compare.WriteTable(w, rep)
+	return compareWrite(c, c.App.Writer, rep, format)
 }
 
 // loadPairedInputs reads A's and B's inputs: --emb twice against --labels,

@@ -8,27 +8,25 @@ import (
 	"testing"
 )
 
-// Markdown and LaTeX give one row per --emb file with the metrics as
-// columns; LaTeX needs booktabs only; the unit rule is stated.
+// Markdown gives one row per --emb file with the metrics as columns;
+// LaTeX one row per metric and a column per file (numbered, the names in
+// the caption), so that any number of metrics fits a column; it needs
+// booktabs only; the unit rule is stated.
 func TestEvalPaperRows(t *testing.T) {
 	_, emb, lab := fixtureFiles(t)
 	out, errs, code := runCLI(t, "eval", "--emb", emb, "--emb", emb, "--labels", lab, "--metrics", "R@1,MAP@R,rho", "--format", "latex", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	lines := strings.Split(out, "\n")
-	var rows []string
-	for _, l := range lines {
-		if strings.HasPrefix(l, `\texttt{`) {
-			rows = append(rows, l)
+	rho := reports.FormatMetric("rho", *evalJSONOut(t, "--emb", emb, "--labels", lab, "--metrics", "rho", "-q").Metrics["rho"])
+	for _, want := range []string{"R@1 & 100.00 & 100.00 \\\\", "MAP@R & 100.00 & 100.00 \\\\", `$\rho$ & ` + rho + " & " + rho + ` \\`,
+		`Metric & (1) & (2) \\`, `\label{tab:eval}`, "metrics in \\% except rho"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("latex lacks %q:\n%s", want, out)
 		}
 	}
-	if len(rows) != 2 || !strings.HasSuffix(rows[0], ` & 100.00 & 100.00 & `+reports.FormatMetric("rho", *evalJSONOut(t, "--emb", emb, "--labels", lab, "--metrics", "rho", "-q").Metrics["rho"])+` \\`) {
-		t.Errorf("latex rows %q:\n%s", rows, out)
-	}
-	if !strings.HasPrefix(out, `% needs \usepackage{booktabs}`) || strings.Contains(out, "graphicx") || !strings.Contains(out, "metrics in % except rho") ||
-		!strings.Contains(out, `Embeddings & R@1 & MAP@R & rho \\`) {
-		t.Errorf("latex header or note:\n%s", out)
+	if strings.Contains(out, "graphicx") || !strings.Contains(out, `\caption{Evaluation of (1) `) {
+		t.Errorf("latex caption or packages:\n%s", out)
 	}
 	out, _, code = runCLI(t, "eval", "--emb", emb, "--emb", emb, "--labels", lab, "--metrics", "R@1,NMI", "--format", "markdown", "-q")
 	if code != 0 || !strings.HasPrefix(out, "| embeddings | R@1 | NMI |\n| :--- | ---: | ---: |\n| "+emb+" | 100.00 | ") ||

@@ -40,7 +40,7 @@ Examples:
    dmlbench data export --dataset omniglot --split test --normalize --out out/demo
    dmlbench show --emb out/demo/emb.npy --labels out/demo/labels.npy --dataset omniglot --distance cosine --out out/demo/show.html
    dmlbench show --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --out show.html`,
-		Flags:  append(flags, evalFlagsNamed("labels", "query-emb", "query-labels", "gallery-emb", "gallery-labels", "distance", "compat")...),
+		Flags:  append(append(flags, evalFlagsNamed("labels", "query-emb", "query-labels", "gallery-emb", "gallery-labels", "distance", "compat")...), showFigureFlags()...),
 		Action: showAction,
 	})
 }
@@ -57,6 +57,14 @@ func showAction(c *cli.Context) error {
 	if c.Int("worst")+c.Int("random") == 0 {
 		return usagef("--worst 0 and --random 0 show no query")
 	}
+	queries, fo, figure, err := showFigureOptions(c)
+	if err != nil {
+		return err
+	}
+	random := c.Int("random")
+	if figure && (queries != nil || !c.IsSet("random")) {
+		random = 0 // a figure shows the chosen or the worst queries
+	}
 	in, err := loadEvalInput(c, c.String("emb"))
 	if err != nil {
 		return err
@@ -72,10 +80,13 @@ func showAction(c *cli.Context) error {
 	if in.Gallery != nil {
 		title = "dmlbench show: " + c.String("query-emb") + " against " + c.String("gallery-emb")
 	}
-	p, err := show.Build(c.Context, in, show.Options{Worst: c.Int("worst"), Random: c.Int("random"), K: c.Int("top"),
+	p, err := show.Build(c.Context, in, show.Options{Worst: c.Int("worst"), Random: random, K: c.Int("top"), Queries: queries,
 		Seed: c.Uint64("sample-seed"), Distance: c.String("distance"), Convention: metrics.Convention(c.String("compat")), Title: title}, imgs, imgs)
 	if err != nil {
 		return err
+	}
+	if figure {
+		return showWriteFigure(c, p, fo)
 	}
 	if err := atomicfile.WriteFile(c.String("out"), func(w io.Writer) error { return p.WriteHTML(w) }); err != nil {
 		return err

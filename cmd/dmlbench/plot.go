@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/plots"
@@ -19,15 +18,15 @@ import (
 // plotFigureFlags are the flags of every figure: file, size, style,
 // resolution, title and caption.
 func plotFigureFlags(what string, height float64) []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE`: .png, .pdf, .svg, .eps, .jpg or .tif by extension, or a directory (ending in / or existing) to write " + what + ".png into; required"},
 		&cli.StringFlag{Name: "title", Usage: "figure title (--title \"\" draws none)", DefaultText: "one naming the figure"},
 		&cli.StringFlag{Name: "caption", Usage: "a line of text under the x axis (none unless given)"},
-		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: "default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text)"},
+		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: "default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text, no title unless --title)"},
 		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches (per panel); --style paper: " + fmt.Sprint(plots.PaperWidth)},
 		&cli.Float64Flag{Name: "height", Value: height, Usage: "figure height in inches; --style paper: " + fmt.Sprint(plots.PaperHeight)},
 		&cli.IntFlag{Name: "dpi", Value: plots.DefaultDPI, Usage: "resolution of .png, .jpg and .tif files"},
-	}
+	}, figureLabelFlags()...)
 }
 
 // plotCommonFlags are shared by the `dmlbench plot` subcommands that read
@@ -157,25 +156,9 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 	if c.String("out") == "" {
 		return plots.PlotOptions{}, usagef("--out FILE (.png, .pdf, .svg, .eps, .jpg or .tif) is required")
 	}
-	style := c.String("style")
-	w, h := c.Float64("width"), c.Float64("height")
-	if style == plots.StylePaper {
-		if !c.IsSet("width") {
-			w = plots.PaperWidth
-		}
-		if !c.IsSet("height") {
-			h = plots.PaperHeight
-		}
-	}
-	if !(w > 0 && w <= 100 && h > 0 && h <= 100) {
-		return plots.PlotOptions{}, usagef("--width and --height must lie in (0, 100] inches")
-	}
-	sty, err := plots.StyleFor(style, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch)
+	w, h, sty, err := plots.FigureSize(c.String("style"), c.Float64("width"), c.Float64("height"), c.IsSet("width"), c.IsSet("height"), c.Int("dpi"))
 	if err != nil {
-		return plots.PlotOptions{}, usagef("--style must be %s or %s (got %q)", plots.StyleDefault, plots.StylePaper, style)
-	}
-	if d := c.Int("dpi"); d < 10 || d > 2400 {
-		return plots.PlotOptions{}, usagef("--dpi must lie in [10, 2400] (got %d)", d)
+		return plots.PlotOptions{}, usagef("%v", err)
 	}
 	if f := c.Command.Flags; hasFlag(f, "source") {
 		if s := c.String("source"); s != "final" && s != "best" {
@@ -183,12 +166,12 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 		}
 	}
 	opt := plots.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel, Caption: c.String("caption"),
-		Width: vg.Length(w) * vg.Inch, Height: vg.Length(h) * vg.Inch, DPI: c.Int("dpi"), Style: sty}
+		Width: w, Height: h, DPI: c.Int("dpi"), Style: sty}
 	if c.IsSet("title") {
 		opt.Title = c.String("title")
 		opt.NoTitle = opt.Title == ""
 	}
-	return opt, nil
+	return opt, applyFigureLabels(c, &opt)
 }
 
 // hasFlag reports whether flags has one named name.
@@ -303,8 +286,12 @@ func plotPath(c *cli.Context) string {
 // plotDone warns about the points the figure could not draw and says
 // where it went.
 func plotDone(c *cli.Context, path string, notes []string) error {
-	if len(notes) > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "warning: not drawn (not finite): %s\n", strings.Join(notes, "; "))
+	notDrawn, layout := plots.SplitNotes(notes)
+	if len(notDrawn) > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "warning: not drawn (not finite): %s\n", strings.Join(notDrawn, "; "))
+	}
+	for _, w := range layout {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
 	}
 	fmt.Fprintln(c.App.ErrWriter, "wrote", path)
 	return nil
@@ -382,7 +369,9 @@ func plotSpectrumAction(c *cli.Context) error {
 		}
 		series = append(series, s)
 	}
-	opt.YLabel = plots.SpectrumYLabel(mode)
+	if !c.IsSet("ylabel") {
+		opt.YLabel = plots.SpectrumYLabel(mode)
+	}
 	opt.LogY = true
 	return plotSave(c, series, opt)
 }

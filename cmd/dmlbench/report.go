@@ -50,7 +50,7 @@ Examples:
    dmlbench report runs/ --format latex --standalone --out table.tex
    dmlbench report docs/examples/omniglot/runs --reference roth2020 --reference-dataset cub200 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
    dmlbench report runs/ --reference roth2020 --reference-dataset cub200 --format csv`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
 			&cli.StringFlag{Name: "group-by", Usage: "run.json method or config keys forming a row, e.g. loss,miner (default: the method keys that differ)"},
 			&cli.StringFlag{Name: "metrics", Value: strings.Join(metrics.ReportColumns(), ","), Usage: "comma-separated metric columns"},
@@ -69,7 +69,7 @@ Examples:
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "terminal: bold best values with ANSI codes: auto | always | never"},
 			&cli.BoolFlag{Name: "include-unfinished", Usage: "also use runs whose status is not done"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
-		},
+		}, reportPaperFlags()...),
 		Action: reportAction,
 	})
 }
@@ -116,8 +116,15 @@ func reportAction(c *cli.Context) error {
 			return usagef("--metrics: %v", err)
 		}
 	}
+	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}
+	if err := reportPaperOptions(c, &opt, &fo); err != nil {
+		return err
+	}
 	rep, err := reports.Aggregate(loaded.Runs, opt)
 	if err != nil {
+		return err
+	}
+	if err := renameReport(c, rep, c.App.ErrWriter); err != nil {
 		return err
 	}
 	if len(loaded.Skipped) > 0 {
@@ -125,7 +132,6 @@ func reportAction(c *cli.Context) error {
 	}
 	rep.Notes = append(rep.Notes, suiteMissingNotes(paths)...)
 	out := c.String("out")
-	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}
 	switch color {
 	case "always":
 		fo.Color = true

@@ -26,7 +26,7 @@ func TestReportCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"### cub200", "| margin | 3 | **62.00 ± 2.00** | +3.00 (p=0.104) |", "+3.10† (p<0.001)", "1 unfinished run(s) skipped"} {
+	for _, want := range []string{"### cub200", "| margin | 3 | **62.00 ± 2.00** | +3.00 (p=0.313) |", "+3.10† (p<0.001)", "1 unfinished run(s) skipped"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}

@@ -26,7 +26,7 @@ Examples:
    dmlbench spectra --emb runs/margin-s0/test_emb.npy
    dmlbench spectra --emb out/px/emb.npy --labels out/px/labels.npy --out spectrum.png --top 35
    dmlbench spectra --emb docs/examples/query-gallery/gallery.npz:embeddings --m 2 --format json`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (required)"},
 			&cli.StringFlag{Name: "labels", Usage: "labels (adds the class-averaged spectrum)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "plot `FILE` (.png, .pdf, .svg, .eps, .jpg or .tif)"},
@@ -36,7 +36,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text | json (ρ and the singular values)"},
 			&cli.StringFlag{Name: "title", Value: "singular value spectrum", Usage: "figure title (\"\" draws none)"},
 			&cli.StringFlag{Name: "caption", Usage: "a line under the figure (N, D and ρ are printed, not drawn, unless given here)"},
-		},
+		}, spectraFigureFlags()...),
 		Action: spectraAction,
 	})
 }
@@ -91,7 +91,7 @@ func spectraAction(c *cli.Context) error {
 		res.Rho = &rho
 	}
 	if out := c.String("out"); out != "" {
-		if err := spectraPlot(out, sp, mode, top, c.String("title"), c.String("caption")); err != nil {
+		if err := spectraPlot(c, out, sp, mode, top); err != nil {
 			return err
 		}
 		fmt.Fprintln(c.App.ErrWriter, "wrote", out)
@@ -116,7 +116,11 @@ func spectraFmtRho(r float64) string {
 
 // spectraPlot draws the spectrum of sp and, with labels, its class-averaged
 // spectrum as a second curve, normalised by mode, on a log y axis.
-func spectraPlot(out string, sp *plots.EmbeddingSpectrum, mode string, top int, title, caption string) error {
+func spectraPlot(c *cli.Context, out string, sp *plots.EmbeddingSpectrum, mode string, top int) error {
+	opt, err := spectraFigureOptions(c, c.String("title"), c.String("caption"), plots.SpectrumYLabel(mode))
+	if err != nil {
+		return err
+	}
 	all, err := plots.EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
 	if err != nil {
 		return err
@@ -129,5 +133,5 @@ func spectraPlot(out string, sp *plots.EmbeddingSpectrum, mode string, top int, 
 		}
 		series = append(series, pc)
 	}
-	return plots.SaveSeries(out, series, plots.PlotOptions{Title: title, Caption: caption, XLabel: "index i (sorted)", YLabel: plots.SpectrumYLabel(mode), LogY: true})
+	return plots.SaveSeries(out, series, opt)
 }

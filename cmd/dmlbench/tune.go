@@ -133,6 +133,12 @@ func tuneAction(c *cli.Context) error {
 	if c.IsSet("cell") {
 		return tuneCellN(c, plan, bin, claims)
 	}
+	if change.Restart && !c.Bool("dry-run") {
+		fmt.Fprintf(c.App.ErrWriter, "tune: the spec changed, but no cell of %s had produced anything: starting it over\n", plan.Out)
+		if err := plan.Restart(); err != nil {
+			return err
+		}
+	}
 	if done, err := plan.Finished(); err != nil || done {
 		if done {
 			fmt.Fprintf(c.App.ErrWriter, "tune: %s is finished; nothing to do (dmlbench report %s)\n", plan.Out, plan.Out)
@@ -163,6 +169,7 @@ func tuneLocal(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 	}
 	r.Overall = &suite.Overall{Total: plan.TotalCells(), Done: tuneDoneCells(plan), Begin: time.Now()}
 	plans := append([]*tune.Plan{plan}, plan.Repeats()...)
+	var retry tune.Retry
 	for round := 1; ; round++ {
 		jobs, labels, stage, err := tuneRound(plans)
 		if err != nil {
@@ -188,7 +195,7 @@ func tuneLocal(c *cli.Context, plan *tune.Plan, bin string, claims *suite.Claime
 		if res != nil && len(res.Busy) > 0 {
 			return fmt.Errorf("tune: %d cells are run by another process; run tune again once they finish (dmlbench tune status)", len(res.Busy))
 		}
-		if err != nil && !tuneOnlyTrialFailures(plan, res) {
+		if err != nil && !tuneOnlyTrialFailures(plan, res) && (res == nil || !retry.Again(res.Done, res.Failed)) {
 			return err
 		}
 	}
@@ -331,6 +338,10 @@ func tuneCellAction(c *cli.Context) error {
 func tuneStatusAction(c *cli.Context) error {
 	plan, change, err := tuneLoad(c, "tune status")
 	if err != nil {
+		return err
+	}
+	if change.Restart {
+		_, err := fmt.Fprintf(c.App.Writer, "%s: the spec changed, but no cell has produced anything yet: dmlbench tune starts the directory over\n", plan.Out)
 		return err
 	}
 	sum, err := plan.Summarize()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,16 +57,15 @@ func tuneReport(c *cli.Context, dir, format, color string) error {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
 	}
 	if len(loaded.Runs) == 0 {
-		return errors.New("no final results under " + tune.ResultsDir(dir))
+		return fmt.Errorf("no final results under %s: %s", tune.ResultsDir(dir), strings.Join(sum.Notes(dir), "; "))
 	}
 	rep, err := reports.Aggregate(loaded.Runs, opt)
 	if err != nil {
 		return err
 	}
+	rep.Notes = append(rep.Notes, sum.Notes(dir)...)
 	for _, m := range sum.Methods {
 		if m.Best < 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no row: none of its %d %s trials trained successfully (see %s)",
-				m.Name, sum.Budget, sum.Search, filepath.Join(dir, "trials", m.Name)))
 			continue
 		}
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: best of %d %s trials t%03d, validation %s %s (mean over %d folds of the training classes); chosen %s",

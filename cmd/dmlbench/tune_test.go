@@ -60,8 +60,9 @@ func TestTuneCLI(t *testing.T) {
 }
 
 // A spec edited after its directory was started: a change that only
-// extends it is accepted by tune and status alike; any other is refused
-// by both in one line naming the key. A budget of 10⁹ is refused at once.
+// extends it is accepted by tune and status alike; any other is taken
+// while nothing has been produced (after a dry run) and refused by both
+// once a cell has run, in one line naming the key. A budget of 10⁹ is refused at once.
 func TestTuneSpecChangesAndLimits(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "t.yaml")
@@ -79,6 +80,15 @@ func TestTuneSpecChangesAndLimits(t *testing.T) {
 	out, errs, code := runCLI(t, "tune", "status", spec)
 	if code != 0 || !strings.Contains(out, "the spec extends the directory (budget)") {
 		t.Fatalf("extended: exit %d: %s\n%s", code, errs, out)
+	}
+	// Nothing has run yet: a dry run does not lock the directory.
+	write(strings.Replace(base, "high: 0.01", "high: 0.02", 1))
+	if out, errs, code := runCLI(t, "tune", "status", spec); code != 0 || !strings.Contains(out, "starts the directory over") {
+		t.Fatalf("changed space after a dry run: exit %d: %s\n%s", code, errs, out)
+	}
+	write(base)
+	if _, errs, code := runCLI(t, "tune", "cell", filepath.Join(dir, "out", "trials", "margin-distance", "t000", "f0"), "--quiet"); code != 0 {
+		t.Fatalf("cell 0: %s", errs)
 	}
 	write(strings.Replace(base, "high: 0.01", "high: 0.02", 1))
 	for _, args := range [][]string{{"tune", spec}, {"tune", "status", spec}} {

@@ -16,9 +16,9 @@ import (
 // dmlbench nothing else about its epochs; the files' modification times
 // are when each epoch's output was complete. When only the last epoch is
 // asked (the final stage), its duration covers every epoch before it.
-func epochSeconds(c Contract, splits []string) map[int]float64 {
+func epochSeconds(dir string, c Contract, splits []string) map[int]float64 {
 	var st state
-	_ = readState(filepath.Join(c.Dir, StartedFile), &st)
+	_ = readState(filepath.Join(dir, StartedFile), &st)
 	out := map[int]float64{}
 	var prev time.Time
 	for _, e := range c.EmbedEpochs {
@@ -62,7 +62,7 @@ func embeddingTime(dir, split string, epoch int) (time.Time, bool) {
 // package's save_embeddings uses the same prefix). The caller holds the
 // directory's lock, and the command is not running: no live writer's file
 // is removed.
-func cleanStaleTemps(c *Contract) {
-	_, _ = atomicfile.CleanTemps(c.Dir, 0, trainers.RunFile, StartedFile, DoneFile)
+func cleanStaleTemps(dir string, c *Contract) {
+	_, _ = atomicfile.CleanTemps(dir, 0, trainers.RunFile, StartedFile, DoneFile)
 	_, _ = atomicfile.CleanTemps(c.Embeddings, 0)
 }

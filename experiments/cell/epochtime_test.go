@@ -26,12 +26,12 @@ func shellJob(t *testing.T, root, script string, epochs int) Job {
 	for i := range asked {
 		asked[i] = i + 1
 	}
-	c := Contract{Stage: "tune", Epochs: epochs, Dir: dir, Embeddings: filepath.Join(dir, "embeddings"),
+	c := Contract{Stage: "tune", Epochs: epochs, Embeddings: filepath.Join(dir, "embeddings"),
 		Embed: map[string]Rows{"val": {Split: "train", Count: 2}}, EmbedEpochs: asked}
 	eval := func(context.Context, mat32.Matrix, []int32) (record.Metrics, error) {
 		return record.Metrics{"R@1": 1}, nil
 	}
-	return Job{Command: []string{"sh", "-c", script}, WorkDir: root, Contract: c, Labels: map[string][]int32{"val": {0, 0}},
+	return Job{Command: []string{"sh", "-c", script}, WorkDir: root, Dir: dir, Contract: c, Labels: map[string][]int32{"val": {0, 0}},
 		Evaluate: eval, Record: &record.Run{Name: "cell"}}
 }
 
@@ -49,7 +49,7 @@ func TestCommandEpochSeconds(t *testing.T) {
 	if _, err := Run(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
-	r, err := record.Read(filepath.Join(j.Contract.Dir, trainers.RunFile))
+	r, err := record.Read(filepath.Join(j.Dir, trainers.RunFile))
 	if err != nil || len(r.History) != 3 {
 		t.Fatalf("%v %+v", err, r)
 	}
@@ -67,9 +67,11 @@ func TestCommandEpochSeconds(t *testing.T) {
 func TestStaleTempsRemoved(t *testing.T) {
 	root := t.TempDir()
 	j := shellJob(t, root, "exit 1", 1)
-	dir, emb := j.Contract.Dir, j.Contract.Embeddings
-	if err := os.MkdirAll(emb, 0o755); err != nil {
-		t.Fatal(err)
+	dir, emb := j.Dir, j.Contract.Embeddings
+	for _, d := range []string{emb, filepath.Join(dir, TrainerDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := writeState(filepath.Join(dir, StartedFile), state{Attempts: 1}); err != nil {
 		t.Fatal(err)
@@ -78,7 +80,8 @@ func TestStaleTempsRemoved(t *testing.T) {
 		filepath.Join(dir, ".tmp-run.json-123"), filepath.Join(dir, ".tmp-command-started.json-4"),
 		filepath.Join(dir, ".tmp-command-done.json-5"), filepath.Join(emb, ".tmp-val_e001.npy-6"),
 	}
-	kept := []string{filepath.Join(dir, ".tmp-mine.ckpt-7"), filepath.Join(dir, "ckpt.pt")}
+	// The trainer's own files, in its directory: left to it.
+	kept := []string{filepath.Join(dir, TrainerDir, ".tmp-mine.ckpt-7"), filepath.Join(dir, TrainerDir, "ckpt.pt")}
 	for _, p := range append(stale, kept...) {
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)

@@ -20,7 +20,9 @@ import (
 type TrainTest struct {
 	Dir, WorkDir, DataDir string
 	Command               []string
-	Params                map[string]any
+	// Files are more files or directories of the trainer to hash (Job.Files).
+	Files  []string
+	Params map[string]any
 	// Config gives the seed, the epochs and the scoring settings.
 	Config trainers.Config
 	// Record is run.json's start (name, data set, method keys).
@@ -63,7 +65,7 @@ func RunTrainTest(ctx context.Context, t TrainTest) error {
 	cfg := t.Config.WithDefaults()
 	c := Contract{
 		Version: ContractVersion, Stage: "train", Method: t.Record.Method["method"], Folds: 0,
-		Params: t.Params, Seed: cfg.Seed, Epochs: cfg.Epochs, Dir: dir, Data: t.DataDir, Items: map[string]string{},
+		Params: t.Params, Seed: cfg.Seed, Epochs: cfg.Epochs, Data: t.DataDir, Items: map[string]string{},
 		Train:      Rows{Split: "train", Rows: filepath.Join(dir, AllTrainRowsFile), Count: len(train)},
 		Embed:      map[string]Rows{"test": {Split: "test", Rows: filepath.Join(dir, AllTestRowsFile), Count: len(test)}},
 		Embeddings: filepath.Join(dir, EmbDir),
@@ -81,7 +83,7 @@ func RunTrainTest(ctx context.Context, t TrainTest) error {
 		return err
 	}
 	last, err := Run(ctx, Job{
-		Command: t.Command, WorkDir: t.WorkDir, Contract: c, Labels: map[string][]int32{"test": ds.Test.Labels},
+		Command: t.Command, WorkDir: t.WorkDir, Dir: dir, Files: t.Files, Contract: c, Labels: map[string][]int32{"test": ds.Test.Labels},
 		Evaluate: EvalFunc(evaluate), Record: t.Record, Stdout: os.Stdout, Stderr: os.Stderr,
 	})
 	if err != nil {

@@ -29,23 +29,6 @@ func TestFailedChildShowsLastLine(t *testing.T) {
 	}
 }
 
-func TestLastLine(t *testing.T) {
-	var l lastLine
-	io.WriteString(&l, "a\n\nb")
-	io.WriteString(&l, "c\n  \n")
-	if l.String() != "bc" {
-		t.Fatalf("%q", l.String())
-	}
-	io.WriteString(&l, "10%\r50%\r")
-	if l.String() != "50%" {
-		t.Fatalf("%q", l.String())
-	}
-	io.WriteString(&l, strings.Repeat("x", 10000))
-	if s := l.String(); len(s) > 520 {
-		t.Fatalf("unbounded: %d bytes", len(s))
-	}
-}
-
 func TestParseEmpty(t *testing.T) {
 	if _, err := Parse(nil); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Fatalf("empty suite: %v", err)

@@ -486,6 +486,10 @@ func (r *Runner) writeFailed(j Job, cause error, start time.Time) {
 	_ = record.WriteAtomic(filepath.Join(j.Dir, "run.json"), run)
 }
 
+// ShellJoin quotes args for a shell: a copy-pasteable command line, or a
+// line of a batch script.
+func ShellJoin(args []string) string { return shellJoin(args) }
+
 // shellJoin quotes args for display (a copy-pasteable command line).
 func shellJoin(args []string) string {
 	q := make([]string, len(args))

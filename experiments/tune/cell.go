@@ -59,6 +59,13 @@ type Cell struct {
 	WorkDir  string         `json:"workdir,omitempty"`
 	DataDir  string         `json:"data_dir,omitempty"`
 	Settings map[string]any `json:"settings,omitempty"`
+	// Values are the trial's categorical values as the spec wrote them.
+	Values map[string]any `json:"values,omitempty"`
+	// Files are the method's files key; FileHashes the hashes of the
+	// trainer's files the cell was planned with (cell.Provenance): a file
+	// changed since fails the cell.
+	Files      []string          `json:"files,omitempty"`
+	FileHashes map[string]string `json:"file_hashes,omitempty"`
 	// ScheduleEpochs is the tuning cells' epoch count: a final cell trains
 	// Config.Epochs (the epoch chosen on validation) of a schedule sized
 	// for ScheduleEpochs (0: Config.Epochs).
@@ -114,19 +121,23 @@ type CellOptions struct {
 var ErrNonFinite = errors.New("non-finite embeddings (the model diverged)")
 
 // TrialFailed reports whether err is a configuration's own failure to
-// train: divergence (a non-finite loss or embeddings) or a setting the
-// trainer refuses. Such a tuning cell is a finished trial with the worst
+// train: divergence (a non-finite loss or embeddings), a setting the
+// trainer refuses, or a command that failed cell.MaxFailures starts in a
+// row. Such a tuning cell is a finished trial with the worst
 // score. Any other error (a full disk, a lock held by another process,
 // an interruption) fails only the cell, which the next run retries.
 func TrialFailed(err error) bool {
 	var ce *trainers.ConfigError
 	var de *cell.DivergedError // a command's exit status cell.ExitDiverged
-	return errors.As(err, &ce) || errors.As(err, &de) || errors.Is(err, trainers.ErrDiverged) || errors.Is(err, ErrNonFinite)
+	var gu *cell.GaveUpError   // a command that failed cell.MaxFailures starts in a row
+	return errors.As(err, &ce) || errors.As(err, &de) || errors.As(err, &gu) || errors.Is(err, trainers.ErrDiverged) || errors.Is(err, ErrNonFinite)
 }
 
-// recordTrialFailure marks the trial of tuning cell dir failed (FailedFile)
-// when err is its configuration's own failure (TrialFailed); it returns
-// err, or the error of writing the mark.
+// recordTrialFailure marks cell dir failed (FailedFile) when err is its
+// configuration's own failure (TrialFailed): a tuning cell's trial then
+// counts as the worst, a final cell's seed is left out of its method's
+// row; neither is run again. It returns err, or the error of writing the
+// mark.
 func recordTrialFailure(ctx context.Context, dir string, err error) error {
 	if err != nil && ctx.Err() == nil && TrialFailed(err) {
 		if werr := atomicfile.WriteBytes(filepath.Join(dir, FailedFile), []byte(err.Error()+"\n")); werr != nil {
@@ -212,7 +223,7 @@ func runFinalCell(ctx context.Context, dir string, c *Cell, tc TrainingClasses, 
 		}
 		return arrays.SaveLabelsNPY(filepath.Join(dir, TestLabelsFile), test.Labels)
 	}
-	return trainCell(ctx, dir, c, tc.Shape, train, test, opt, save)
+	return recordTrialFailure(ctx, dir, trainCell(ctx, dir, c, tc.Shape, train, test, opt, save))
 }
 
 // afterEpoch, when set (by tests), is called after run.json is written at

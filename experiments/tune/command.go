@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/dmlbench/dmlbench/experiments/cell"
+	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/experiments/tune/search"
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
@@ -61,6 +64,13 @@ func (s *Spec) parseCommandMethod(me Method, m map[string]*yaml.Node, where stri
 			me.Command = append(me.Command, a.Value)
 		}
 	}
+	if fn := m["files"]; fn != nil {
+		var l suite.List
+		if err := fn.Decode(&l); err != nil {
+			p.Add("%s.files (line %d): want a list of paths relative to the spec, such as [model.py, mypackage]", where, fn.Line)
+		}
+		me.Files = l
+	}
 	if me.Loss != "" || me.Miner != "" {
 		p.Add("%s: a command method trains with its own loss; drop loss and miner (give them as fixed settings for the command)", where)
 	}
@@ -85,15 +95,14 @@ func (s *Spec) parseCommandMethod(me Method, m map[string]*yaml.Node, where stri
 				p.Add("%s.fixed.%s (line %d): cannot be one method's setting (%s)", where, k, v.Line, why)
 				continue
 			}
-			var x any
-			if err := v.Decode(&x); err != nil {
-				p.Add("%s.fixed.%s (line %d): %s", where, k, v.Line, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", " "))
+			x, ok := commandValue(v, where+".fixed."+k, p)
+			if !ok {
 				continue
 			}
 			me.Fixed[k] = x
 		}
 	}
-	me.hyper = map[string]bool{}
+	me.hyper, me.values = map[string]bool{}, map[string][]any{}
 	if n := m["space"]; n != nil {
 		sm := p.mapping(n, where+".space", nil)
 		order := make([]string, 0, len(sm))
@@ -119,10 +128,58 @@ func (s *Spec) parseCommandMethod(me Method, m map[string]*yaml.Node, where stri
 			if !checkCommandParam(q, w, p) {
 				continue
 			}
+			if q.Categorical() {
+				typed, ok := commandValues(sm[k], w, p)
+				if !ok {
+					continue
+				}
+				me.values[k] = typed
+			}
 			me.Space = append(me.Space, q)
 		}
 	}
 	return me, p.Len() == n0
+}
+
+// commandValue decodes one setting of a command method as YAML types it
+// (handed to the command in JSON, so a non-finite number is refused).
+func commandValue(n *yaml.Node, where string, p *problems) (any, bool) {
+	var x any
+	if err := n.Decode(&x); err != nil {
+		p.Add("%s (line %d): %s", where, n.Line, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", " "))
+		return nil, false
+	}
+	if f, ok := x.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		p.Add("%s (line %d): %s is not a finite number, which JSON cannot hand to the command (quote it for the string)", where, n.Line, n.Value)
+		return nil, false
+	}
+	return x, true
+}
+
+// commandValues are the items of a categorical parameter's values list
+// (n is the parameter's mapping), each with the type it was written with.
+func commandValues(n *yaml.Node, where string, p *problems) ([]any, bool) {
+	var list *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "values" {
+			list = n.Content[i+1]
+		}
+	}
+	items := []*yaml.Node{list}
+	if list != nil && list.Kind == yaml.SequenceNode {
+		items = list.Content
+	}
+	out := make([]any, 0, len(items))
+	ok := true
+	for _, it := range items {
+		if it == nil {
+			return nil, false
+		}
+		x, good := commandValue(it, where+".values", p)
+		ok = ok && good
+		out = append(out, x)
+	}
+	return out, ok
 }
 
 // checkCommandParam checks one searched parameter of a command method:
@@ -183,6 +240,23 @@ func (s *Spec) checkCommand(m Method, p *problems) {
 	}
 }
 
+// hashCommandFiles takes the hashes of every command method's files
+// (cell.Provenance), relative to the spec's directory.
+func (s *Spec) hashCommandFiles() error {
+	for i := range s.Methods {
+		me := &s.Methods[i]
+		if len(me.Command) == 0 {
+			continue
+		}
+		h, err := cell.Provenance(me.Command, s.Dir, me.Files)
+		if err != nil {
+			return fmt.Errorf("method %s.%w", me.Name, err)
+		}
+		me.fileHashes = h
+	}
+	return nil
+}
+
 // commandOnly reports whether every method of s is a command method.
 func (s *Spec) commandOnly() bool {
 	for _, m := range s.Methods {
@@ -230,6 +304,13 @@ func (s *Spec) commandCell(me Method, c *Cell) {
 		wd = s.Dir
 	}
 	c.Command, c.WorkDir, c.DataDir, c.Isolate = me.Command, wd, s.dataDir(), s.Isolate
+	c.Files, c.FileHashes = me.Files, me.fileHashes
+	c.Values = map[string]any{}
+	for _, q := range me.Space {
+		if i := slices.Index(q.Values, c.Params[q.Name]); i >= 0 && i < len(me.values[q.Name]) {
+			c.Values[q.Name] = me.values[q.Name][i]
+		}
+	}
 	c.Settings = map[string]any{}
 	for _, fixed := range []map[string]any{s.Fixed, me.Fixed} {
 		for k, v := range fixed {
@@ -277,7 +358,7 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 	}
 	ct := cell.Contract{
 		Version: cell.ContractVersion, Stage: c.Stage, Method: c.Method, Trial: c.Trial, Fold: c.Fold, Folds: c.Folds,
-		Params: commandParams(c), Seed: cfg.Seed, Epochs: cfg.Epochs, ScheduleEpochs: cmp.Or(c.ScheduleEpochs, cfg.Epochs), Dir: abs, Data: c.DataDir, Items: map[string]string{},
+		Params: commandParams(c), Seed: cfg.Seed, Epochs: cfg.Epochs, ScheduleEpochs: cmp.Or(c.ScheduleEpochs, cfg.Epochs), Data: c.DataDir, Items: map[string]string{},
 		Train:      cell.Rows{Split: "train", Rows: filepath.Join(abs, TrainRowsFile), Count: len(trainRows)},
 		Embeddings: filepath.Join(abs, cell.EmbDir),
 	}
@@ -346,17 +427,14 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 		run.Method["param:"+k] = v
 	}
 	last, err := cell.Run(ctx, cell.Job{
-		Command: c.Command, Wrap: wrap, WorkDir: c.WorkDir, Contract: ct, Labels: labels, Record: run,
+		Command: c.Command, Wrap: wrap, WorkDir: c.WorkDir, Dir: abs, Files: c.Files, Expect: c.FileHashes, Contract: ct, Labels: labels, Record: run,
 		Evaluate: cell.EvalFunc(evaluate), Stdout: os.Stdout, Stderr: os.Stderr,
 	})
-	if c.Stage == StageTune {
-		if err := recordTrialFailure(ctx, dir, err); err != nil {
-			return err
-		}
-		return checkObjective(dir, c.Objective)
-	}
-	if err != nil {
+	if err := recordTrialFailure(ctx, dir, err); err != nil {
 		return err
+	}
+	if c.Stage == StageTune {
+		return checkObjective(dir, c.Objective)
 	}
 	if err := arrays.SaveNPY(filepath.Join(dir, TestEmbFile), last["test"]); err != nil {
 		return err
@@ -365,13 +443,18 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 }
 
 // commandParams are the settings handed to the command: the fixed ones,
-// then the trial's values, typed as YAML reads them.
+// then the trial's values: a categorical value as the spec wrote it, a
+// range's value a number.
 func commandParams(c *Cell) map[string]any {
 	out := map[string]any{}
 	for k, v := range c.Settings {
 		out[k] = v
 	}
 	for k, v := range c.Params {
+		if x, ok := c.Values[k]; ok {
+			out[k] = x
+			continue
+		}
 		var x any
 		if err := yaml.Unmarshal([]byte(v), &x); err != nil || x == nil {
 			x = v

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/mat32"
@@ -46,12 +47,19 @@ func (p *Plan) Finish(ctx context.Context, version string) error {
 	if err := os.RemoveAll(ResultsDir(p.Out)); err != nil {
 		return err
 	}
+	if err := os.MkdirAll(ResultsDir(p.Out), 0o755); err != nil {
+		return err
+	}
 	for m, me := range s.Methods {
-		ms := sum.Methods[m]
+		ms := &sum.Methods[m]
 		if ms.Best < 0 {
 			continue
 		}
 		for si, seed := range s.FinalSeeds {
+			if fails := p.finalFailures(m, si); len(fails) > 0 {
+				ms.FinalFailed = append(ms.FinalFailed, fails...)
+				continue
+			}
 			sep, concat, cfg, err := p.finalMetrics(ctx, m, si)
 			if err != nil {
 				return err
@@ -83,6 +91,41 @@ func (p *Plan) Finish(ctx context.Context, version string) error {
 	}
 	sum.Done = true
 	return record.WriteAtomic(filepath.Join(p.Out, SummaryFile), sum)
+}
+
+// finalFailures are the final cells of method m and seed index si that
+// diverged or gave up (FailedFile): the seed has no row of m.
+func (p *Plan) finalFailures(m, si int) []FinalFailure {
+	var out []FinalFailure
+	for f := range p.Spec.Folds {
+		b, err := os.ReadFile(filepath.Join(p.FinalDir(m, f, si), FailedFile))
+		if err == nil {
+			out = append(out, FinalFailure{Seed: p.Spec.FinalSeeds[si], Fold: f, Reason: strings.TrimSpace(string(b))})
+		}
+	}
+	return out
+}
+
+// Notes say per method of a finished tune why it has no row or fewer
+// seeds than the spec's (dir is the output directory, named in them).
+func (s *Summary) Notes(dir string) []string {
+	var out []string
+	for _, m := range s.Methods {
+		if m.Best < 0 {
+			out = append(out, fmt.Sprintf("%s: no row: none of its %d %s trials trained successfully (see %s)",
+				m.Name, s.Budget, s.Search, filepath.Join(dir, "trials", m.Name)))
+			continue
+		}
+		seeds := map[int64]bool{}
+		for _, f := range m.FinalFailed {
+			seeds[f.Seed] = true
+		}
+		for _, f := range m.FinalFailed {
+			out = append(out, fmt.Sprintf("%s: final seed %d left out (n = %d of %d seeds): fold %d did not train: %s",
+				m.Name, f.Seed, len(s.Seeds)-len(seeds), len(s.Seeds), f.Fold, f.Reason))
+		}
+	}
+	return out
 }
 
 // Finished reports whether the output directory holds the finished

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 
 	"github.com/dmlbench/dmlbench/experiments/suite"
@@ -185,9 +186,12 @@ func (p *Plan) proposerFor(m int) search.Proposer {
 // Next writes the cells that can run now and returns their numbers: per
 // method, the unfinished cells of its earliest unfinished batch of
 // max_parallel trials (proposed from all trials before the batch, written
-// on first use); once every method's trials are done, the unfinished final
-// cells. It returns no cells when everything is done. Tuning cells whose
-// configuration failed count as done.
+// on first use); once a method's trials are done, its unfinished final
+// cells, whatever the other methods' state (a method whose cells keep
+// failing holds back no other). stage is StageFinal once every method's
+// trials are done. It returns no cells when everything is done. Tuning
+// cells whose configuration failed count as done, as do final cells that
+// diverged or gave up (their seed is left out of the method's row).
 func (p *Plan) Next() (cells []int, stage string, err error) {
 	s := p.Spec
 	allTuned := true
@@ -201,61 +205,96 @@ func (p *Plan) Next() (cells []int, stage string, err error) {
 			first++
 		}
 		if first == s.Budget {
+			if p.Repeat == 0 {
+				more, err := p.nextFinal(m, tr)
+				if err != nil {
+					return nil, "", err
+				}
+				cells = append(cells, more...)
+			}
 			continue
 		}
 		allTuned = false
-		b0 := first / s.MaxParallel * s.MaxParallel
-		n := min(s.MaxParallel, s.Budget-b0)
-		if b0+n > len(tr) { // some of the batch not written yet
-			// The search maximises: a lower-is-better score is negated
-			// for it and nowhere else.
-			sign := 1.0
-			if s.lowerIsBetter() {
-				sign = -1
-			}
-			hist := make([]search.Observation, b0)
-			for i := range b0 {
-				hist[i] = search.Observation{Point: tr[i].point, Score: sign * float64(tr[i].Score)}
-			}
-			pts := p.proposerFor(m).Propose(s.Methods[m].Space, hist, b0, n)
-			for j, pt := range pts {
-				if t := b0 + j; t >= len(tr) {
-					if err := p.writeTrial(m, t, pt); err != nil {
-						return nil, "", err
-					}
-				}
-			}
+		more, err := p.nextTrials(m, tr, first)
+		if err != nil {
+			return nil, "", err
 		}
-		for t := b0; t < b0+n; t++ {
-			for f := range s.Folds {
-				if !p.cellFinished(p.TrialDir(m, t, f)) {
-					cells = append(cells, (m*s.Budget+t)*s.Folds+f)
-				}
-			}
-		}
+		cells = append(cells, more...)
 	}
+	sort.Ints(cells)
 	if !allTuned || p.Repeat > 0 {
 		return cells, StageTune, nil
 	}
-	if err := p.writeFinal(); err != nil {
-		return nil, "", err
-	}
-	for i := p.tuneCells(); i < p.NumCells(); i++ {
-		dir, _ := p.CellDir(i)
-		if _, err := os.Stat(filepath.Join(dir, CellFile)); err != nil {
-			continue // a method without a successful trial has no final cells
-		}
-		if !p.finalFinished(dir) {
-			cells = append(cells, i)
-		}
-	}
 	return cells, StageFinal, nil
+}
+
+// nextTrials writes the batch of method m that holds trial first (its
+// earliest unfinished) and returns its unfinished cells.
+func (p *Plan) nextTrials(m int, tr []Trial, first int) ([]int, error) {
+	s := p.Spec
+	var cells []int
+	b0 := first / s.MaxParallel * s.MaxParallel
+	n := min(s.MaxParallel, s.Budget-b0)
+	if b0+n > len(tr) { // some of the batch not written yet
+		// The search maximises: a lower-is-better score is negated
+		// for it and nowhere else.
+		sign := 1.0
+		if s.lowerIsBetter() {
+			sign = -1
+		}
+		hist := make([]search.Observation, b0)
+		for i := range b0 {
+			hist[i] = search.Observation{Point: tr[i].point, Score: sign * float64(tr[i].Score)}
+		}
+		pts := p.proposerFor(m).Propose(s.Methods[m].Space, hist, b0, n)
+		for j, pt := range pts {
+			if t := b0 + j; t >= len(tr) {
+				if err := p.writeTrial(m, t, pt); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for t := b0; t < b0+n; t++ {
+		for f := range s.Folds {
+			if !p.cellFinished(p.TrialDir(m, t, f)) {
+				cells = append(cells, (m*s.Budget+t)*s.Folds+f)
+			}
+		}
+	}
+	return cells, nil
+}
+
+// nextFinal writes the final cells of method m, whose trials are done,
+// and returns the unfinished ones.
+func (p *Plan) nextFinal(m int, tr []Trial) ([]int, error) {
+	s := p.Spec
+	if err := p.writeFinal(m, tr); err != nil {
+		return nil, err
+	}
+	var cells []int
+	ns := len(s.FinalSeeds)
+	for f := range s.Folds {
+		for si := range ns {
+			dir := p.FinalDir(m, f, si)
+			if _, err := os.Stat(filepath.Join(dir, CellFile)); err != nil {
+				continue // a method without a successful trial has no final cells
+			}
+			if !p.finalFinished(dir) {
+				cells = append(cells, p.tuneCells()+(m*s.Folds+f)*ns+si)
+			}
+		}
+	}
+	return cells, nil
 }
 
 // finalFinished reports whether a final cell is done with its test
 // embeddings on disk. A done cell whose embeddings are gone is marked to
 // run again (its run.json set aside as run.json.stale).
 func (p *Plan) finalFinished(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, FailedFile)); err == nil {
+		return true // diverged or gave up: left out of the row (Finish)
+	}
 	if !suite.IsDone(dir) {
 		return false
 	}
@@ -342,39 +381,31 @@ func Best(trials []Trial, lower bool) (best Trial, ok bool) {
 	return best, ok
 }
 
-// writeFinal writes the final cells: per method, its best trial's
+// writeFinal writes the final cells of method m: its best trial's
 // configuration on each fold's training classes, for the epochs that fold
 // chose on validation, once per final seed.
-func (p *Plan) writeFinal() error {
+func (p *Plan) writeFinal(m int, tr []Trial) error {
 	s := p.Spec
-	for m, me := range s.Methods {
-		tr, err := p.trials(m)
-		if err != nil {
-			return err
-		}
-		best, ok := Best(tr, s.lowerIsBetter())
-		if !ok {
-			// No row for this method (the report says why); the others go on.
-			if err := os.RemoveAll(filepath.Join(p.Out, "final", me.Name)); err != nil {
+	me := s.Methods[m]
+	best, ok := Best(tr, s.lowerIsBetter())
+	if !ok {
+		// No row for this method (the report says why); the others go on.
+		return os.RemoveAll(filepath.Join(p.Out, "final", me.Name))
+	}
+	for f := range s.Folds {
+		for si, seed := range s.FinalSeeds {
+			cfg, err := s.Config(me, best.point, seed)
+			if err != nil {
 				return err
 			}
-			continue
-		}
-		for f := range s.Folds {
-			for si, seed := range s.FinalSeeds {
-				cfg, err := s.Config(me, best.point, seed)
-				if err != nil {
-					return err
-				}
-				schedule := cfg.Epochs
-				cfg.Epochs = best.BestEpochs[f]
-				cfg.Metrics, cfg.EvalEvery = s.FinalMetrics, max(1, cfg.Epochs)
-				c := Cell{Stage: StageFinal, Method: me.Name, Trial: best.Index, Fold: f, Folds: s.Folds, Params: best.Params, Objective: s.Objective, Config: cfg,
-					ScheduleEpochs: schedule}
-				s.commandCell(me, &c)
-				if err := writeFinalCell(p.FinalDir(m, f, si), &c); err != nil {
-					return err
-				}
+			schedule := cfg.Epochs
+			cfg.Epochs = best.BestEpochs[f]
+			cfg.Metrics, cfg.EvalEvery = s.FinalMetrics, max(1, cfg.Epochs)
+			c := Cell{Stage: StageFinal, Method: me.Name, Trial: best.Index, Fold: f, Folds: s.Folds, Params: best.Params, Objective: s.Objective, Config: cfg,
+				ScheduleEpochs: schedule}
+			s.commandCell(me, &c)
+			if err := writeFinalCell(p.FinalDir(m, f, si), &c); err != nil {
+				return err
 			}
 		}
 	}
@@ -397,6 +428,16 @@ type MethodSummary struct {
 	RepeatBest  []Value `json:"repeat_best,omitempty"`
 	RepeatRanks []int   `json:"repeat_ranks,omitempty"`
 	RankHolds   *bool   `json:"rank_holds,omitempty"`
+	// FinalFailed are the final cells that diverged or gave up (Finish):
+	// their seeds are left out of the method's rows.
+	FinalFailed []FinalFailure `json:"final_failed,omitempty"`
+}
+
+// FinalFailure is a final cell that did not train: its seed, fold and why.
+type FinalFailure struct {
+	Seed   int64  `json:"seed"`
+	Fold   int    `json:"fold"`
+	Reason string `json:"reason"`
 }
 
 // Summary is tune.json: the protocol settings and every trial's score.

@@ -51,6 +51,15 @@ type Method struct {
 	// Fixed and Space hold any names but the shared settings, and are
 	// handed to it.
 	Command []string
+	// Files are more files or directories of a command method's trainer
+	// (relative to the spec's directory) whose hashes join the files the
+	// command names (cell.Provenance) in the fingerprint and in run.json.
+	Files []string
+	// values are a command method's categorical values as the spec wrote
+	// them (a quoted "true" a string, 8 a number), by parameter.
+	values map[string][]any
+	// fileHashes are cell.Provenance of the command and Files, taken by Load.
+	fileHashes map[string]string
 	// hyper marks the parameters that are loss hyper-parameters (config
 	// key hyper) rather than config keys.
 	hyper map[string]bool
@@ -108,7 +117,8 @@ func Load(path string, opt Options) (*Spec, error) {
 	s, err := Parse(b, opt)
 	if err == nil {
 		s.Dir, s.File = filepath.Dir(path), path
-		if !opt.NoData {
+		err = s.hashCommandFiles()
+		if err == nil && !opt.NoData {
 			err = s.checkDataOf()
 		}
 	}
@@ -161,7 +171,7 @@ func Parse(b []byte, opt Options) (*Spec, error) {
 // spec may use; aliases maps older spellings to them.
 var (
 	topKeys    = []string{"out", "dataset", "seed", "search", "budget", "max-parallel", "folds", "objective", "tpe", "fixed", "methods", "final", "slurm", "search-repeats", "isolate"}
-	methodKeys = []string{"name", "loss", "miner", "command", "budget", "fixed", "space"}
+	methodKeys = []string{"name", "loss", "miner", "command", "files", "budget", "fixed", "space"}
 	rangeKeys  = []string{"low", "high", "log", "int", "values"}
 	tpeKeys    = []string{"startup", "gamma", "candidates", "prior-weight"}
 	finalKeys  = []string{"seeds", "metrics", "join"}

@@ -7,10 +7,10 @@
 //	   experiments/tune/search: leaf packages
 //	1  fixtures/ (data sets, array readers, audit), knn/ (exact, faiss, gpu), spectra
 //	2  clustering
-//	3  metrics
+//	3  metrics, metrics/partial
 //	4  trainers/ (model, losses, miners, samplers, …)
-//	5  experiments/ (cell, suite, tune) and reports/ (tables, plots, compare,
-//	   show, projection): orchestration, statistics and output
+//	5  experiments/ (cell, suite, tune, shards) and reports/ (tables, plots, compare,
+//	   show, projection, distractors): orchestration, statistics and output
 //	6  cmd/…: the command line
 //
 // Within a layer, Go's ban on import cycles keeps the order.
@@ -22,8 +22,8 @@ var Layers = map[string]int{
 	"internal/": 0, "trainers/param": 0, "knn/faissc": 0, "experiments/tune/search": 0,
 	"fixtures": 1, "fixtures/": 1, "knn": 1, "knn/": 1, "spectra": 1,
 	"clustering": 2,
-	"metrics":    3,
-	"trainers":   4, "trainers/": 4,
+	"metrics":    3, "metrics/": 3,
+	"trainers": 4, "trainers/": 4,
 	"experiments/": 5, "reports": 5, "reports/": 5,
 	"cmd/": 6,
 }

@@ -97,3 +97,36 @@ func (b *jsonBuffer) Write(p []byte) (int, error) {
 	*b = append(*b, p...)
 	return len(p), nil
 }
+
+// epochJSON is Epoch as written: its loss a pointer, so that an unknown
+// or non-finite loss (NaN, ±Inf: a trainer that diverged, or wrote no
+// loss) is null, never a number it was not.
+type epochJSON struct {
+	Epoch     int      `json:"epoch"`
+	Loss      *float64 `json:"loss"`
+	Seconds   float64  `json:"seconds"`
+	Metrics   Metrics  `json:"metrics,omitempty"`
+	ValMetric Metrics  `json:"val_metrics,omitempty"`
+}
+
+// MarshalJSON writes a NaN or ±Inf loss as null.
+func (e Epoch) MarshalJSON() ([]byte, error) {
+	j := epochJSON{Epoch: e.Epoch, Seconds: e.Seconds, Metrics: e.Metrics, ValMetric: e.ValMetric}
+	if !math.IsNaN(e.Loss) && !math.IsInf(e.Loss, 0) {
+		j.Loss = &e.Loss
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads a null loss as NaN.
+func (e *Epoch) UnmarshalJSON(b []byte) error {
+	var j epochJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = Epoch{Epoch: j.Epoch, Loss: math.NaN(), Seconds: j.Seconds, Metrics: j.Metrics, ValMetric: j.ValMetric}
+	if j.Loss != nil {
+		e.Loss = *j.Loss
+	}
+	return nil
+}

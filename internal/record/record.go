@@ -21,7 +21,7 @@ type Metrics map[string]float64
 // Epoch is one row of the training history.
 type Epoch struct {
 	Epoch     int     `json:"epoch"`
-	Loss      float64 `json:"loss"`
+	Loss      float64 `json:"loss"` // NaN when unknown or not finite (null in JSON)
 	Seconds   float64 `json:"seconds"`
 	Metrics   Metrics `json:"metrics,omitempty"`     // test metrics when evaluated this epoch
 	ValMetric Metrics `json:"val_metrics,omitempty"` // validation metrics (split of training classes)

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -55,5 +56,25 @@ func TestMetricsJSONNaN(t *testing.T) {
 	var bad Metrics
 	if err := bad.UnmarshalJSON([]byte(`{"rho": "big"}`)); err == nil {
 		t.Fatal("a string other than \"+Inf\"/\"-Inf\" was accepted")
+	}
+}
+
+// A loss that is unknown or not finite is null in run.json (JSON has no
+// NaN), and null reads back as NaN, never 0.
+func TestEpochLossJSON(t *testing.T) {
+	r := Run{Schema: 1, History: []Epoch{{Epoch: 1, Loss: 0.25}, {Epoch: 2, Loss: math.NaN()}, {Epoch: 3, Loss: math.Inf(1)}}}
+	b, err := MarshalJSON(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(b), `"loss": null`) != 2 || !strings.Contains(string(b), `"loss": 0.25`) {
+		t.Fatalf("losses written as\n%s", b)
+	}
+	var back Run
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.History[0].Loss != 0.25 || !math.IsNaN(back.History[1].Loss) || !math.IsNaN(back.History[2].Loss) {
+		t.Fatalf("read back %+v", back.History)
 	}
 }

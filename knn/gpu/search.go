@@ -37,6 +37,9 @@ func (s Searcher) Search(ctx context.Context, q, db mat32.Matrix, k int, opt knn
 	if err := knn.Validate(q, db, k, opt); err != nil {
 		return nil, err
 	}
+	if opt.SelfRange {
+		return nil, fmt.Errorf("%w: the gpu backend has no self-exclusion offset", knn.ErrBadInput)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

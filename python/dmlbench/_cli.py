@@ -3,7 +3,9 @@
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -144,11 +146,53 @@ def _scratch_dir():
     return None
 
 
+_PREFIX = "dmlbench-"
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: alive
+    return True
+
+
+def remove_stale_scratch(base=None):
+    """Removes the scratch directories of dead processes.
+
+    A directory is named ``dmlbench-PID-…`` after the process that made it;
+    a process killed before it could clean up (an out-of-memory kill, a
+    notebook restart) leaves its arrays behind, in memory when the base is
+    /dev/shm. Only this user's directories are touched.
+    """
+    base = base or _scratch_dir() or tempfile.gettempdir()
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(_PREFIX):
+            continue
+        pid = name[len(_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _pid_alive(int(pid)):
+            continue
+        path = os.path.join(base, name)
+        try:
+            if os.lstat(path).st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+
+
 class Scratch:
     """A temporary directory holding the arrays of one call."""
 
     def __enter__(self):
-        self.dir = tempfile.mkdtemp(prefix="dmlbench-", dir=_scratch_dir())
+        remove_stale_scratch()
+        self.dir = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=_scratch_dir())
         return self
 
     def __exit__(self, *exc):
@@ -175,10 +219,34 @@ class Scratch:
         return p
 
 
+def _die_with_parent(parent):
+    """In the child, before exec: be killed when the calling thread dies.
+
+    Linux's parent-death signal; elsewhere nothing (the child then runs to
+    its end). A parent already gone when this runs means the same.
+    """
+    def preexec():
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            PR_SET_PDEATHSIG = 1
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            return
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return preexec if sys.platform.startswith("linux") else None
+
+
 def run_json(args):
-    """Runs ``dmlbench ARGS --format json --quiet`` and returns its JSON."""
+    """Runs ``dmlbench ARGS --format json --quiet`` and returns its JSON.
+
+    The binary dies with this process (a killed kernel or script leaves no
+    evaluation running).
+    """
     cmd = [find_binary()] + list(args) + ["--format", "json", "--quiet"]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       preexec_fn=_die_with_parent(os.getpid()))
     if p.returncode != 0:
         lines = [l.strip() for l in p.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
         msg = lines[-1] if lines else f"dmlbench exited with status {p.returncode}"

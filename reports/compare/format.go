@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
@@ -21,6 +22,11 @@ type Report struct {
 	Level     float64
 	Average   string
 	Tests     []Test
+	// Label is the LaTeX \label of the table ("": tab:compare).
+	Label string
+	// Family is the number of embeddings compared with A when the
+	// p-values are max-T adjusted over all of them (CompareMany); 0 else.
+	Family int
 }
 
 type jsonTest struct {
@@ -91,19 +97,72 @@ func cell(key string, x float64, sign bool) string {
 	return s
 }
 
-// rows are the table rows: metric, A, B, B − A, interval, p.
-func (r *Report) rows() (header []string, rows [][]string) {
-	header = []string{"metric", "A", "B", "B − A", fmt.Sprintf("%g %% CI", 100*r.Level), "p"}
+// folded maps the metric kept to the one folded into its row: a metric
+// equal by definition to another (metrics.Descriptor.SameAs: mAP@C and
+// MAP@R) whose A and B agree with it bit for bit shares its row.
+func (r *Report) folded() (into map[string]string, dropped map[string]bool) {
+	byKey := map[string]Test{}
 	for _, t := range r.Tests {
-		ci, p := "not tested", "–"
+		byKey[t.Key] = t
+	}
+	into, dropped = map[string]string{}, map[string]bool{}
+	for _, t := range r.Tests {
+		d, ok := metrics.Lookup(t.Key)
+		if !ok || d.SameAs == "" {
+			continue
+		}
+		o, ok := byKey[d.SameAs]
+		if ok && math.Float64bits(o.A) == math.Float64bits(t.A) && math.Float64bits(o.B) == math.Float64bits(t.B) {
+			into[d.SameAs], dropped[t.Key] = t.Key, true
+		}
+	}
+	return into, dropped
+}
+
+// maxT reports whether the tests carry max-T adjusted p-values.
+func (r *Report) maxT() bool {
+	for _, t := range r.Tests {
+		if t.Testable && !math.IsNaN(t.PMaxT) && t.PMaxT > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// rows are the table rows: metric, A, B, B − A, interval, p (and the
+// max-T adjusted p when the report has one). title names a metric in the
+// format.
+func (r *Report) rows(title func(string) string) (header []string, rows [][]string) {
+	header = []string{"metric", "A", "B", "B − A", fmt.Sprintf("%g %% CI", 100*r.Level), "p"}
+	adj := r.maxT()
+	if adj {
+		header = append(header, "p max-T")
+	}
+	into, dropped := r.folded()
+	for _, t := range r.Tests {
+		if dropped[t.Key] {
+			continue
+		}
+		ci, p, pm := "not tested", "–", "–"
 		if t.Testable {
 			ci = "[" + cell(t.Key, t.Lo, true) + ", " + cell(t.Key, t.Hi, true) + "]"
 			p = reports.FormatP(t.P)
+			pm = reports.FormatP(t.PMaxT)
 		}
-		rows = append(rows, []string{t.Key, cell(t.Key, t.A, false), cell(t.Key, t.B, false), cell(t.Key, t.Diff, true), ci, p})
+		name := title(t.Key)
+		if f, ok := into[t.Key]; ok {
+			name += " = " + title(f)
+		}
+		row := []string{name, cell(t.Key, t.A, false), cell(t.Key, t.B, false), cell(t.Key, t.Diff, true), ci, p}
+		if adj {
+			row = append(row, pm)
+		}
+		rows = append(rows, row)
 	}
 	return header, rows
 }
+
+func plainTitle(k string) string { return k }
 
 // Footer is what the table rests on, and the minimum detectable
 // difference of every tested metric.
@@ -115,6 +174,9 @@ func (r *Report) Footer() []string {
 	lines := []string{
 		fmt.Sprintf("A = %s, B = %s; %d queries in %d classes, paired (metrics: %s; fractions in %%)", r.A, r.B, r.Queries, r.Classes, avg),
 		fmt.Sprintf("CI: percentile bootstrap over classes, %d resamples; p: sign-flip permutation test over classes, %d permutations; seed %d", r.Resamples, r.Resamples, r.Seed),
+	}
+	if r.maxT() {
+		lines = append(lines, fmt.Sprintf("p max-T: adjusted over every tested metric of the %d embeddings compared with A, class-level sign-flip max-T (Westfall and Young 1993), %d permutations: family-wise error ≤ α", r.Family, r.Resamples))
 	}
 	var mdd, whys []string
 	untested := map[string][]string{} // keys by the reason they are not tested
@@ -140,7 +202,7 @@ func (r *Report) Footer() []string {
 
 // WriteTable writes the box table of eval's table format and the footer.
 func WriteTable(w io.Writer, r *Report) error {
-	header, rows := r.rows()
+	header, rows := r.rows(plainTitle)
 	t := reports.NewTextTable(w, header)
 	if err := t.Bulk(rows); err != nil {
 		return err
@@ -156,7 +218,7 @@ func WriteTable(w io.Writer, r *Report) error {
 
 // WriteMarkdown writes a GitHub Markdown table and the footer lines.
 func WriteMarkdown(w io.Writer, r *Report) error {
-	header, rows := r.rows()
+	header, rows := r.rows(plainTitle)
 	esc := strings.NewReplacer("|", `\|`)
 	fmt.Fprintf(w, "| %s |\n| :--- |%s\n", strings.Join(header, " | "), strings.Repeat(" ---: |", len(header)-1))
 	for _, row := range rows {
@@ -172,25 +234,31 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	return nil
 }
 
-// WriteLaTeX writes a booktabs tabular (\usepackage{booktabs}) with the
-// footer lines as comments.
-func WriteLaTeX(w io.Writer, r *Report) error {
-	header, rows := r.rows()
-	esc := strings.NewReplacer(`\`, `\textbackslash{}`, "_", `\_`, "%", `\%`, "&", `\&`, "#", `\#`, "$", `\$`, "{", `\{`, "}", `\}`, "−", "$-$")
-	for _, l := range r.Footer() {
-		fmt.Fprintf(w, "%% %s\n", l)
+// WriteLaTeX writes a table (\usepackage{booktabs}) whose caption holds
+// the footer lines, labelled Report.Label; layout is
+// reports.LayoutOneColumn or reports.LayoutTwoColumn (table*).
+func WriteLaTeX(w io.Writer, r *Report, layout string) error {
+	if _, err := reports.CheckLayout(layout); err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "\\begin{tabular}{l%s}\n\\toprule\n", strings.Repeat("r", len(header)-1))
+	header, rows := r.rows(reports.TeXMetric)
 	for i := range header {
-		header[i] = esc.Replace(header[i])
+		header[i] = reports.TeXText(header[i])
 	}
-	fmt.Fprintf(w, "%s \\\\\n\\midrule\n", strings.Join(header, " & "))
 	for _, row := range rows {
-		for i := range row {
-			row[i] = esc.Replace(strings.ReplaceAll(row[i], "–", "--"))
+		for i := 1; i < len(row); i++ {
+			row[i] = reports.TeXText(row[i])
 		}
-		fmt.Fprintf(w, "%s \\\\\n", strings.Join(row, " & "))
 	}
-	fmt.Fprint(w, "\\bottomrule\n\\end{tabular}\n")
-	return nil
+	caption := "paired comparison of B with A. " + reports.TeXText(strings.Join(r.Footer(), ". ")+".")
+	var b strings.Builder
+	label := r.Label
+	if label == "" {
+		label = "tab:compare"
+	}
+	b.WriteString(reports.TeXTableOpen(layout, caption, label))
+	reports.WriteTeXTabular(&b, header, rows)
+	b.WriteString(reports.TeXTableClose(layout))
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -59,11 +59,17 @@ type Test struct {
 	// Classes is the number of classes resampled (those with a counted
 	// query).
 	Classes int
+	// PMaxT is P adjusted over a family of tests by the class-level
+	// sign-flip max-T (MaxT); 0 when not adjusted.
+	PMaxT float64
 }
 
 // classTerms are one metric's paired per-class terms: the statistic is
 // Σ num / Σ den over the classes drawn.
-type classTerms struct{ num, den []float64 }
+type classTerms struct {
+	num, den []float64
+	class    []int32 // the class of each term, to pair terms across tests
+}
 
 // terms collects the paired per-class terms of column j: the summed
 // differences b − a of the counted queries and their count (query
@@ -82,6 +88,7 @@ func terms(a, b *metrics.QueryValues, ja, jb int, avg metrics.Average) (classTer
 			if !math.IsNaN(ma[c]) {
 				t.num = append(t.num, mb[c]-ma[c])
 				t.den = append(t.den, 1)
+				t.class = append(t.class, int32(c))
 			}
 		}
 		return t, nil
@@ -101,6 +108,7 @@ func terms(a, b *metrics.QueryValues, ja, jb int, avg metrics.Average) (classTer
 			pos[a.Class[i]] = c
 			t.num = append(t.num, 0)
 			t.den = append(t.den, 0)
+			t.class = append(t.class, a.Class[i])
 		}
 		t.num[c] += vb[i] - va[i]
 		t.den[c]++
@@ -126,18 +134,24 @@ func sameQueries(a, b *metrics.QueryValues) error {
 // two results (Evaluate with Options.PerQuery on the same queries); keys
 // absent from the per-query values are reported untestable.
 func Compare(ra, rb *metrics.Result, keys []string, opt Options) ([]Test, error) {
+	out, _, err := compareTerms(ra, rb, keys, opt)
+	return out, err
+}
+
+// compareTerms is Compare, also returning each test's class terms.
+func compareTerms(ra, rb *metrics.Result, keys []string, opt Options) ([]Test, []classTerms, error) {
 	if opt.Resamples < 1 {
-		return nil, fmt.Errorf("resamples %d: need at least 1", opt.Resamples)
+		return nil, nil, fmt.Errorf("resamples %d: need at least 1", opt.Resamples)
 	}
 	if !(opt.Level > 0 && opt.Level < 1) {
-		return nil, fmt.Errorf("confidence level %v must lie in (0, 1)", opt.Level)
+		return nil, nil, fmt.Errorf("confidence level %v must lie in (0, 1)", opt.Level)
 	}
 	a, b := ra.PerQuery, rb.PerQuery
 	if a == nil || b == nil {
-		return nil, errors.New("paired: results without per-query values (metrics.Options.PerQuery)")
+		return nil, nil, errors.New("paired: results without per-query values (metrics.Options.PerQuery)")
 	}
 	if err := sameQueries(a, b); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]Test, len(keys))
 	cts := make([]classTerms, len(keys))
@@ -152,7 +166,7 @@ func Compare(ra, rb *metrics.Result, keys []string, opt Options) ([]Test, error)
 		}
 		var err error
 		if cts[i], err = terms(a, b, ja, jb, opt.Average); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(cts[i].num) == 0 {
 			t.Why = "no query has a relevant item: every query is alone in its class"
@@ -169,6 +183,36 @@ func Compare(ra, rb *metrics.Result, keys []string, opt Options) ([]Test, error)
 			t.P = signFlipP(cts[i], opt)
 		}
 	})
+	return out, cts, nil
+}
+
+// CompareMany compares every result after the first with the first
+// (Compare), and adjusts the p-values of all those tests together by the
+// class-level sign-flip max-T (MaxT): out[i] holds results[i+1] against
+// results[0], each testable Test with PMaxT set.
+func CompareMany(results []*metrics.Result, keys []string, opt Options) ([][]Test, error) {
+	if len(results) < 2 {
+		return nil, errors.New("compare needs at least two results")
+	}
+	out := make([][]Test, len(results)-1)
+	var family []classTerms
+	var where [][2]int
+	for i, rb := range results[1:] {
+		tests, cts, err := compareTerms(results[0], rb, keys, opt)
+		if err != nil {
+			return nil, fmt.Errorf("result %d: %w", i+2, err)
+		}
+		out[i] = tests
+		for j, t := range tests {
+			if t.Testable {
+				family = append(family, cts[j])
+				where = append(where, [2]int{i, j})
+			}
+		}
+	}
+	for k, p := range maxTP(family, opt) {
+		out[where[k][0]][where[k][1]].PMaxT = p
+	}
 	return out, nil
 }
 
@@ -227,4 +271,74 @@ func signFlipP(ct classTerms, opt Options) float64 {
 		}
 	}
 	return float64(1+extreme) / float64(1+opt.Resamples)
+}
+
+// maxTP is the single-step max-T adjustment (Westfall and Young 1993,
+// Alg. 2.8) of a family of paired tests over the same classes, by sign
+// flips of whole classes: one flip per class is drawn for every test at
+// once, so the dependence between the tests (the same queries, several
+// metrics, several embeddings against one) is kept. Test h's statistic is
+// T_h = Σ_c x_hc / √(Σ_c x_hc²) over its class terms x_hc (its sign-flip
+// standard deviation is √(Σ x²), so the tests are on one scale), and its
+// adjusted p-value (1 + #{b : max_h' |T*_h'| ≥ |T_h|}) / (1 + B). Rejecting
+// where it is < α keeps the probability of any false rejection ≤ α (the
+// family-wise error rate, under subset pivotality). A test whose terms are
+// all 0 has T = 0 and p = 1.
+func maxTP(family []classTerms, opt Options) []float64 {
+	if len(family) == 0 {
+		return nil
+	}
+	idx := map[int32]int{}
+	for _, ct := range family {
+		for _, c := range ct.class {
+			if _, ok := idx[c]; !ok {
+				idx[c] = len(idx)
+			}
+		}
+	}
+	obs := make([]float64, len(family))
+	scale := make([]float64, len(family))
+	pos := make([][]int, len(family))
+	for h, ct := range family {
+		sum, sq := 0.0, 0.0
+		for k, x := range ct.num {
+			sum += x
+			sq += x * x
+			pos[h] = append(pos[h], idx[ct.class[k]])
+		}
+		if sq > 0 {
+			scale[h] = 1 / math.Sqrt(sq)
+			obs[h] = math.Abs(sum) * scale[h]
+		}
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, 3))
+	sign := make([]float64, len(idx))
+	extreme := make([]int, len(family))
+	for range opt.Resamples {
+		for c := range sign {
+			sign[c] = 1
+			if rng.Uint64()&1 == 1 {
+				sign[c] = -1
+			}
+		}
+		m := 0.0
+		for h, ct := range family {
+			s := 0.0
+			for k, x := range ct.num {
+				s += sign[pos[h][k]] * x
+			}
+			m = math.Max(m, math.Abs(s)*scale[h])
+		}
+		for h := range family {
+			// Ties, within rounding, count as extreme (as in signFlipP).
+			if obs[h] == 0 || m >= obs[h]*(1-1e-12) {
+				extreme[h]++
+			}
+		}
+	}
+	out := make([]float64, len(family))
+	for h := range out {
+		out[h] = float64(1+extreme[h]) / float64(1+opt.Resamples)
+	}
+	return out
 }

@@ -21,7 +21,7 @@ func newCanvas(format string, w, h vg.Length, dpi int) (vg.CanvasWriterTo, error
 	raster := func() *vgimg.Canvas { return vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi)) }
 	switch format {
 	case "png":
-		return vgimg.PngCanvas{Canvas: raster()}, nil
+		return pngCanvas{PngCanvas: vgimg.PngCanvas{Canvas: raster()}, dpi: dpi}, nil
 	case "jpg", "jpeg":
 		return vgimg.JpegCanvas{Canvas: raster()}, nil
 	case "tif", "tiff":
@@ -78,3 +78,13 @@ func (c epsCanvas) WriteTo(w io.Writer) (int64, error) {
 	n, err := w.Write(b)
 	return int64(n), err
 }
+
+// NewCanvas is a w × h canvas writing format ("png", "pdf", "svg", "eps",
+// "jpg", "tif") as SavePlots writes it: PNG with its resolution (pHYs),
+// PDF with tagged font subsets, SVG with fallback fonts.
+func NewCanvas(format string, w, h vg.Length, dpi int) (vg.CanvasWriterTo, error) {
+	return newCanvas(format, w, h, dpi)
+}
+
+// FormatOf is the image format of path by its extension.
+func FormatOf(path string) (string, error) { return plotFormat(path) }

@@ -277,7 +277,7 @@ func TestCurvesOneLegend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), ">margin<"); n != 1 {
+	if n := strings.Count(string(b), ">margin (n = 3)<"); n != 1 {
 		t.Errorf("legend entry margin drawn %d times, want once", n)
 	}
 }

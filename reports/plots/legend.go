@@ -15,6 +15,7 @@ import (
 type legendPlacer struct {
 	legend plot.Legend
 	names  []string // the legend's entries (plot.Legend keeps them private)
+	thumbs [][]plot.Thumbnailer
 	// obstacles are the drawn polylines in data coordinates (a single
 	// point is a marker).
 	obstacles []plotter.XYs
@@ -29,6 +30,7 @@ type legendPlacer struct {
 func (lp *legendPlacer) add(name string, thumbs ...plot.Thumbnailer) {
 	lp.legend.Add(name, thumbs...)
 	lp.names = append(lp.names, name)
+	lp.thumbs = append(lp.thumbs, thumbs)
 }
 
 // size is the legend's width and height.
@@ -128,4 +130,42 @@ func (lp *legendPlacer) drawOutside(c draw.Canvas, top vg.Length) {
 	l.Top, l.Left = true, true
 	l.XOffs, l.YOffs = 0, top-c.Max.Y
 	l.Draw(c)
+}
+
+// below is the legend in columns under the frame: how many columns fit
+// width w, the text shrunk (to minTextSize) until the rows take at most
+// maxH; ok is false when even the smallest text does not fit.
+func (lp *legendPlacer) below(w, maxH vg.Length) (cols int, h vg.Length, ok bool) {
+	gap := lp.inset * 2
+	for {
+		l := &lp.legend
+		var ew vg.Length
+		for _, e := range lp.names {
+			ew = max(ew, l.ThumbnailWidth+l.TextStyle.Width(" "+e))
+		}
+		cols = legendColumns(len(lp.names), ew, gap, w)
+		rows := (len(lp.names) + cols - 1) / cols
+		h = vg.Length(rows)*l.TextStyle.Height("Mg") + vg.Length(rows-1)*l.Padding
+		fitsW := ew <= w
+		if (h <= maxH && fitsW) || l.TextStyle.Font.Size <= minTextSize {
+			return cols, h, h <= maxH && fitsW
+		}
+		l.TextStyle.Font.Size = max(minTextSize, l.TextStyle.Font.Size*0.9)
+		l.ThumbnailWidth *= 0.9
+	}
+}
+
+// drawBelow draws the legend in cols columns, filled row by row, at the
+// top of c.
+func (lp *legendPlacer) drawBelow(c draw.Canvas, cols int) {
+	colW := (c.Max.X - c.Min.X) / vg.Length(cols)
+	for k := range cols {
+		l := lp.legend
+		l = plot.Legend{TextStyle: l.TextStyle, Padding: l.Padding, ThumbnailWidth: l.ThumbnailWidth, Top: true, Left: true,
+			XOffs: vg.Length(k) * colW}
+		for i := k; i < len(lp.names); i += cols {
+			l.Add(lp.names[i], lp.thumbs[i]...)
+		}
+		l.Draw(c)
+	}
 }

@@ -2,15 +2,18 @@ package plots
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"codeberg.org/go-pdf/fpdf"
+	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 )
@@ -28,8 +31,8 @@ import (
 type pdfCanvas struct {
 	doc   *fpdf.Fpdf
 	w, h  vg.Length
-	fonts map[string]bool // families added to doc
-	nimg  int             // images registered, for their names
+	fonts map[string]*pdfFont // by the figure's font name
+	nimg  int                 // images registered, for their names
 	stack []pdfState
 	err   error
 }
@@ -57,7 +60,7 @@ func newPDFCanvas(w, h vg.Length) *pdfCanvas {
 	doc.SetAutoPageBreak(false, 0)
 	doc.AddPage()
 	doc.TransformBegin()
-	c := &pdfCanvas{doc: doc, w: w, h: h, fonts: map[string]bool{}, stack: []pdfState{{}}}
+	c := &pdfCanvas{doc: doc, w: w, h: h, fonts: map[string]*pdfFont{}, stack: []pdfState{{}}}
 	vg.Initialize(c)
 	return c
 }
@@ -189,16 +192,20 @@ func (c *pdfCanvas) FillString(fnt font.Face, pt vg.Point, str string) {
 		return
 	}
 	name := fnt.Name()
-	if !c.fonts[name] {
+	f, ok := c.fonts[name]
+	if !ok {
 		var raw bytes.Buffer
 		if _, err := fnt.Face.WriteSourceTo(nil, &raw); err != nil {
 			c.err = fmt.Errorf("reports: PDF font %s: %w", name, err)
 			return
 		}
-		c.doc.AddUTF8FontFromBytes(name, "", raw.Bytes())
-		c.fonts[name] = true
+		ps, _ := fnt.Face.Name(nil, sfnt.NameIDPostScript)
+		f = &pdfFont{key: pdfFontKey(len(c.fonts), ps), ps: ps}
+		c.doc.AddUTF8FontFromBytes(f.key, "", raw.Bytes())
+		c.fonts[name] = f
 	}
-	c.doc.SetFont(name, "", fnt.Font.Size.Points())
+	f.text.WriteString(str)
+	c.doc.SetFont(f.key, "", fnt.Font.Size.Points())
 	c.doc.Text(pt.X.Points(), c.y(pt.Y), str)
 }
 
@@ -225,20 +232,66 @@ func (c *pdfCanvas) WriteTo(w io.Writer) (int64, error) {
 		c.Pop()
 	}
 	c.doc.TransformEnd()
-	cw := &countWriter{w: w}
-	if err := c.doc.Output(cw); err != nil {
-		return cw.n, fmt.Errorf("reports: PDF: %w", err)
+	var buf bytes.Buffer
+	if err := c.doc.Output(&buf); err != nil {
+		return 0, fmt.Errorf("reports: PDF: %w", err)
 	}
-	return cw.n, nil
+	b := buf.Bytes()
+	for _, f := range c.fonts {
+		b = f.tagSubset(b)
+	}
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
-type countWriter struct {
-	w io.Writer
-	n int64
+// pdfFont is a font embedded in a figure's PDF: the key fpdf knows it by,
+// its PostScript name and the text set in it.
+type pdfFont struct {
+	key, ps string
+	text    strings.Builder
 }
 
-func (cw *countWriter) Write(p []byte) (int, error) {
-	n, err := cw.w.Write(p)
-	cw.n += int64(n)
-	return n, err
+// pdfFontKey is the fpdf family of the i-th font of a figure: fpdf names an
+// embedded subset "utf8" + key, which tagSubset replaces by the subset
+// tag, "+" and the PostScript name (PDF 1.7 §9.6.4). The key is as long
+// as the tag and "+" less the 4 bytes of "utf8", so the replacement keeps
+// every byte offset of the file (its xref table) valid.
+func pdfFontKey(i int, ps string) string {
+	k := fmt.Sprintf("dmlbf%d", i)
+	if n := len(ps) + 3; n > len(k) {
+		k += strings.Repeat("z", n-len(k))
+	}
+	return k
+}
+
+// tagSubset names f's subset in the PDF file b "ABCDEF+PostScriptName",
+// the six capitals a hash of the text set in it (same figure, same tag).
+func (f *pdfFont) tagSubset(b []byte) []byte {
+	old := "/utf8" + f.key
+	tag := subsetTag(f.ps + "\x00" + f.text.String())
+	repl := "/" + tag + "+" + f.ps
+	if len(repl) != len(old) || !validPSName(f.ps) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(old), []byte(repl))
+}
+
+// subsetTag is six capital letters derived from s.
+func subsetTag(s string) string {
+	h := sha256.Sum256([]byte(s))
+	var t [6]byte
+	for i := range t {
+		t[i] = 'A' + h[i]%26
+	}
+	return string(t[:])
+}
+
+// validPSName reports whether s can stand in a PDF name unescaped.
+func validPSName(s string) bool {
+	for _, r := range s {
+		if r <= ' ' || r > '~' || strings.ContainsRune("()<>[]{}/%#", r) {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -69,6 +70,14 @@ type PlotOptions struct {
 	// Styles maps method names (Series.Key) to their style index
 	// (MethodStyles); series not in it take the indices after its.
 	Styles map[string]int
+	// Palette colours the series (nil: Okabe–Ito, PaletteNamed).
+	Palette Palette
+	// Names maps series labels to the names the legend shows
+	// (reports.Names); labels it does not name are shown as they are.
+	Names reports.Names
+	// NoRunCounts leaves the number of runs (n = …) out of the legend
+	// entries of aggregated series.
+	NoRunCounts bool
 }
 
 // style is opt's style, derived from the panel size when not set.
@@ -140,6 +149,8 @@ func NewPlot(series []Series, opt PlotOptions) (*Figure, error) {
 	st := plotStats{allIntX: true}
 	styles := seriesStyles(series, opt.Styles)
 	for i, s := range series {
+		s.Key = s.key()
+		s.Label = opt.Names.Name(s.Label)
 		d, err := st.drawable(s, opt)
 		if err != nil {
 			return nil, err
@@ -154,7 +165,7 @@ func NewPlot(series []Series, opt PlotOptions) (*Figure, error) {
 		}
 		lp.obstacles = append(lp.obstacles, obst...)
 		if s.Label != "" && !opt.PointLabels {
-			lp.add(s.Label, thumbs...)
+			lp.add(s.Label+runCount(s.N, opt.NoRunCounts), thumbs...)
 		}
 	}
 	if st.npts == 0 {
@@ -189,6 +200,20 @@ func seriesStyles(series []Series, known map[string]int) []int {
 		out[i] = extra[k]
 	}
 	return out
+}
+
+// runCount is the legend's note of how many runs a curve averages:
+// " (n = 3)", " (n = 2–3)" when points average different numbers, ""
+// for a series that is not aggregated (N nil) or when off.
+func runCount(n []int, off bool) string {
+	if off || len(n) == 0 {
+		return ""
+	}
+	lo, hi := slices.Min(n), slices.Max(n)
+	if lo == hi {
+		return fmt.Sprintf(" (n = %d)", lo)
+	}
+	return fmt.Sprintf(" (n = %d–%d)", lo, hi)
 }
 
 // captionLine adds caption as a line under p's x axis label.
@@ -255,13 +280,17 @@ func (st *plotStats) drawable(s Series, opt PlotOptions) (xyErr, error) {
 // every point would hide the curve.
 const bandMin = 12
 
+// bandAlpha is the opacity of a ± band: 35%, since matplotlib's 20% of a
+// light colour (sky blue, yellow) vanishes on white and in print.
+const bandAlpha = 89
+
 // addSeriesLayers adds a series' layers to p in style index i: a ± band or
 // error bars, a line in its dash pattern and markers in its shape, all in
 // its colour, and point labels. It returns the line and markers for the
 // legend and what it drew as polylines in data coordinates, which the
 // legend must not cover.
 func addSeriesLayers(p *plot.Plot, d xyErr, i int, opt PlotOptions, sty Style) ([]plot.Thumbnailer, []plotter.XYs, error) {
-	col := seriesColor(i)
+	col := opt.Palette.color(i)
 	pts := make(plotter.XYs, d.Len())
 	for j := range pts {
 		pts[j].X, pts[j].Y = d.XY(j)
@@ -339,8 +368,8 @@ func addSeriesLayers(p *plot.Plot, d xyErr, i int, opt PlotOptions, sty Style) (
 	return thumbs, obst, nil
 }
 
-// addBand adds the ± band y ± YErr of d, the series' colour at 20%
-// opacity (matplotlib's fill_between), and returns its outline.
+// addBand adds the ± band y ± YErr of d, the series' colour at bandAlpha,
+// and returns its outline.
 func addBand(p *plot.Plot, d xyErr, col color.Color) ([]plotter.XYs, error) {
 	n := d.Len()
 	ring := make(plotter.XYs, 0, 2*n)
@@ -360,7 +389,7 @@ func addBand(p *plot.Plot, d xyErr, col color.Color) ([]plotter.XYs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
-	poly.Color = withAlpha(col, 51)
+	poly.Color = withAlpha(col, bandAlpha)
 	poly.LineStyle.Width = 0
 	p.Add(poly)
 	return append(sides, ring), nil
@@ -559,6 +588,7 @@ func SavePlots(path string, figs []*Figure, w, h vg.Length, dpi int) error {
 // drawFigure draws f into c with its legend in a free corner of the data
 // area or, when every corner would cover data, in a column right of it.
 func drawFigure(f *Figure, c draw.Canvas) {
+	fitTitle(f.Plot, c.Max.X-c.Min.X)
 	lp := f.legend
 	if lp == nil || len(lp.names) == 0 {
 		f.Plot.Draw(c)
@@ -574,11 +604,26 @@ func drawFigure(f *Figure, c draw.Canvas) {
 	lp.outside = true
 	lw, _ := lp.size()
 	gap := lp.inset
-	pc := draw.Crop(c, 0, -(lw + gap), 0, 0)
+	width := c.Max.X - c.Min.X
+	if width-(lw+gap) >= minFrameShare*width {
+		pc := draw.Crop(c, 0, -(lw + gap), 0, 0)
+		f.Plot.Draw(pc)
+		strip := c
+		strip.Min.X = pc.Max.X + gap
+		lp.drawOutside(strip, f.Plot.DataCanvas(pc).Max.Y)
+		return
+	}
+	// Right of the frame the legend would squeeze it: below it, in
+	// columns, the text smaller if need be.
+	cols, lh, ok := lp.below(width, 0.4*(c.Max.Y-c.Min.Y))
+	if !ok {
+		f.Notes = append(f.Notes, legendWarning(len(lp.names)))
+	}
+	pc := draw.Crop(c, 0, 0, lh+gap, 0)
 	f.Plot.Draw(pc)
 	strip := c
-	strip.Min.X = pc.Max.X + gap
-	lp.drawOutside(strip, f.Plot.DataCanvas(pc).Max.Y)
+	strip.Max.Y = pc.Min.Y - gap/2
+	lp.drawBelow(strip, cols)
 }
 
 // SaveSeries plots series with opt and writes the figure to path.
@@ -636,5 +681,13 @@ func SaveCurves(path string, runs []reports.LoadedRun, groupBy []string, metric 
 		f.legend.names = nil // the placer draws no legend without names
 	}
 	captionLine(figs[0].Plot, opt.Caption)
-	return notes, SavePlots(path, figs, opt.Width*vg.Length(len(figs)), opt.Height, opt.DPI)
+	if err := SavePlots(path, figs, opt.Width*vg.Length(len(figs)), opt.Height, opt.DPI); err != nil {
+		return nil, err
+	}
+	for _, f := range figs {
+		for _, n := range f.Notes {
+			notes = appendOnce(notes, n)
+		}
+	}
+	return notes, nil
 }

@@ -121,8 +121,11 @@ func RunSpectra(runs []reports.LoadedRun, groupBy []string, mode string, top int
 		if len(ss) < 2 {
 			sd = nil
 		}
-		s := SpectrumSeries(fmt.Sprintf("%s (n=%d)", g.Label, len(ss)), m, sd, top)
-		s.Key = g.Label
+		s := SpectrumSeries(g.Label, m, sd, top)
+		s.N = make([]int, len(s.X))
+		for i := range s.N {
+			s.N[i] = len(ss)
+		}
 		out = append(out, s)
 	}
 	if len(out) == 0 {

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"sort"
@@ -113,9 +114,8 @@ func MethodStyles(names []string) map[string]int {
 	return m
 }
 
-// seriesColor, seriesShape and seriesDashes are the colour (matplotlib's
-// tab10), marker and dash pattern of style index i.
-func seriesColor(i int) color.Color      { return tab10[i%len(tab10)] }
+// seriesShape and seriesDashes are the marker and dash pattern of style
+// index i (its colour is the figure's Palette's).
 func seriesShape(i int) draw.GlyphDrawer { return plotutil.Shape(i) }
 func seriesDashes(i int) []vg.Length     { return plotutil.Dashes(i) }
 func withAlpha(c color.Color, a uint8) color.Color {
@@ -123,4 +123,30 @@ func withAlpha(c color.Color, a uint8) color.Color {
 	// Premultiplied, as image/color.RGBA wants.
 	f := func(v uint32) uint8 { return uint8(uint32(v>>8) * uint32(a) / 255) }
 	return color.RGBA{f(r), f(g), f(b), a}
+}
+
+// FigureSize checks the size, style and resolution a command was given
+// (the --width, --height, --style and --dpi flags): width and height in
+// inches, where those not set (wSet, hSet false) take the paper style's
+// size under StylePaper. It returns the size and the style's look.
+func FigureSize(style string, w, h float64, wSet, hSet bool, dpi int) (vg.Length, vg.Length, Style, error) {
+	if style == StylePaper {
+		if !wSet {
+			w = PaperWidth
+		}
+		if !hSet {
+			h = PaperHeight
+		}
+	}
+	if !(w > 0 && w <= 100 && h > 0 && h <= 100) {
+		return 0, 0, Style{}, errors.New("--width and --height must lie in (0, 100] inches")
+	}
+	sty, err := StyleFor(style, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch)
+	if err != nil {
+		return 0, 0, Style{}, fmt.Errorf("--style must be %s or %s (got %q)", StyleDefault, StylePaper, style)
+	}
+	if dpi < 10 || dpi > 2400 {
+		return 0, 0, Style{}, fmt.Errorf("--dpi must lie in [10, 2400] (got %d)", dpi)
+	}
+	return vg.Length(w) * vg.Inch, vg.Length(h) * vg.Inch, sty, nil
 }

@@ -18,6 +18,12 @@ h2 { font-size: 1.1em; margin: 1.5em 0 .5em; border-bottom: 1px solid #ccc; }
 .mark { font-weight: bold; } .ok .mark { color: #171; } .bad .mark { color: #b11; }
 .meta { font-size: 12px; }
 .note { color: #555; font-size: 12px; }
+.dist { font-variant-numeric: tabular-nums; }
+@media print {
+  body { margin: 0; font-size: 10px; }
+  .q { break-inside: avoid; flex-wrap: wrap; }
+  .card { width: auto; min-width: 76px; white-space: nowrap; overflow-wrap: normal; font-size: 9px; }
+}
 </style>
 </head>
 <body>
@@ -26,7 +32,7 @@ h2 { font-size: 1.1em; margin: 1.5em 0 .5em; border-bottom: 1px solid #ccc; }
 <p class="note">Each row: the query (blue), then its {{.K}} nearest gallery items, nearest first, framed green and marked ✓ when of the query's class, red ✗ otherwise, with its distance to the query. AP@R is the query's term of MAP@R; class R@1 the mean R@1 of the queries of its class.</p>
 {{define "query"}}<div class="q">
 <div class="card query">{{if .Img}}<img src="{{.Img}}" alt="query {{.Row}}">{{end}}<div class="meta"><b>query {{.Row}}</b><br>class {{.Label}}<br>AP@R {{pct .APR}}<br>class R@1 {{pct .ClassR1}}<br>{{.Position}}</div></div>
-{{range $i, $h := .Hits}}<div class="card {{if $h.Correct}}ok{{else}}bad{{end}}">{{if $h.Img}}<img src="{{$h.Img}}" alt="rank {{inc $i}}: row {{$h.Row}}">{{end}}<span class="mark">{{if $h.Correct}}✓{{else}}✗{{end}}</span> {{inc $i}}. {{$h.Label}}<br>{{$h.Dist}}</div>
+{{range $i, $h := .Hits}}<div class="card {{if $h.Correct}}ok{{else}}bad{{end}}">{{if $h.Img}}<img src="{{$h.Img}}" alt="rank {{inc $i}}: row {{$h.Row}}">{{end}}<span class="mark">{{if $h.Correct}}✓{{else}}✗{{end}}</span> {{inc $i}}. {{$h.Label}}<br><span class="dist">{{$h.Dist}}</span></div>
 {{end}}</div>
 {{end}}
 <h2>The {{.WorstCount}} worst queries (lowest AP@R)</h2>

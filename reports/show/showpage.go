@@ -36,10 +36,14 @@ type Options struct {
 	Distance      string // as metrics.Options.Distance
 	Convention    metrics.Convention
 	Title         string
+	// Queries, if set, are the rows shown (in this order) instead of the
+	// worst and random ones.
+	Queries []int
 }
 
-// Images give the picture of a row as a data URI ("" when there is none).
-type Images func(row int) template.URL
+// Images give the picture of a row as a data URI ("" when there is
+// none), or why it cannot. Build asks only for the rows it shows.
+type Images func(row int) (template.URL, error)
 
 // Hit is one retrieved gallery item.
 type Hit struct {
@@ -80,7 +84,7 @@ type Page struct {
 // qImg and gImg give the pictures of query and gallery rows (nil: labels
 // and distances only); for leave-one-out both are the rows of in.Emb.
 func Build(ctx context.Context, in metrics.Input, opt Options, qImg, gImg Images) (*Page, error) {
-	if opt.K < 1 || opt.Worst < 0 || opt.Random < 0 || opt.Worst+opt.Random == 0 {
+	if opt.K < 1 || opt.Worst < 0 || opt.Random < 0 || (opt.Worst+opt.Random == 0 && len(opt.Queries) == 0) {
 		return nil, fmt.Errorf("show: need k ≥ 1 and at least one query to show (worst %d, random %d, k %d)", opt.Worst, opt.Random, opt.K)
 	}
 	res, err := metrics.Evaluate(ctx, in, metrics.Options{Metrics: []string{"R@1", "MAP@R"}, Distance: opt.Distance,
@@ -95,26 +99,25 @@ func Build(ctx context.Context, in metrics.Input, opt Options, qImg, gImg Images
 	for i, y := range ids {
 		byClass[y] = classR1[i]
 	}
-	// Worst: lowest AP@R, then lowest R@1, then lowest row; lone queries
-	// (no AP@R) are not ranked.
-	var ranked []int
-	for i := range pq.Index {
-		if !math.IsNaN(apr[i]) {
-			ranked = append(ranked, i)
-		}
-	}
-	sort.SliceStable(ranked, func(a, b int) bool {
-		i, j := ranked[a], ranked[b]
-		if apr[i] != apr[j] {
-			return apr[i] < apr[j]
-		}
-		return r1[i] < r1[j]
-	})
-	worst := ranked[:min(opt.Worst, len(ranked))]
+	worst := diverseWorst(pq, apr, r1, opt.Worst, opt.Seed)
 	rng := rand.New(rand.NewPCG(opt.Seed, 0))
 	perm := rng.Perm(len(pq.Index))
 	sample := perm[:min(opt.Random, len(perm))]
 	sort.Ints(sample)
+	if opt.Queries != nil {
+		pos := map[int]int{}
+		for i, r := range pq.Index {
+			pos[r] = i
+		}
+		worst, sample = nil, nil
+		for _, r := range opt.Queries {
+			i, ok := pos[r]
+			if !ok {
+				return nil, fmt.Errorf("show: row %d is not a query (the queries are rows 0–%d that have a class mate)", r, len(in.Labels)-1)
+			}
+			sample = append(sample, i)
+		}
+	}
 	galleryLabels := in.Labels
 	if in.Gallery != nil {
 		galleryLabels = in.GalleryLabels
@@ -142,13 +145,17 @@ func Build(ctx context.Context, in metrics.Input, opt Options, qImg, gImg Images
 			q := Query{Row: rows[i], Label: pq.Labels[s], APR: apr[s], ClassR1: byClass[pq.Class[s]],
 				Position: fmt.Sprintf("%s %d of %d", what, i+1, len(sel))}
 			if qImg != nil {
-				q.Img = qImg(rows[i])
+				if q.Img, err = qImg(rows[i]); err != nil {
+					return nil, err
+				}
 			}
 			for j, id := range nb.IDsOf(i) {
 				h := Hit{Row: int(id), Label: label(galleryLabels[id]), Dist: shownDistance(opt.Distance, nb.DistOf(i)[j]),
 					Correct: galleryLabels[id] == in.Labels[rows[i]]}
 				if gImg != nil {
-					h.Img = gImg(int(id))
+					if h.Img, err = gImg(int(id)); err != nil {
+						return nil, err
+					}
 				}
 				q.Hits = append(q.Hits, h)
 			}
@@ -160,7 +167,11 @@ func Build(ctx context.Context, in metrics.Input, opt Options, qImg, gImg Images
 	if p.Worst, err = build(worst, "worst"); err != nil {
 		return nil, err
 	}
-	if p.Random, err = build(sample, "random"); err != nil {
+	what := "random"
+	if opt.Queries != nil {
+		what = "chosen"
+	}
+	if p.Random, err = build(sample, what); err != nil {
 		return nil, err
 	}
 	p.WorstCount, p.RandomCount = len(p.Worst), len(p.Random)
@@ -169,11 +180,56 @@ func Build(ctx context.Context, in metrics.Input, opt Options, qImg, gImg Images
 	return p, nil
 }
 
+// diverseWorst picks the n worst queries, at most one per class until
+// every class has given one: each class's worst query (lowest AP@R, then
+// lowest R@1), the classes ordered by that query's AP@R, then by the
+// class's mean AP@R (a class that fails throughout first), then by a
+// seeded random order rather than by row. Queries without AP@R (no class
+// mate) are not ranked. It returns indices into pq's queries.
+func diverseWorst(pq *metrics.QueryValues, apr, r1 []float64, n int, seed uint64) []int {
+	tie := rand.New(rand.NewPCG(seed, 1)).Perm(len(pq.Index))
+	classSum, classN := map[int32]float64{}, map[int32]int{}
+	var ranked []int
+	for i := range pq.Index {
+		if !math.IsNaN(apr[i]) {
+			ranked = append(ranked, i)
+			classSum[pq.Class[i]] += apr[i]
+			classN[pq.Class[i]]++
+		}
+	}
+	classMean := func(i int) float64 { return classSum[pq.Class[i]] / float64(classN[pq.Class[i]]) }
+	sort.SliceStable(ranked, func(a, b int) bool {
+		i, j := ranked[a], ranked[b]
+		switch {
+		case apr[i] != apr[j]:
+			return apr[i] < apr[j]
+		case r1[i] != r1[j]:
+			return r1[i] < r1[j]
+		case classMean(i) != classMean(j):
+			return classMean(i) < classMean(j)
+		}
+		return tie[i] < tie[j]
+	})
+	var out, rest []int
+	seen := map[int32]bool{}
+	for _, i := range ranked {
+		if seen[pq.Class[i]] {
+			rest = append(rest, i)
+			continue
+		}
+		seen[pq.Class[i]] = true
+		out = append(out, i)
+	}
+	out = append(out, rest...)
+	return out[:min(n, len(out))]
+}
+
 // shownDistance turns the search's value (squared L2, or an inner
 // product, of normalised rows under cosine) into the distance a reader
 // expects.
 func shownDistance(distance string, v float32) string {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+	// Three decimals for every distance, so a column of them aligns.
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 	switch strings.ToLower(distance) {
 	case "cosine", "cos":
 		return "1−cos " + f(1-float64(v))
@@ -207,7 +263,7 @@ func PixelImages(x mat32.Matrix, shape []int, invert bool) (Images, error) {
 		return nil, fmt.Errorf("show: image shape %v does not match %d values per row", shape, x.Cols)
 	}
 	c, h, w := shape[0], shape[1], shape[2]
-	return func(row int) template.URL {
+	return func(row int) (template.URL, error) {
 		px := x.Row(row)
 		img := image.NewNRGBA(image.Rect(0, 0, w, h))
 		for y := 0; y < h; y++ {
@@ -225,30 +281,40 @@ func PixelImages(x mat32.Matrix, shape []int, invert bool) (Images, error) {
 		}
 		var b bytes.Buffer
 		if err := png.Encode(&b, img); err != nil {
-			return ""
+			return "", err
 		}
-		return dataURI("image/png", b.Bytes())
+		return dataURI("image/png", b.Bytes()), nil
 	}, nil
 }
 
-// FileImages inlines the image files paths[row] (PNG, JPEG, GIF, WebP, as
-// sniffed from their bytes).
+// FileImages inlines the image files paths[row] (PNG, JPEG, GIF, WebP,
+// BMP, as sniffed from their bytes). Every file must exist (checked at
+// once); a file is read only when its row is shown, so a page of a few
+// dozen pictures costs a few dozen reads whatever the list's length.
 func FileImages(paths []string) (Images, error) {
-	uris := make([]template.URL, len(paths))
 	for i, p := range paths {
-		b, err := os.ReadFile(p)
+		st, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("show: image of row %d: %w", i, err)
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("show: image of row %d: %s is not a file", i, p)
+		}
+	}
+	return func(row int) (template.URL, error) {
+		p := paths[row]
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("show: image of row %d: %w", row, err)
 		}
 		typ := http.DetectContentType(b)
 		switch typ {
 		case "image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp":
 		default:
-			return nil, fmt.Errorf("show: %s (row %d) is %s, not an image", p, i, typ)
+			return "", fmt.Errorf("show: %s (row %d) is %s, not an image", p, row, typ)
 		}
-		uris[i] = dataURI(typ, b)
-	}
-	return func(row int) template.URL { return uris[row] }, nil
+		return dataURI(typ, b), nil
+	}, nil
 }
 
 // ReadImageList reads one image path per line (blank lines skipped),

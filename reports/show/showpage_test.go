@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
+	"html/template"
 	"image"
 	"image/png"
 	"os"
@@ -23,21 +25,12 @@ import (
 // (rows L2-normalised, cosine), 30 classes, pictures inlined.
 func omniglotPage(t *testing.T, worst, random, k int) (*Page, []byte) {
 	t.Helper()
-	ds, err := fixtures.LoadOmniglot(fixtures.OmniglotOptions{Size: 14})
+	ds, in := omniglotInput(t)
+	imgs, err := PixelImages(ds.X, []int{1, 14, 14}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keep := make([]int, 30)
-	for i := range keep {
-		keep[i] = i
-	}
-	s := fixtures.SubsetClasses(ds.Test, keep)
-	imgs, err := PixelImages(s.X, ds.Shape, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	emb := fixtures.NormalizeRows(mat32.Matrix{Rows: s.X.Rows, Cols: s.X.Cols, Data: append([]float32(nil), s.X.Data...)})
-	p, err := Build(context.Background(), metrics.Input{Emb: emb, Labels: s.Labels, ClassNames: s.ClassNames},
+	p, err := Build(context.Background(), in,
 		Options{Worst: worst, Random: random, K: k, Seed: 1, Distance: "cosine", Title: "Omniglot test, 30 classes: raw pixels"}, imgs, imgs)
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +40,23 @@ func omniglotPage(t *testing.T, worst, random, k int) (*Page, []byte) {
 		t.Fatal(err)
 	}
 	return p, b.Bytes()
+}
+
+// omniglotInput is the Omniglot test split's first 30 classes at 14×14
+// and its input (rows L2-normalised).
+func omniglotInput(t *testing.T) (fixtures.Split, metrics.Input) {
+	t.Helper()
+	ds, err := fixtures.LoadOmniglot(fixtures.OmniglotOptions{Size: 14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := make([]int, 30)
+	for i := range keep {
+		keep[i] = i
+	}
+	s := fixtures.SubsetClasses(ds.Test, keep)
+	emb := fixtures.NormalizeRows(mat32.Matrix{Rows: s.X.Rows, Cols: s.X.Cols, Data: append([]float32(nil), s.X.Data...)})
+	return s, metrics.Input{Emb: emb, Labels: s.Labels, ClassNames: s.ClassNames}
 }
 
 // The worst queries come first by AP@R, every hit is marked by its class,
@@ -174,10 +184,65 @@ func TestFileImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := string(imgs(1)); !strings.HasPrefix(u, "data:image/png;base64,") {
-		t.Errorf("row 1: %.40s", u)
+	if u, err := imgs(1); err != nil || !strings.HasPrefix(string(u), "data:image/png;base64,") {
+		t.Errorf("row 1: %.40s %v", u, err)
 	}
-	if _, err := FileImages([]string{filepath.Join(dir, "c.txt")}); err == nil {
-		t.Error("a text file accepted as an image")
+	text, err := FileImages([]string{filepath.Join(dir, "c.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := text(0); err == nil || !strings.Contains(err.Error(), "not an image") {
+		t.Errorf("a text file accepted as an image: %v", err)
+	}
+	if _, err := FileImages([]string{filepath.Join(dir, "missing.png")}); err == nil {
+		t.Error("a missing image accepted")
+	}
+}
+
+// TestFileImagesReadOnlyShown: a page of a long image list reads the
+// files of the rows it shows and no other: the rows it does not show are
+// given files that are not images, which a read would refuse.
+func TestFileImagesReadOnlyShown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 2, 2))); err != nil {
+		t.Fatal(err)
+	}
+	const n = 60
+	x := mat32.Matrix{Rows: n, Cols: 2, Data: make([]float32, 2*n)}
+	labels := make([]int32, n)
+	for i := range n {
+		labels[i] = int32(i % 6)
+		x.Data[2*i], x.Data[2*i+1] = float32(i%6), float32(i)/100
+	}
+	in := metrics.Input{Emb: x, Labels: labels}
+	opt := Options{K: 2, Worst: 2, Random: 1, Seed: 1}
+	shown := map[int]bool{}
+	note := func(row int) (template.URL, error) { shown[row] = true; return "", nil }
+	if _, err := Build(context.Background(), in, opt, note, note); err != nil {
+		t.Fatal(err)
+	}
+	paths := make([]string, n)
+	for i := range n {
+		paths[i] = filepath.Join(dir, fmt.Sprintf("%d.png", i))
+		data := []byte("not an image")
+		if shown[i] {
+			data = b.Bytes()
+		}
+		if err := os.WriteFile(paths[i], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	imgs, err := FileImages(paths)
+	if err != nil {
+		t.Fatalf("%v (%d of %d rows shown)", err, len(shown), n)
+	}
+	p, err := Build(context.Background(), in, opt, imgs, imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Worst) == 0 || !strings.HasPrefix(string(p.Worst[0].Img), "data:image/png") {
+		t.Errorf("shown query without its picture")
 	}
 }

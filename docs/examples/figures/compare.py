@@ -63,8 +63,17 @@ def styles(runs, key=label):
     return {name: i for i, name in enumerate(sorted({key(r) for r in runs}))}
 
 
+# Okabe & Ito 2008, in dmlbench's order (reports/plots/palette.go).
+OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
+
+
 def colour(i):
-    return plt.cm.tab10(i % 10)
+    return OKABE_ITO[i % len(OKABE_ITO)]
+
+
+def named(name, n):
+    """Legend entry with the number of runs, as dmlbench writes it."""
+    return "%s (n = %d)" % (name, n)
 
 
 def mean_std(xs):
@@ -91,7 +100,7 @@ def mpl_curves(path):
         loss = np.array([[h["loss"] for h in r["history"]] for r in rs])
         r1 = 100 * np.array([[h["metrics"]["R@1"] for h in r["history"]] for r in rs])
         for ax, v in ((axes[0], loss), (axes[1], r1)):
-            ax.errorbar(epochs, v.mean(0), yerr=v.std(0, ddof=1), color=colour(i), marker=MARKERS[i], mfc="none", capsize=3, label=name)
+            ax.errorbar(epochs, v.mean(0), yerr=v.std(0, ddof=1), color=colour(i), marker=MARKERS[i], mfc="none", capsize=3, label=named(name, len(rs)))
     styled(axes[0], "training loss", "epoch", "loss")
     styled(axes[1], "test R@1", "epoch", "R@1 (%)")
     axes[1].legend(loc="best")
@@ -107,19 +116,21 @@ def mpl_rho(path):
         rho = [r["final"]["rho"] for r in rs]
         r1 = [100 * r["final"]["R@1"] for r in rs]
         (x, xe), (y, ye) = mean_std(rho), mean_std(r1)
-        ax.errorbar([x], [y], xerr=[xe], yerr=[ye], color=colour(i), marker=MARKERS[i], mfc="none", capsize=3, ls="none", label=name)
+        ax.errorbar([x], [y], xerr=[xe], yerr=[ye], color=colour(i), marker=MARKERS[i], mfc="none", capsize=3, ls="none", label=named(name, len(rs)))
     styled(ax, "spectral decay ρ vs R@1", "ρ (spectral decay)", "R@1 (%)")
     ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
 
 
-def mpl_log2_lines(path, lines, xs, title, xlabel, ylabel, st, figsize=FIGSIZE):
-    """Draws lines (label → (means, stds) at xs) on a log2 x axis ticked at xs."""
+def mpl_log2_lines(path, lines, xs, title, xlabel, ylabel, st, figsize=FIGSIZE, names=None):
+    """Draws lines (label → (means, stds, n) at xs) on a log2 x axis ticked at xs; names
+    maps labels to display names (dmlbench --rename)."""
+    names = names or {}
     fig, ax = plt.subplots(figsize=figsize)
-    for name, (m, s) in lines.items():
+    for name, (m, s, n) in lines.items():
         i = st[name]
-        ax.errorbar(xs, m, yerr=s, color=colour(i), marker=MARKERS[i], mfc="none", capsize=3, label=name)
+        ax.errorbar(xs, m, yerr=s, color=colour(i), marker=MARKERS[i], mfc="none", capsize=3, label=named(names.get(name, name), n))
     ax.set_xscale("log", base=2)
     ax.set_xticks(xs, [str(x) for x in xs])
     styled(ax, title, xlabel, ylabel)
@@ -140,7 +151,7 @@ def recall_lines():
     for name, rs in all_groups(load(RUNS)).items():
         ks = sorted(int(k[2:]) for k in rs[0]["final"] if k.startswith("R@"))
         v = 100 * np.array([[r["final"]["R@%d" % k] for k in ks] for r in rs])
-        lines[name] = (v.mean(0), v.std(0, ddof=1) if len(rs) > 1 else np.zeros(len(ks)))
+        lines[name] = (v.mean(0), v.std(0, ddof=1) if len(rs) > 1 else np.zeros(len(ks)), len(rs))
     return lines, ks
 
 
@@ -149,10 +160,15 @@ def mpl_recall(path):
     mpl_log2_lines(path, lines, ks, "Recall@k", "k", "R@k (%)", styles(load(RUNS)))
 
 
+PAPER_NAMES = {"pixels/-": "Pixels", "contrastive/distance": "Contrastive", "margin/distance": "Margin",
+               "multisimilarity/none": "Multi-Similarity", "triplet/distance": "Triplet"}
+
+
 def mpl_recall_paper(path):
     lines, ks = recall_lines()
     with plt.rc_context({"font.size": 8, "legend.fontsize": 7, "axes.titlesize": 9, "lines.linewidth": 1.2, "lines.markersize": 4}):
-        mpl_log2_lines(path, lines, ks, "Recall@k", "k", "R@k (%)", styles(load(RUNS)), figsize=PAPER)
+        # --style paper draws no title: the paper's caption is the title.
+        mpl_log2_lines(path, lines, ks, "", "k", "Recall@k (%)", styles(load(RUNS)), figsize=PAPER, names=PAPER_NAMES)
 
 
 def mpl_sweep(path):
@@ -163,8 +179,8 @@ def mpl_sweep(path):
     for loss, d in sorted(by.items()):
         dims = sorted(d)
         ms = [mean_std(d[k]) for k in dims]
-        lines[loss] = ([m for m, _ in ms], [s for _, s in ms])
-    mpl_log2_lines(path, lines, dims, "R@1 vs embed-dim", "embed-dim", "R@1 (%)", {k: i for i, k in enumerate(sorted(lines))})
+        lines[loss] = ([m for m, _ in ms], [s for _, s in ms], min(len(d[k]) for k in dims))
+    mpl_log2_lines(path, lines, dims, "R@1 vs embed-dim", "embedding dimension", "R@1 (%)", {k: i for i, k in enumerate(sorted(lines))})
 
 
 def mpl_spectrum(path):
@@ -175,8 +191,8 @@ def mpl_spectrum(path):
         s = np.array([np.sort(r["spectrum"])[::-1][:64] / np.sum(r["spectrum"]) for r in rs])
         idx = np.arange(1, s.shape[1] + 1)
         m, sd = s.mean(0), s.std(0, ddof=1)
-        ax.plot(idx, m, color=colour(i), marker=MARKERS[i], markevery=6, mfc="none", label="%s (n=%d)" % (name, len(rs)))
-        ax.fill_between(idx, m - sd, m + sd, color=colour(i), alpha=0.2, lw=0)
+        ax.plot(idx, m, color=colour(i), marker=MARKERS[i], markevery=6, mfc="none", label=named(name, len(rs)))
+        ax.fill_between(idx, m - sd, m + sd, color=colour(i), alpha=0.35, lw=0)
     ax.set_yscale("log")
     styled(ax, "singular value spectrum", "index i (sorted)", r"s$_i$ / Σ$_j$ s$_j$")
     ax.legend(loc="best")
@@ -199,6 +215,35 @@ def mpl_tsne(path):
     styled(ax, "t-SNE", "t-SNE 1", "t-SNE 2")
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
+
+
+RETRIEVAL_QUERIES = [3, 50, 700, 1200, 2000]
+RETRIEVAL_TOP = 6
+
+
+def mpl_retrieval(path, demo):
+    """The retrieval figure: each query, then its nearest rows by cosine distance (leave-one-out),
+    framed bluish green (solid) when of the query's class, vermillion (dashed) otherwise."""
+    x, y = np.load(os.path.join(demo, "emb.npy")), np.load(os.path.join(demo, "labels.npy"))
+    side = int(round(np.sqrt(x.shape[1])))
+    cols = 1 + RETRIEVAL_TOP
+    fig, axes = plt.subplots(len(RETRIEVAL_QUERIES), cols, figsize=(PAPER[0], PAPER[0] / (cols + 0.25) * len(RETRIEVAL_QUERIES)),
+                             gridspec_kw={"wspace": 0.12, "hspace": 0.12})
+    for r, q in enumerate(RETRIEVAL_QUERIES):
+        d = 1 - x @ x[q]
+        d[q] = np.inf
+        hits = np.argsort(d, kind="stable")[:RETRIEVAL_TOP]
+        for c, row in enumerate([q] + list(hits)):
+            ax = axes[r, c]
+            ax.imshow(x[row].reshape(side, side), cmap="gray_r", vmin=0)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            col, ls = ("black", "solid") if c == 0 else (("#009E73", "solid") if y[row] == y[q] else ("#D55E00", "dashed"))
+            for sp in ax.spines.values():
+                sp.set_edgecolor(col)
+                sp.set_linewidth(1.5)
+                sp.set_linestyle(ls)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight", pad_inches=0.02)
 
 
 def dmlbench(args):
@@ -224,12 +269,20 @@ def main():
         "curves": (["plot", "curves", RUNS, "--group-by", "loss,miner", "--metric", "R@1"], mpl_curves),
         "rho": (["plot", "rho", RUNS, "--group-by", "loss,miner"], mpl_rho),
         "recall": (["plot", "recall", RUNS, "--group-by", "loss,miner"], mpl_recall),
-        "recall-paper": (["plot", "recall", RUNS, "--group-by", "loss,miner", "--style", "paper"], mpl_recall_paper),
+        "recall-paper": (["plot", "recall", RUNS, "--group-by", "loss,miner", "--style", "paper", "--ylabel", "Recall@k (%)"]
+                         + [a for k, v in PAPER_NAMES.items() for a in ("--rename", "%s=%s" % (k, v))], mpl_recall_paper),
         "sweep-dims": (["plot", "sweep", DIMS, "--param", "embed-dim", "--group-by", "loss", "--metric", "R@1"], mpl_sweep),
         "spectrum": (["plot", "spectrum", RUNS, "--group-by", "loss,miner", "--top", "64"], mpl_spectrum),
         "tsne": (["plot", "tsne", "--emb", os.path.join(QG, "gallery.npz:embeddings"), "--labels",
                   os.path.join(QG, "gallery_names.txt"), "--classes", "20", "--perplexity", "20", "--seed", "1"], mpl_tsne),
     }
+    demo = os.path.join(tmp, "demo")
+    subprocess.run([BIN, "data", "export", "--dataset", "omniglot", "--split", "test", "--normalize", "--out", demo],
+                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    figs["retrieval"] = (["show", "--emb", os.path.join(demo, "emb.npy"), "--labels", os.path.join(demo, "labels.npy"),
+                          "--dataset", "omniglot", "--distance", "cosine", "--format", "png",
+                          "--queries", ",".join(map(str, RETRIEVAL_QUERIES)), "--top", str(RETRIEVAL_TOP)],
+                         lambda path: mpl_retrieval(path, demo))
     for name, (args, mpl) in figs.items():
         ours, theirs = os.path.join(tmp, name + "-dmlbench.png"), os.path.join(tmp, name + "-mpl.png")
         dmlbench(args + ["--out", ours])

@@ -9,10 +9,13 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -48,7 +51,9 @@ func run() error {
 	resume := os.Getenv(cell.EnvResume) == "1"
 	mode, _ := c.Params["mode"].(string)
 	seen, _ := json.Marshal(map[string]any{"contract": c, "resume": resume, "pid": os.Getpid()})
-	f, err := os.OpenFile(filepath.Join(c.Dir, "seen.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	// Beside the trainer's directory, which dmlbench empties on a fresh
+	// start: the tests count every start.
+	f, err := os.OpenFile(filepath.Join(filepath.Dir(c.Dir), "seen.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
@@ -58,8 +63,33 @@ func run() error {
 	case "diverge":
 		fmt.Fprintln(os.Stderr, "loss is NaN at step 12")
 		os.Exit(cell.ExitDiverged)
+	case "diverge-final":
+		if c.Stage == "final" && c.Seed == 1 {
+			fmt.Fprintln(os.Stderr, "loss is NaN at step 3")
+			os.Exit(cell.ExitDiverged)
+		}
 	case "fail":
 		return fmt.Errorf("CUDA out of memory")
+	case "background":
+		// A logger left running that holds the trainer's stderr open.
+		bg := exec.Command("sleep", "120")
+		bg.Stderr = os.Stderr
+		if err := bg.Start(); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(filepath.Dir(c.Dir), "background.pid"), []byte(strconv.Itoa(bg.Process.Pid)), 0o644); err != nil {
+			return err
+		}
+	case "spam":
+		// 4 MiB on each stream, first and last lines marked.
+		line := strings.Repeat("x", 1023) + "\n"
+		for _, w := range []*os.File{os.Stdout, os.Stderr} {
+			fmt.Fprintln(w, "spam begins")
+			for range 4096 {
+				io.WriteString(w, line)
+			}
+			fmt.Fprintln(w, "spam ends")
+		}
 	}
 	lr := num(c.Params, "lr", 0.01)
 	noise := 0.05 + 0.3*math.Abs(math.Log10(lr)+2)
@@ -75,7 +105,16 @@ func run() error {
 		time.Sleep(sleep)
 		fmt.Fprintf(os.Stderr, "epoch %d\n", e)
 		lf, _ := os.OpenFile(filepath.Join(c.Dir, cell.LossFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		fmt.Fprintf(lf, "%d\t%g\n", e, noise/float64(e))
+		switch {
+		case mode == "nan-loss" && e == 1:
+			fmt.Fprintf(lf, "%d\tnan\n", e)
+		case mode == "nan-loss" && e == 2:
+			fmt.Fprintf(lf, "%d\t-inf\n", e)
+		case mode == "nan-loss":
+			fmt.Fprintf(lf, "%d\tnot-a-number\n", e)
+		default:
+			fmt.Fprintf(lf, "%d\t%g\n", e, noise/float64(e))
+		}
 		lf.Close()
 		asked := false
 		for _, a := range c.EmbedEpochs {
@@ -95,6 +134,12 @@ func run() error {
 		if e == killAt && !resume {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
+	}
+	if mode == "rmtree" {
+		// A trainer that cleans up after itself: its directory, and a
+		// cell.json where it would be if the directory were dmlbench's.
+		_ = os.Remove(filepath.Join(c.Dir, "cell.json"))
+		return os.RemoveAll(c.Dir)
 	}
 	return nil
 }

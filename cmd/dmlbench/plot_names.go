@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dmlbench/dmlbench/reports"
+	"github.com/dmlbench/dmlbench/reports/plots"
+)
+
+// nameFlags name the rows, columns and curves of a table or figure:
+// --rename KEY=Name (repeatable) and a names file.
+func nameFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "rename", Usage: "display name of a method, row or column: `KEY=Name` (e.g. 'pixels/-=Pixels'); repeatable"},
+		&cli.StringFlag{Name: "names", Usage: "names `FILE`: one KEY=Name per line (# comments); --rename overrides it"},
+	}
+}
+
+// figureLabelFlags are the figure flags of names, axis labels and colours.
+func figureLabelFlags() []cli.Flag {
+	return append(nameFlags(),
+		&cli.StringFlag{Name: "xlabel", Usage: "x axis label (default: one naming the axis)"},
+		&cli.StringFlag{Name: "ylabel", Usage: "y axis label (default: one naming the axis)"},
+		&cli.StringFlag{Name: "palette", Value: plots.PaletteOkabeIto, Usage: "series colours: " + strings.Join(plots.PaletteNames(), " | ") + " | #rrggbb,#rrggbb,…"},
+		&cli.BoolFlag{Name: "no-run-counts", Usage: "leave the number of runs (n = …) out of the legend"},
+	)
+}
+
+// readNames is --rename and --names.
+func readNames(c *cli.Context) (reports.Names, error) {
+	n, err := reports.ParseNames(c.StringSlice("rename"), c.String("names"))
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return n, nil
+}
+
+// applyFigureLabels sets opt's names, axis labels, palette and title from
+// the flags: --style paper draws no title unless --title is given.
+func applyFigureLabels(c *cli.Context, opt *plots.PlotOptions) error {
+	var err error
+	if opt.Names, err = readNames(c); err != nil {
+		return err
+	}
+	if opt.Palette, err = plots.PaletteNamed(c.String("palette")); err != nil {
+		return usagef("--palette: %v", err)
+	}
+	if c.IsSet("xlabel") {
+		opt.XLabel = c.String("xlabel")
+	}
+	if c.IsSet("ylabel") {
+		opt.YLabel = c.String("ylabel")
+	}
+	opt.NoRunCounts = c.Bool("no-run-counts")
+	if c.String("style") == plots.StylePaper && !c.IsSet("title") {
+		opt.NoTitle = true
+	}
+	return nil
+}

@@ -60,29 +60,14 @@ func roundingRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, thr
 	if k < 2 || x.Rows == 0 {
 		return nil, nil
 	}
-	cn := make([]float64, k)
-	cMax := 0.0
-	for j := range cn {
-		var s float64
-		for _, v := range cent.Row(j) {
-			s += float64(v) * float64(v)
-		}
-		cn[j] = math.Sqrt(s)
-		cMax = max(cMax, cn[j])
-	}
-	gamma := float64(d+4) * 0x1p-24
-	bound := func(a, b float64) float64 {
-		s := a + b
-		return gamma*s*s + gamma*0x1p-120
+	cn, cMax, bound, cc, err := centroidBounds(ctx, cent, d, threads)
+	if err != nil {
+		return nil, err
 	}
 	// sep[a] ≤ min_{j≠a} ‖c_a − c_j‖²: a row with 4‖x − c_a‖² < sep[a] is
 	// nearer to c_a than to any other centroid (triangle inequality),
 	// whatever the rounding; the float64 distance's own error bound
 	// (exactdist.L2) is added.
-	cc, err := knn.Exact{}.Search(ctx, cent, cent, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf, Threads: threads})
-	if err != nil {
-		return nil, err
-	}
 	sep := make([]float64, k)
 	for j := range sep {
 		sep[j] = max(float64(cc.Dist[j])-bound(cn[j], cMax), 0) * (1 - 0x1p-30)
@@ -129,6 +114,29 @@ func roundingRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, thr
 	return rows, nil
 }
 
+// centroidBounds returns the centroids' norms and their largest, the
+// float32 rounding bound e(a, b) of a distance between rows of norms a and
+// b, and each centroid's nearest other centroid (a float32 search).
+func centroidBounds(ctx context.Context, cent mat32.Matrix, d, threads int) ([]float64, float64, func(a, b float64) float64, *knn.Neighbors, error) {
+	cn := make([]float64, cent.Rows)
+	cMax := 0.0
+	for j := range cn {
+		var s float64
+		for _, v := range cent.Row(j) {
+			s += float64(v) * float64(v)
+		}
+		cn[j] = math.Sqrt(s)
+		cMax = max(cMax, cn[j])
+	}
+	gamma := float64(d+4) * 0x1p-24
+	bound := func(a, b float64) float64 {
+		s := a + b
+		return gamma*s*s + gamma*0x1p-120
+	}
+	cc, err := knn.Exact{}.Search(ctx, cent, cent, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf, Threads: threads})
+	return cn, cMax, bound, cc, err
+}
+
 // coincidentRows counts the rows assigned to one of two centroids whose
 // distances to the row differ by less than their rounding bounds (e of
 // roundingRows), the centroids being twins (ulpTwins) and one the other's
@@ -139,17 +147,7 @@ func coincidentRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, t
 		return 0, nil
 	}
 	zero := make([]float32, d)
-	cn := make([]float64, k)
-	for j := range cn {
-		v, _ := exactdist.L2(cent.Row(j), zero)
-		cn[j] = math.Sqrt(v)
-	}
-	gamma := float64(d+4) * 0x1p-24
-	bound := func(a, b float64) float64 {
-		s := a + b
-		return gamma*s*s + gamma*0x1p-120
-	}
-	cc, err := knn.Exact{}.Search(ctx, cent, cent, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf, Threads: threads})
+	cn, _, bound, cc, err := centroidBounds(ctx, cent, d, threads)
 	if err != nil {
 		return 0, err
 	}

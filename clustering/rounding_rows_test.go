@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,15 +52,7 @@ func TestKMeansRoundingRows(t *testing.T) {
 	}
 	g := readGolden(t, "faiss_kmeans_golden.json")
 	for _, c := range g.Cases {
-		x := readI16(t, filepath.Join("testdata", "faiss_kmeans", c.Name+".i16"), c.Rows, c.Cols, g.Scale)
-		opt, err := KMeansPreset(c.Preset)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := KMeans(context.Background(), x, c.K, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, r := goldenKMeans(t, g, c)
 		t.Logf("%s: %d rounding rows", c.Name, r.RoundingRows)
 		if len(r.Warnings) > 0 && strings.Contains(strings.Join(r.Warnings, "\n"), "rounding") {
 			t.Errorf("%s: warnings %q", c.Name, r.Warnings)

@@ -1,9 +1,11 @@
 package knn
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
+	"sort"
 
 	"github.com/dmlbench/dmlbench/internal/knnkey"
 )
@@ -151,50 +153,53 @@ func (wb *watchBand) poolKeys(w *watchState) []uint64 {
 // keys[:alive], given the rows certainly ahead of each (ahead) and the
 // sorted keys of every row inside their bands (pool).
 func (wb *watchBand) resolve(w *watchState, ahead []int, pool []uint64, order func(ids []int32)) []int32 {
-	// band returns the pool's range inside row m's band; a row alone in
-	// its band needs no order.
-	band := func(m int) (int, int) {
-		lo, _ := slices.BinarySearch(pool, wb.low[m])
-		hi := lo
-		for hi < len(pool) && pool[hi] <= wb.high[m] {
-			hi++
-		}
-		return lo, hi
-	}
-	var ids []int32
-	for m := 0; m < w.alive; m++ {
-		if lo, hi := band(m); hi-lo > 1 {
-			for _, k := range pool[lo:hi] {
-				ids = append(ids, int32(uint32(k)))
+	// The pool ranges inside the live rows' bands (lo, hi) ascend; a row
+	// alone in its band needs no order. U, their union, is put in exact
+	// order; a row's rows exactly ahead inside its band are then its
+	// position in U less U's rows below its band (already in ahead).
+	alive := w.alive
+	lo, hi := make([]int, alive), make([]int, alive)
+	inU := make([]bool, len(pool))
+	covered := 0
+	for m := 0; m < alive; m++ {
+		lo[m], _ = slices.BinarySearch(pool, wb.low[m])
+		hi[m] = lo[m] + sort.Search(len(pool)-lo[m], func(i int) bool { return pool[lo[m]+i] > wb.high[m] })
+		if hi[m]-lo[m] > 1 {
+			for i := max(lo[m], covered); i < hi[m]; i++ {
+				inU[i] = true
 			}
+			covered = max(covered, hi[m])
 		}
 	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	sorted := slices.Clone(ids)
-	order(ids)
-	rank := make([]int32, len(ids)) // rank[i]: exact position of sorted[i]
-	for p, id := range ids {
-		i, _ := slices.BinarySearch(sorted, id)
-		rank[i] = int32(p)
+	below := make([]int32, len(pool)+1) // below[i]: U's entries before pool[i]
+	var ids []int32
+	for i, in := range inU {
+		below[i+1] = below[i]
+		if in {
+			below[i+1]++
+			ids = append(ids, int32(uint32(pool[i])))
+		}
 	}
-	pos := func(id int32) int32 {
-		i, _ := slices.BinarySearch(sorted, id)
-		return rank[i]
+	type idPos struct{ id, pos int32 }
+	var byID []idPos
+	if len(ids) > 0 {
+		order(ids)
+		byID = make([]idPos, len(ids))
+		for p, id := range ids {
+			byID[p] = idPos{id, int32(p)}
+		}
+		slices.SortFunc(byID, func(a, b idPos) int { return cmp.Compare(a.id, b.id) })
 	}
 	var out []int32
-	for m := 0; m < w.alive; m++ {
+	for m := 0; m < alive; m++ {
 		if 1+ahead[m] > w.maxRank {
 			break
 		}
 		r := 1 + ahead[m]
-		if lo, hi := band(m); hi-lo > 1 {
-			me := pos(int32(uint32(w.keys[m])))
-			for _, k := range pool[lo:hi] {
-				if pos(int32(uint32(k))) < me {
-					r++
-				}
-			}
+		if hi[m]-lo[m] > 1 {
+			me := int32(uint32(w.keys[m]))
+			j, _ := slices.BinarySearchFunc(byID, me, func(e idPos, id int32) int { return cmp.Compare(e.id, id) })
+			r += int(byID[j].pos) - int(below[lo[m]])
 		}
 		if r <= w.maxRank {
 			out = append(out, int32(r))

@@ -8,31 +8,58 @@ import (
 // u64 is float64's unit roundoff.
 const u64 = 0x1p-53
 
-// L2 returns ‖x − a‖² summed in float64 in index order and a bound on its
-// error. Each difference, square and addition rounds with relative error
-// ≤ u = 2⁻⁵³, and every term is ≥ 0, so |v − ‖x − a‖²| ≤ γ_{D+2}·‖x − a‖²
-// (Higham 2002, §3.1), at most (D + 3)·2u·v for D·u < 1/4; a float32
-// difference is 0 or ≥ 2⁻¹⁴⁹ in magnitude, whose square 2⁻²⁹⁸ is a normal
-// float64, so nothing underflows.
+// L2 returns ‖x − a‖² in float64 and a bound on its error, compensated:
+// each difference and square is split into its float64 value and exact
+// rounding error (TwoSum, FMA), the running sum's own errors are kept by
+// TwoSum, and the small parts are summed apart (Ogita, Rump and Oishi
+// 2005, Sum2). With A = Σ|small parts| the result is off by at most
+// u·|v| + (3D + 3)·u·A (u = 2⁻⁵³; no float64 underflows, since float32
+// differences are 0 or ≥ 2⁻¹⁴⁹ and their squares' errors ≥ 2⁻³⁵⁰), and
+// exactly 0 when every part is exact — then equal values are equal
+// distances, found without integers.
 func L2(x, a []float32) (v, err float64) {
+	var s, comp, small float64
 	for t := range x {
-		d := float64(x[t]) - float64(a[t])
-		v += d * d
+		d, ed := twoSum(float64(x[t]), -float64(a[t]))
+		p := d * d
+		ep := math.FMA(d, d, -p)
+		var es float64
+		s, es = twoSum(s, p)
+		tail := ep + es + (2*d+ed)*ed
+		comp += tail
+		small += math.Abs(ep) + math.Abs(es) + math.Abs((2*d+ed)*ed)
 	}
-	return v, v * float64(len(x)+3) * 2 * u64
+	v = s + comp
+	if small == 0 {
+		return v, 0
+	}
+	return v, (math.Abs(v)*u64 + small*float64(3*len(x)+3)*u64) * (1 + 0x1p-20)
 }
 
-// IP returns ⟨x, a⟩ summed in float64 in index order and a bound on its
-// error: the products of two float32 are exact in float64, the D − 1
-// additions err by at most γ_{D−1}·Σ|x_t·a_t| ≤ (D + 1)·u·Σ|x_t·a_t|.
+// IP returns ⟨x, a⟩ in float64 and a bound on its error, compensated as
+// L2: the products of two float32 are exact in float64, the sum's errors
+// are kept by TwoSum and summed apart; exact when they are all 0.
 func IP(x, a []float32) (v, err float64) {
-	var abs float64
+	var s, comp, small float64
 	for t := range x {
-		p := float64(x[t]) * float64(a[t])
-		v += p
-		abs += math.Abs(p)
+		var es float64
+		s, es = twoSum(s, float64(x[t])*float64(a[t]))
+		comp += es
+		small += math.Abs(es)
 	}
-	return v, abs * float64(len(x)+1) * u64 * (1 + 0x1p-20)
+	v = s + comp
+	if small == 0 {
+		return v, 0
+	}
+	return v, (math.Abs(v)*u64 + small*float64(2*len(x)+2)*u64) * (1 + 0x1p-20)
+}
+
+// twoSum returns a + b rounded and its exact rounding error (Knuth).
+func twoSum(a, b float64) (s, e float64) {
+	s = a + b
+	bb := s - a
+	e = (a - (s - bb)) + (b - bb)
+	return s, e
 }
 
 // Cos returns ⟨x, a⟩ / ‖a‖ in float64 — the cosine of x and a times ‖x‖,

@@ -8,7 +8,21 @@ import (
 // u64 is float64's unit roundoff.
 const u64 = 0x1p-53
 
-// L2 returns ‖x − a‖² in float64 and a bound on its error, compensated:
+// L2 returns ‖x − a‖² summed in float64 in index order and a bound on its
+// error. Each difference, square and addition rounds with relative error
+// ≤ u = 2⁻⁵³, and every term is ≥ 0, so |v − ‖x − a‖²| ≤ γ_{D+2}·‖x − a‖²
+// (Higham 2002, §3.1), at most (D + 3)·2u·v for D·u < 1/4; a float32
+// difference is 0 or ≥ 2⁻¹⁴⁹ in magnitude, whose square 2⁻²⁹⁸ is a normal
+// float64, so nothing underflows. v = 0 only for equal rows (bound 0).
+func L2(x, a []float32) (v, err float64) {
+	for t := range x {
+		d := float64(x[t]) - float64(a[t])
+		v += d * d
+	}
+	return v, v * float64(len(x)+3) * 2 * u64
+}
+
+// L2Tight returns ‖x − a‖² in float64 and a bound on its error, compensated:
 // each difference and square is split into its float64 value and exact
 // rounding error (TwoSum, FMA), the running sum's own errors are kept by
 // TwoSum, and the small parts are summed apart (Ogita, Rump and Oishi
@@ -17,7 +31,7 @@ const u64 = 0x1p-53
 // differences are 0 or ≥ 2⁻¹⁴⁹ and their squares' errors ≥ 2⁻³⁵⁰), and
 // exactly 0 when every part is exact — then equal values are equal
 // distances, found without integers.
-func L2(x, a []float32) (v, err float64) {
+func L2Tight(x, a []float32) (v, err float64) {
 	var s, comp, small float64
 	for t := range x {
 		d, ed := twoSum(float64(x[t]), -float64(a[t]))
@@ -37,7 +51,7 @@ func L2(x, a []float32) (v, err float64) {
 }
 
 // IP returns ⟨x, a⟩ in float64 and a bound on its error, compensated as
-// L2: the products of two float32 are exact in float64, the sum's errors
+// L2Tight: the products of two float32 are exact in float64, the sum's errors
 // are kept by TwoSum and summed apart; exact when they are all 0.
 func IP(x, a []float32) (v, err float64) {
 	var s, comp, small float64

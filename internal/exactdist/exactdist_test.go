@@ -102,11 +102,13 @@ func TestBoundsHold(t *testing.T) {
 	for i, c := range cases() {
 		x, a, b := c[0], c[1], c[2]
 		for _, row := range [][]float32{a, b} {
-			v, e := L2(x, row)
-			if d := new(big.Rat).Sub(new(big.Rat).SetFloat64(v), refL2(x, row)); new(big.Rat).Abs(d).Cmp(new(big.Rat).SetFloat64(e)) > 0 {
-				t.Errorf("case %d: L2 off by %v, bound %g", i, d.FloatString(30), e)
+			for name, f := range map[string]func(x, a []float32) (float64, float64){"L2": L2, "L2Tight": L2Tight} {
+				v, e := f(x, row)
+				if d := new(big.Rat).Sub(new(big.Rat).SetFloat64(v), refL2(x, row)); new(big.Rat).Abs(d).Cmp(new(big.Rat).SetFloat64(e)) > 0 {
+					t.Errorf("case %d: %s off by %v, bound %g", i, name, d.FloatString(30), e)
+				}
 			}
-			v, e = IP(x, row)
+			v, e := IP(x, row)
 			if d := new(big.Rat).Sub(new(big.Rat).SetFloat64(v), refIP(x, row)); new(big.Rat).Abs(d).Cmp(new(big.Rat).SetFloat64(e)) > 0 {
 				t.Errorf("case %d: IP off by %v, bound %g", i, d.FloatString(30), e)
 			}

@@ -59,19 +59,37 @@ func (r Ranker) Compare(a, b Cand) int {
 // Ties reports whether a and b are exactly as far from the query.
 func (r Ranker) Ties(a, b Cand) bool { return r.order(a, b) == 0 }
 
-func (r Ranker) order(a, b Cand) int {
-	if a.Err == 0 && b.Err == 0 {
-		return cmp.Compare(a.V, b.V)
-	}
+// apart orders a and b when their error intervals are disjoint, else 0.
+func apart(a, b Cand) int {
 	if a.V+a.Err < b.V-b.Err {
 		return -1
 	}
 	if b.V+b.Err < a.V-a.Err {
 		return 1
 	}
+	return 0
+}
+
+func (r Ranker) order(a, b Cand) int {
+	if a.Err == 0 && b.Err == 0 {
+		return cmp.Compare(a.V, b.V)
+	}
+	if c := apart(a, b); c != 0 {
+		return c
+	}
 	ra, rb := r.Row(a.ID), r.Row(b.ID)
 	switch r.Kind {
 	case SquaredL2:
+		// The compensated sums first: exact ties and all but the nearest
+		// ties are settled without integers.
+		va, ea := L2Tight(r.X, ra)
+		vb, eb := L2Tight(r.X, rb)
+		if ea == 0 && eb == 0 {
+			return cmp.Compare(va, vb)
+		}
+		if c := apart(Cand{V: va, Err: ea}, Cand{V: vb, Err: eb}); c != 0 {
+			return c
+		}
 		return CmpL2(r.X, ra, rb)
 	case InnerProduct:
 		return -CmpIP(r.X, ra, rb)

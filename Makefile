@@ -102,12 +102,13 @@ bench: build
 # now. Without clang (Debian's clang 14: docs/gpu.md) the PTX check says it
 # skipped.
 PTX_FLAGS := $(shell sed -n 's/^\/\/go:generate clang //p' knn/gpu/gen.go)
+PTX_HEADER := $(shell sed -n 's/^\/\/go:generate sed -i "1i \(.*\)" kernels.ptx$$/\1/p' knn/gpu/gen.go)
 
 check-generate:
 	$(GO) run ./internal/asmgen -check
 	$(GO) run internal/blas32/gen_kernels.go -check -dir internal/blas32
 	@if command -v clang >/dev/null; then \
-		tmp=$$(mktemp -d) && (cd knn/gpu && clang $(subst -o kernels.ptx,-o $$tmp/kernels.ptx,$(PTX_FLAGS))) && \
+		tmp=$$(mktemp -d) && (cd knn/gpu && clang $(subst -o kernels.ptx,-o $$tmp/kernels.ptx,$(PTX_FLAGS))) && sed -i "1i $(PTX_HEADER)" $$tmp/kernels.ptx && \
 		{ cmp -s $$tmp/kernels.ptx knn/gpu/kernels.ptx || { echo "check-generate: knn/gpu/kernels.ptx differs from clang's output for kernels.cu (run go generate ./knn/gpu)"; rm -rf $$tmp; exit 1; }; } ; rm -rf $$tmp; \
 	else echo "check-generate: knn/gpu/kernels.ptx SKIPPED: clang is not installed (apt-get install clang; see docs/gpu.md)"; fi
 

@@ -41,12 +41,12 @@
 // assignment through any knn.Searcher instead, and KMeansOptions.Assigner
 // through a CentroidAssigner that computes NearestCentroids elsewhere.
 //
-// KMeansFor picks the k-means of a convention for a k-NN backend by name:
-// faiss's own (FaissKMeans) for the faiss backends in faiss builds, KMeans
-// with the assigner a package registered for that backend
-// (Assigners: knn/gpu registers the GPU's for "gpu" and "auto", so
-// that this package never imports it), else KMeans on the CPU.
-// metrics.Evaluate calls it with its searcher's name.
+// KMeansOn picks the k-means that runs where a k-NN searcher searches:
+// faiss's own (FaissKMeans) for the faiss searchers in faiss builds,
+// KMeans with its assignment step on the searcher when the searcher is
+// also a CentroidAssigner (knn/gpu's Searcher: this package never imports
+// it), else KMeans on the CPU. metrics.OpenBackend pairs it with the
+// searcher of --backend.
 //
 // Float32 range: every assignment path computes ‖x‖² + ‖c‖² − 2⟨x, c⟩ in
 // float32, as faiss does. Recheck64 reassigns in float64 the rows whose

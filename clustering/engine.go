@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
-	"github.com/dmlbench/dmlbench/internal/registry"
+	"github.com/dmlbench/dmlbench/knn"
 )
 
 // CentroidAssigner runs the assignment step of KMeans on other hardware.
@@ -21,53 +21,28 @@ type CentroidAssigner interface {
 	NearestCentroids(ctx context.Context, x, centroids mat32.Matrix) ([]int32, []float32, error)
 }
 
-// EngineOpener returns the k-means engine of one k-NN backend for the
-// convention's options, or nil for KMeans with the CPU kernel (e.g. "auto"
-// without a GPU).
-type EngineOpener func(opt KMeansOptions) (*KMeansEngine, error)
-
-// Engines maps k-NN backend names to their k-means, so that the clustering
-// runs where the search runs; KMeansFor reads it. This package registers
-// its faiss binding's (faiss.go, in a faiss build); the command layer
-// registers other hardware's, e.g. a GPU assignment step (AssignerEngine),
-// so that this package imports no backend.
-var Engines = registry.New[EngineOpener]("k-means engine")
-
 // KMeansEngine is the k-means behind the clustering metrics for one
-// evaluation convention on one k-NN backend (KMeansFor).
+// evaluation convention on one k-NN backend (KMeansOn).
 type KMeansEngine struct {
 	opt   KMeansOptions
 	faiss bool
 	desc  string
 }
 
-// AssignerEngine is KMeans with options opt and its assignment step on a.
-func AssignerEngine(a CentroidAssigner, opt KMeansOptions) *KMeansEngine {
-	opt.Assigner = a
-	return &KMeansEngine{opt: opt, desc: "k-means, assignment on " + a.Name()}
-}
-
-// KMeansFor picks the k-means of the convention (KMeansPreset) for the k-NN
-// backend named backend: the engine registered for it in Engines, else
-// KMeans with the CPU kernel. threads is KMeansOptions.Threads (<= 0: all
-// cores). An unknown convention is an error wrapping ErrBadInput; a backend
-// whose engine cannot open (no GPU for "gpu") returns the opener's error.
-func KMeansFor(backend, convention string, threads int) (*KMeansEngine, error) {
-	opt, err := KMeansPreset(convention)
-	if err != nil {
-		return nil, err
+// KMeansOn is the k-means with options opt (a convention's KMeansPreset)
+// that runs where the searcher s searches, so that --backend is one choice
+// for both: faiss's own k-means for the faiss searchers, KMeans with its
+// assignment step on s when s is also a CentroidAssigner (knn/gpu's
+// Searcher), else KMeans with the CPU kernel (s nil included).
+func KMeansOn(s knn.Searcher, opt KMeansOptions) *KMeansEngine {
+	if isFaiss(s) {
+		return &KMeansEngine{opt: opt, faiss: true, desc: "faiss k-means"}
 	}
-	opt.Threads = threads
-	if open, ok := Engines.Lookup(backend); ok && open != nil {
-		e, err := open(opt)
-		if err != nil {
-			return nil, fmt.Errorf("k-means on backend %q: %w", backend, err)
-		}
-		if e != nil {
-			return e, nil
-		}
+	if a, ok := s.(CentroidAssigner); ok {
+		opt.Assigner = a
+		return &KMeansEngine{opt: opt, desc: "k-means, assignment on " + a.Name()}
 	}
-	return &KMeansEngine{opt: opt, desc: "k-means, assignment on the CPU (" + KernelName() + ")"}, nil
+	return &KMeansEngine{opt: opt, desc: "k-means, assignment on the CPU (" + KernelName() + ")"}
 }
 
 // String says which k-means runs and where its assignment step runs.

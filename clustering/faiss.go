@@ -16,13 +16,11 @@ import (
 // FaissCompiled reports whether FaissKMeans runs faiss (build tag faiss).
 const FaissCompiled = true
 
-// The faiss k-NN backends cluster with faiss's own k-means (KMeansFor).
-func init() {
-	for _, name := range []string{knn.FaissName, knn.FaissGPUName} {
-		Engines.Register(name, func(opt KMeansOptions) (*KMeansEngine, error) {
-			return &KMeansEngine{opt: opt, faiss: true, desc: "faiss k-means"}, nil
-		})
-	}
+// isFaiss reports whether s is one of knn's faiss searchers (knn.Faiss,
+// knn.FaissGPU, which name themselves by their backend), whose k-means is
+// faiss's own (KMeansOn).
+func isFaiss(s knn.Searcher) bool {
+	return s != nil && (s.Name() == knn.FaissName || s.Name() == knn.FaissGPUName)
 }
 
 // FaissKMeans clusters the rows of x into k groups with faiss's own k-means

@@ -89,7 +89,7 @@ func TestPureGoKMeansMatchesFaissMetrics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt.KMeans = faiss
+			opt.Clustering = faiss
 			f, err := metrics.Evaluate(ctx, metrics.Input{Emb: x, Labels: labels}, opt)
 			if err != nil {
 				t.Fatal(err)

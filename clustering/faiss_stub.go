@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/knn"
 )
 
 // FaissCompiled reports whether FaissKMeans runs faiss (build tag faiss).
@@ -20,3 +21,6 @@ var errFaissNotCompiled = errors.New("faiss k-means is not compiled into this bi
 func FaissKMeans(ctx context.Context, x mat32.Matrix, k int, opt KMeansOptions) (*KMeansResult, error) {
 	return nil, errFaissNotCompiled
 }
+
+// isFaiss is false: without -tags faiss there is no faiss searcher.
+func isFaiss(knn.Searcher) bool { return false }

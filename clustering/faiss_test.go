@@ -303,20 +303,21 @@ func BenchmarkFaissKMeans(b *testing.B) {
 	}
 }
 
-// TestKMeansForFaiss: in a faiss build, the faiss backends' k-means is
+// TestKMeansOnFaiss: in a faiss build, the faiss searchers' k-means is
 // faiss's own (FaissKMeans with the convention's preset).
-func TestKMeansForFaiss(t *testing.T) {
+func TestKMeansOnFaiss(t *testing.T) {
 	x := classRows(rand.New(rand.NewSource(12)), 800, 16, 10, 0.3)
 	for _, backend := range []string{knn.FaissName, knn.FaissGPUName} {
-		e, err := KMeansFor(backend, "pml", 0)
+		s, err := knn.New(backend)
 		if err != nil {
-			t.Fatal(err)
+			continue // faiss-gpu needs -tags faiss,cuda
 		}
+		opt, _ := KMeansPreset("pml")
+		e := KMeansOn(s, opt)
 		got, err := e.Run(context.Background(), x, 10, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt, _ := KMeansPreset("pml")
 		opt.Seed = 5
 		want, err := FaissKMeans(context.Background(), x, 10, opt)
 		if err != nil {

@@ -61,7 +61,7 @@ func TestPMLMutualInformationMatchesFaiss(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt.KMeans = func(mat32.Matrix, int, int64) ([]int32, error) { return c.Assign, nil }
+		opt.Clustering = func(mat32.Matrix, int, int64) ([]int32, error) { return c.Assign, nil }
 		want, err := metrics.Evaluate(ctx, in, opt)
 		if err != nil {
 			t.Fatal(err)

@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"github.com/dmlbench/dmlbench/internal/mat32"
-	"github.com/dmlbench/dmlbench/knn"
 )
 
 // Convention selects whose definition of each metric is reproduced.
@@ -38,9 +37,13 @@ type Options struct {
 	ExactSeed  bool
 	Threads    int // <= 0: all cores
 	Convention Convention
-	Searcher   knn.Searcher // nil = knn.Exact
-	// KMeans, if non-nil, replaces the pure-Go k-means (faiss backend).
-	KMeans KMeansFunc
+	// Backend is the k-NN search and the k-means of the clustering
+	// metrics, resolved once from a backend name (OpenBackend); the zero
+	// value is knn.Exact and the convention's k-means on the CPU.
+	Backend Backend
+	// Clustering, if non-nil, replaces the backend's k-means for NMI, F1
+	// and AMI (eval --clustering ward, dbscan, …).
+	Clustering KMeansFunc
 	// Progress, if non-nil, receives stage progress (stage names: "knn", "kmeans", ...).
 	Progress func(stage string, done, total int)
 	// Average: how k-NN metrics pool queries ("" = PerQuery, or PerClass).

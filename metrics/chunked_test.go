@@ -42,7 +42,7 @@ func TestChunkedSearchBitIdentical(t *testing.T) {
 					if tc.n > 300 && !knn.Watches(searcher) {
 						continue // the depth-1000 lists: small case only, for time
 					}
-					opt := Options{Metrics: []string{"R@k", "MAP@R", "R-Precision", "mAP@C", "mAP@1000"}, Ks: []int{1, 4}, Convention: conv, Searcher: searcher}
+					opt := Options{Metrics: []string{"R@k", "MAP@R", "R-Precision", "mAP@C", "mAP@1000"}, Ks: []int{1, 4}, Convention: conv, Backend: Backend{Searcher: searcher}}
 					whole := eval(t, in, opt)
 					opt.neighbourBudget = tc.budget // 10–20 chunks, across the 2048-query blocks
 					chunked := eval(t, in, opt)
@@ -97,7 +97,7 @@ func TestMAPRListsBounded(t *testing.T) {
 	}
 	most := 0
 	in := Input{Emb: mat32.Matrix{Rows: n, Cols: 2, Data: x}, Labels: labels}
-	eval(t, in, Options{Metrics: []string{"MAP@R"}, Searcher: countingSearcher{most: &most}, neighbourBudget: budget})
+	eval(t, in, Options{Metrics: []string{"MAP@R"}, Backend: Backend{Searcher: countingSearcher{most: &most}}, neighbourBudget: budget})
 	if most == 0 || most > budget {
 		t.Fatalf("largest search block %d entries, budget %d (depth ~%d × %d queries unchunked)", most, budget, n/2, n)
 	}

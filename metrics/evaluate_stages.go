@@ -63,8 +63,8 @@ func (e *evalRun) retrievalPlan(s knn.Searcher, metric knn.Metric, q, g mat32.Ma
 // Options.PerQuery asks or the run is a shard (x.ranged).
 func (e *evalRun) searchAndScore(ctx context.Context, metric knn.Metric, q, g mat32.Matrix, x planExtras) (*retrievalPlan, map[string]float64, *retrievalSums, error) {
 	var s knn.Searcher = knn.Exact{}
-	if e.opt.Searcher != nil {
-		s = e.opt.Searcher
+	if e.opt.Backend.Searcher != nil {
+		s = e.opt.Backend.Searcher
 	}
 	plan, kopt, err := e.retrievalPlan(s, metric, q, g, x)
 	if err != nil {
@@ -202,8 +202,8 @@ func (e *evalRun) kmeans(ctx context.Context, k int) ([]int32, error) {
 	}
 	// Clustering always runs on the raw query embeddings, L2, as the peers do.
 	var assign []int32
-	if opt.KMeans != nil {
-		assign, err = opt.KMeans(e.cEmb, k, seed)
+	if opt.Clustering != nil {
+		assign, err = opt.Clustering(e.cEmb, k, seed)
 	} else {
 		assign, err = e.builtinKMeans(ctx, k, seed)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/internal/mat32"
-	"github.com/dmlbench/dmlbench/knn"
 )
 
 // checkFloat32 applies clustering.MeasureFloat32's test (float32 overflow,
@@ -49,23 +48,23 @@ func (e *evalRun) float32Problem(err error) error {
 	return nil
 }
 
-// builtinKMeans runs the convention's k-means on the k-NN backend's
-// hardware (clustering.KMeansFor with the searcher's name: faiss's own
-// k-means for faiss backends, the GPU assignment for gpu, else the pure-Go
-// one) and reports its warnings (faiss's "please provide at least N training
+// builtinKMeans runs the backend's k-means (Options.Backend.KMeans; when
+// unset, the convention's k-means where the searcher searches,
+// clustering.KMeansOn) and reports its warnings (faiss's "please provide at least N training
 // points", subsampling). Strict makes the final assignment exact where
 // float32 rounding could decide it (clustering.Recheck64); roth and pml
 // keep the peers' float32 assignment and apply its float32 check
 // (float32Problem; once a float32 warning was given, a second one would
 // say nothing new).
 func (e *evalRun) builtinKMeans(ctx context.Context, k int, seed int64) ([]int32, error) {
-	backend := knn.ExactName
-	if e.opt.Searcher != nil {
-		backend = e.opt.Searcher.Name()
-	}
-	eng, err := clustering.KMeansFor(backend, string(e.conv), e.opt.Threads)
-	if err != nil {
-		return nil, err
+	eng := e.opt.Backend.KMeans
+	if eng == nil {
+		opt, err := clustering.KMeansPreset(string(e.conv))
+		if err != nil {
+			return nil, err
+		}
+		opt.Threads = e.opt.Threads
+		eng = clustering.KMeansOn(e.opt.Backend.Searcher, opt)
 	}
 	r, err := eng.Run(ctx, e.cEmb, k, seed)
 	if err != nil {

@@ -40,7 +40,7 @@ func TestMAP1000RanksMatchDepthSearch(t *testing.T) {
 			for _, conv := range []Convention{Strict, PML, Roth} {
 				opt := Options{Metrics: []string{"mAP@1000", "R@k", "mAP@C"}, Convention: conv}
 				fast := eval(t, in, opt)
-				opt.Searcher = noWatch{}
+				opt.Backend.Searcher = noWatch{}
 				slow := eval(t, in, opt)
 				for _, k := range []string{"R@1", "mAP@C"} {
 					if fast.Metrics[k] != slow.Metrics[k] {

@@ -72,7 +72,7 @@ func TestRankMetricsWatchedMatchDepth(t *testing.T) {
 			in := Input{Emb: emb, Labels: labels, QueryRows: rows}
 			opt := Options{Metrics: []string{"MRR", PMLMAPKey, "mAP@1000", "MAP@R"}, Convention: PML, PMLK: k}
 			fast := eval(t, in, opt)
-			opt.Searcher = noWatch{}
+			opt.Backend.Searcher = noWatch{}
 			slow := eval(t, in, opt)
 			for key, v := range fast.Metrics {
 				if v != slow.Metrics[key] {

@@ -21,7 +21,7 @@ func TestExactSeedZero(t *testing.T) {
 			got = seed
 			return labels, nil
 		}
-		if _, err := Evaluate(context.Background(), Input{Emb: emb, Labels: labels}, Options{Metrics: []string{"NMI"}, KMeans: km, ExactSeed: c.exact}); err != nil {
+		if _, err := Evaluate(context.Background(), Input{Emb: emb, Labels: labels}, Options{Metrics: []string{"NMI"}, Clustering: km, ExactSeed: c.exact}); err != nil {
 			t.Fatal(err)
 		}
 		if got != c.want {

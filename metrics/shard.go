@@ -115,7 +115,7 @@ func Merge(ctx context.Context, in Input, opt Options, parts []*Partial) (*Resul
 		return nil, err
 	}
 	t0 := time.Now()
-	plan, _, err := e.retrievalPlan(opt.Searcher, knn.L2, in.Emb, e.gallery, planExtras{ranged: true, hi: n})
+	plan, _, err := e.retrievalPlan(opt.Backend.Searcher, knn.L2, in.Emb, e.gallery, planExtras{ranged: true, hi: n})
 	if err != nil {
 		return nil, err
 	}
@@ -299,8 +299,8 @@ func short(digest string) string {
 // do not change a term.
 func (e *evalRun) settings(plan *retrievalPlan) map[string]string {
 	backend := "exact"
-	if e.opt.Searcher != nil {
-		backend = e.opt.Searcher.Name()
+	if e.opt.Backend.Searcher != nil {
+		backend = e.opt.Backend.Searcher.Name()
 	}
 	return map[string]string{
 		"--compat":   string(e.conv),

@@ -627,3 +627,20 @@ func allFinite(xs []float64) bool {
 	}
 	return true
 }
+
+// Check checks the settings a user gives: the source of the metrics, the
+// significance level, the confidence level (0: none) and the number of
+// bootstrap resamples. Its messages name report's flags.
+func (opt Options) Check() error {
+	switch {
+	case opt.Source != "final" && opt.Source != "best" && opt.Source != "initial":
+		return fmt.Errorf("--source must be final, best or initial (got %q)", opt.Source)
+	case !(opt.Alpha > 0 && opt.Alpha < 1):
+		return fmt.Errorf("--alpha must lie in (0, 1) (got %v)", opt.Alpha)
+	case opt.CI != 0 && !(opt.CI > 0 && opt.CI < 1):
+		return fmt.Errorf("--ci must lie in (0, 1) or be 0 (got %v)", opt.CI)
+	case opt.Bootstrap < 1:
+		return fmt.Errorf("--bootstrap must be positive (got %d)", opt.Bootstrap)
+	}
+	return nil
+}

@@ -352,6 +352,10 @@ func writeMDHeader(b *strings.Builder, head []string) {
 	b.WriteString("| :---" + strings.Repeat(" | ---:", len(head)-1) + " |\n")
 }
 
+// MDText is s for a GitHub Markdown table cell or line (mdEscape): the one
+// Markdown escaper of every writer, as TeXText is the LaTeX one.
+func MDText(s string) string { return mdEscape(s) }
+
 // mdEscape escapes text for GitHub Markdown (CommonMark): the characters
 // that would end a cell or start emphasis or code are backslash-escaped,
 // and '<' only where it could open an HTML tag, so "p < 0.05" stays as

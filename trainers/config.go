@@ -269,6 +269,9 @@ func (c Config) Validate() error {
 	if err := c.validateRegularizers(); err != nil {
 		return err
 	}
+	if err := c.checkNames(); err != nil {
+		return err
+	}
 	for _, s := range c.LRSteps {
 		if s <= 0 {
 			return fmt.Errorf("config: lr-steps entry %d must be positive", s)
@@ -366,13 +369,9 @@ func checkConfigKeys(n *yaml.Node, t reflect.Type, where string) error {
 		return fmt.Errorf("line %d: %swant a mapping of keys (key: value)", n.Line, where)
 	}
 	var known []string
-	fields := map[string]reflect.StructField{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if key != "" && key != "-" {
-			known, fields[key] = append(known, key), f
-		}
+	fields := map[string]Setting{}
+	for _, s := range SettingsOf(t) {
+		known, fields[s.Key] = append(known, s.Key), s
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -394,7 +393,7 @@ func checkConfigKeys(n *yaml.Node, t reflect.Type, where string) error {
 }
 
 // unknownConfigKey is the one-line error of the unknown key k.
-func unknownConfigKey(k *yaml.Node, known []string, fields map[string]reflect.StructField, where string) error {
+func unknownConfigKey(k *yaml.Node, known []string, fields map[string]Setting, where string) error {
 	near := suggest.Key(k.Value, known, keyAliases)
 	if where != "" { // a nested setting: its keys are not flags
 		if near == "" {
@@ -405,11 +404,7 @@ func unknownConfigKey(k *yaml.Node, known []string, fields map[string]reflect.St
 	if near == "" {
 		return fmt.Errorf("line %d: unknown key %q (the keys are the flag names of dmlbench run --help; convention for --compat)", k.Line, k.Value)
 	}
-	flag := near
-	if fl := fields[near].Tag.Get("flag"); fl != "" {
-		flag = fl
-	}
-	return fmt.Errorf("line %d: unknown key %q; did you mean %s (--%s)?", k.Line, k.Value, near, flag)
+	return fmt.Errorf("line %d: unknown key %q; did you mean %s (--%s)?", k.Line, k.Value, near, fields[near].Flag)
 }
 
 // yamlLine is a YAML error on one line, without the decoder's prefixes.

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/knn"
 )
 
 // A misspelt --config key is one line naming its line and the key (and
@@ -57,5 +60,40 @@ func TestResolve(t *testing.T) {
 	}
 	if got, err := (Config{Loss: "margin"}).ready(); err != nil || got.LR != Defaults().LR || !got.resolved {
 		t.Fatalf("a partial literal: %+v, %v", got, err)
+	}
+}
+
+// TestResolveNames: Resolve refuses a name no registry holds with the
+// nearest one, wrapping suggest.ErrUnknown; a known backend that is not
+// compiled in is left to the run.
+func TestResolveNames(t *testing.T) {
+	for _, c := range []struct {
+		set  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Loss = "margni" }, `config: unknown loss "margni"; did you mean "margin"?`},
+		{func(c *Config) { c.Miner = "distanc" }, `config: unknown miner "distanc"; did you mean "distance"?`},
+		{func(c *Config) { c.Sampler = "spc2" }, `config: unknown sampler "spc2"; did you mean "spc-2"?`},
+		{func(c *Config) { c.Convention = "stric" }, `config: convention "stric": want strict, roth, pml or pml3; did you mean strict?`},
+		{func(c *Config) { c.Distance = "cosin" }, `config: unknown distance "cosin"; did you mean "cosine"?`},
+		{func(c *Config) { c.Backend = "exct" }, `config: unknown k-NN backend "exct"; did you mean "exact"?`},
+		{func(c *Config) { c.SelectBy = "R@l" }, `config: unknown metric "R@l"; did you mean "R@1"?`},
+		{func(c *Config) { c.Metrics = []string{"R@1", "MAP@RR"} }, `config: unknown metric "MAP@RR"; did you mean "MAP@R"?`},
+		{func(c *Config) { c.Dataset = "omniglott" }, `config: unknown dataset "omniglott"; did you mean "omniglot"?`},
+		{func(c *Config) { c.Arch = "mlpp" }, `config: unknown architecture "mlpp"; did you mean "mlp"?`},
+		{func(c *Config) { c.TestTime = "knnn" }, `config: unknown test-time mode "knnn"; did you mean "knn"?`},
+	} {
+		cfg := Defaults()
+		cfg.Loss = "margin"
+		c.set(&cfg)
+		_, err := cfg.Resolve()
+		if err == nil || err.Error() != c.want || !errors.Is(err, suggest.ErrUnknown) {
+			t.Errorf("Resolve: %v; want %s wrapping suggest.ErrUnknown", err, c.want)
+		}
+	}
+	cfg := Defaults()
+	cfg.Loss, cfg.Sampler, cfg.Distance, cfg.SelectBy, cfg.Backend = "margin", "SPC-4", "cos", "MAP@R", knn.FaissName
+	if _, err := cfg.Resolve(); err != nil {
+		t.Errorf("known names (sampler in any case, a distance alias, faiss): %v", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/spectra"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/model"
@@ -59,6 +60,10 @@ type ExperimentOptions struct {
 	// recorded configuration under the lock); RunExperiment then does not
 	// lock again and leaves releasing it to the caller.
 	Lock *RunLock
+	// Backend, if set, is cfg.Backend resolved by the caller
+	// (metrics.OpenBackend with cfg's convention); nil: RunExperiment
+	// resolves it.
+	Backend *metrics.Backend
 	// Method holds further method keys for run.json (the axes of a suite's
 	// grid point: embed_dim, batch_size, regularizer, …), written with the
 	// run's first record so no later step has to add them. Keys the trainer
@@ -100,7 +105,7 @@ func RunExperiment(ctx context.Context, cfg Config, dir string, eo ExperimentOpt
 		return nil, err
 	}
 	defer x.close(&err)
-	opt, err := experimentInputs(&cfg, dir)
+	opt, err := experimentInputs(&cfg, dir, eo.Backend)
 	if err != nil {
 		return nil, err
 	}
@@ -272,9 +277,9 @@ func checkFreshDir(dir, runPath, ckPath string) error {
 }
 
 // experimentInputs loads cfg's data (setting cfg's image shape from it) and
-// builds the evaluation, refinement and embedding-saving parts of the Train
-// options.
-func experimentInputs(cfg *Config, dir string) (Options, error) {
+// builds the evaluation (on backend, or cfg.Backend's when nil),
+// refinement and embedding-saving parts of the Train options.
+func experimentInputs(cfg *Config, dir string, backend *metrics.Backend) (Options, error) {
 	var opt Options
 	ds, err := fixtures.Load(cfg.Dataset, fixtures.Options{Size: cfg.Size, Path: cfg.DataPath, Seed: cfg.DataSeed})
 	if err != nil {
@@ -299,13 +304,16 @@ func experimentInputs(cfg *Config, dir string) (Options, error) {
 		opt.Train = Split{X: tr.X, Labels: tr.Labels}
 		opt.Val = Split{X: val.X, Labels: val.Labels}
 	}
-	searcher, err := knn.New(cfg.Backend)
-	if err != nil {
-		return opt, &ConfigError{err}
+	if backend == nil {
+		b, err := openBackend(*cfg)
+		if err != nil {
+			return opt, err
+		}
+		backend = &b
 	}
-	opt.Evaluate = newEvaluator(*cfg, searcher)
+	opt.Evaluate = newEvaluator(*cfg, *backend)
 	opt.Spectrum = spectra.SingularValues
-	if opt.Refine, err = newRefine(*cfg, searcher); err != nil {
+	if opt.Refine, err = newRefine(*cfg, backend.Searcher); err != nil {
 		return opt, err
 	}
 	if cfg.SaveEmbeddings {

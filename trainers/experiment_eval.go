@@ -5,7 +5,6 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/record"
-	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -14,11 +13,9 @@ import (
 // kept: an undefined one (NaN, e.g. no query with a positive) is written to
 // run.json as null and an infinite one (ρ of a rank-deficient embedding)
 // as "+Inf" (record.Metrics), so reports can show both as what they are.
-func newEvaluator(cfg Config, searcher knn.Searcher) EvalFunc {
-	// metrics.Evaluate runs the convention's k-means on the searcher's
-	// backend (clustering.KMeansFor).
+func newEvaluator(cfg Config, backend metrics.Backend) EvalFunc {
 	mopt := metrics.Options{Float32Warn: true, Metrics: cfg.Metrics, Distance: cfg.Distance, Convention: metrics.Convention(cfg.Convention),
-		Searcher: searcher}
+		Backend: backend}
 	return func(ctx context.Context, emb mat32.Matrix, labels []int32) (record.Metrics, error) {
 		r, err := metrics.Evaluate(ctx, metrics.Input{Emb: emb, Labels: labels}, mopt)
 		if err != nil {

@@ -12,35 +12,35 @@ import (
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/internal/kernelsel"
 	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/knn/gpu"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
-func init() {
-	versionLines = append(versionLines,
-		func() string { return "distance kernel: " + knn.KernelName() },
-		func() string { return "k-means assignment kernel: " + clustering.KernelName() },
-		func() string {
-			// The SIMD levels only: the pure-Go fallback is always there and
-			// is named on the kernel lines when it is the one in use.
-			var have []string
-			for l := kernelsel.AVX512; l > kernelsel.Portable; l-- {
-				if kernelsel.Supported(l) {
-					have = append(have, l.String())
-				}
-			}
-			if len(have) == 0 {
-				have = append(have, "none")
-			}
-			return "SIMD levels on this CPU: " + strings.Join(have, " ") + " (chosen at run time; " + kernelsel.EnvVar + "=LEVEL forces one)"
-		},
-		func() string {
-			if !knn.FaissCompiled {
-				return "faiss: not compiled (build with -tags faiss after `make faiss`)"
-			}
-			return "faiss: " + knn.FaissVersion()
-		},
-	)
+// kernelLines are version's lines about the CPU kernels and faiss.
+func kernelLines() []string {
+	// The SIMD levels only: the pure-Go fallback is always there and is
+	// named on the kernel lines when it is the one in use.
+	var have []string
+	for l := kernelsel.AVX512; l > kernelsel.Portable; l-- {
+		if kernelsel.Supported(l) {
+			have = append(have, l.String())
+		}
+	}
+	if len(have) == 0 {
+		have = append(have, "none")
+	}
+	faiss := "faiss: not compiled (build with -tags faiss after `make faiss`)"
+	if knn.FaissCompiled {
+		faiss = "faiss: " + knn.FaissVersion()
+	}
+	return []string{
+		"distance kernel: " + knn.KernelName(),
+		"k-means assignment kernel: " + clustering.KernelName(),
+		"SIMD levels on this CPU: " + strings.Join(have, " ") + " (chosen at run time; " + kernelsel.EnvVar + "=LEVEL forces one)",
+		faiss,
+	}
 }
 
 // portableWarned makes the portable-kernel warning appear once per process.
@@ -61,26 +61,32 @@ func checkKernels(stderr io.Writer) error {
 	return nil
 }
 
-// clusterFunc returns the clustering that serves NMI, F1 and AMI, or nil
-// for metrics.Evaluate's k-means.
-//
-// With algo "kmeans" metrics.Evaluate picks the k-means of the convention
-// for the k-NN backend it searches with (clustering.KMeansFor: faiss's own
-// for faiss backends, the GPU assignment for gpu and auto with a device,
-// else the pure-Go one). Other algorithms come from the clustering
+// openBackend resolves --backend once, for the convention conv, into the
+// searcher and k-means that every stage below uses (metrics.OpenBackend).
+// An unknown name is a usage error with the nearest one; a backend that
+// cannot start says why. auto says on stderr when it picked the GPU.
+func openBackend(name string, conv metrics.Convention, threads int, stderr io.Writer) (metrics.Backend, error) {
+	b, err := metrics.OpenBackend(name, conv, threads)
+	if errors.Is(err, suggest.ErrUnknown) {
+		return b, usagef("--backend: %v", err)
+	}
+	if err != nil {
+		return b, err
+	}
+	if g, ok := b.Searcher.(gpu.Searcher); ok && name == gpu.AutoName {
+		fmt.Fprintf(stderr, "dmlbench: --backend auto: k-NN and k-means on the GPU, %s\n", g.Device)
+	}
+	return b, nil
+}
+
+// clusterFunc returns the clustering that serves NMI, F1 and AMI in place
+// of the backend's k-means (metrics.Options.Clustering), or nil for that
+// k-means (algo "kmeans"). Other algorithms come from the clustering
 // registry with K = the requested cluster count; density-based methods'
 // noise points become singleton clusters so NMI and F1 score a partition.
-func clusterFunc(algo, backend, compat string, threads int, eps float64, minSamples int, searcher knn.Searcher) (metrics.KMeansFunc, error) {
+func clusterFunc(algo string, threads int, eps float64, minSamples int, searcher knn.Searcher) (metrics.KMeansFunc, error) {
 	algo = strings.ToLower(algo)
 	if algo == "" || algo == "kmeans" {
-		// Checked here so that a bad convention, or a backend whose k-means
-		// cannot start, fails before any work.
-		if _, err := clustering.KMeansFor(backend, compat, threads); err != nil {
-			if errors.Is(err, clustering.ErrBadInput) {
-				return nil, usagef("--compat: %v", err)
-			}
-			return nil, err
-		}
 		return nil, nil
 	}
 	if _, err := clustering.Algorithms.Get(algo); err != nil {

@@ -39,7 +39,7 @@ func compareWrite(c *cli.Context, w io.Writer, rep *compare.Report, format strin
 
 // compareMany compares each --emb after the first with the first, the
 // p-values adjusted together by the class-level sign-flip max-T.
-func compareMany(c *cli.Context, ks []int, format string) error {
+func compareMany(c *cli.Context, ch evalChoices, ks []int, format string) error {
 	embs := c.StringSlice("emb")
 	if c.String("labels") == "" {
 		return usagef("compare needs --labels")
@@ -50,7 +50,7 @@ func compareMany(c *cli.Context, ks []int, format string) error {
 		if err != nil {
 			return err
 		}
-		r, err := evalInput(c, e, metrics.Input{Emb: x, Labels: y}, ks, true)
+		r, err := evalInput(c, ch, e, metrics.Input{Emb: x, Labels: y}, ks, true)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e, err)
 		}

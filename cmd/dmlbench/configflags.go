@@ -4,49 +4,27 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/trainers/regularizers"
+	"github.com/dmlbench/dmlbench/trainers"
 )
 
-// A configField is one field of a settings struct bound to a flag: the
-// flag's name is the field's `flag` tag, else its json key; its help the
-// `usage` tag. Fields tagged flag:"-" or json:"-" have no flag.
-type configField struct {
-	name  string
-	index int
-	usage string
-}
+// configField is a setting's flag name and help.
+type configField struct{ name, usage string }
 
-func configFields(t reflect.Type) []configField {
-	var out []configField
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if fl := f.Tag.Get("flag"); fl != "" {
-			name = fl
-		}
-		if name == "" || name == "-" {
-			continue
-		}
-		out = append(out, configField{name: name, index: i, usage: f.Tag.Get("usage")})
-	}
-	return out
-}
-
-// configFlags declares one urfave/cli flag per field of the struct that
-// defaults points to, with the field's value there as the flag's default:
-// a setting is declared once, in the struct, and the default the help shows
-// is the one a run gets. Lists, maps and parameter sets are string flags
-// parsed by setConfigField.
+// configFlags declares one urfave/cli flag per setting of the struct that
+// defaults points to (trainers.SettingsOf), with the field's value there as
+// the flag's default: a setting is declared once, in the struct, and the
+// default the help shows is the one a run gets. Lists, maps and parameter
+// sets are string flags parsed by setConfigField.
 func configFlags(defaults any) []cli.Flag {
 	v := reflect.ValueOf(defaults).Elem()
 	var flags []cli.Flag
-	for _, f := range configFields(v.Type()) {
-		fv := v.Field(f.index)
+	for _, s := range trainers.SettingsOf(v.Type()) {
+		f := configField{name: s.Flag, usage: s.Usage}
+		fv := v.Field(s.Index)
 		switch fv.Interface().(type) {
 		case string:
 			flags = append(flags, &cli.StringFlag{Name: f.name, Value: fv.String(), Usage: f.usage})
@@ -83,11 +61,12 @@ func formatConfigValue(v reflect.Value) string {
 func applyConfigFlags(c *cli.Context, dst any) ([]string, error) {
 	v := reflect.ValueOf(dst).Elem()
 	var set []string
-	for _, f := range configFields(v.Type()) {
+	for _, s := range trainers.SettingsOf(v.Type()) {
+		f := configField{name: s.Flag}
 		if !c.IsSet(f.name) {
 			continue
 		}
-		if err := setConfigField(c, f.name, v.Field(f.index)); err != nil {
+		if err := setConfigField(c, s, v.Field(s.Index)); err != nil {
 			return set, usagef("--%s: %v", f.name, err)
 		}
 		set = append(set, f.name)
@@ -95,7 +74,12 @@ func applyConfigFlags(c *cli.Context, dst any) ([]string, error) {
 	return set, nil
 }
 
-func setConfigField(c *cli.Context, name string, fv reflect.Value) error {
+// setConfigField sets fv, the field of setting s, from its flag: the
+// typed flags as parsed, the others (lists, maps, das-params) by the one
+// parser of a setting's text (trainers.Setting.Parse); the hyper map is
+// merged over a --config file's entries.
+func setConfigField(c *cli.Context, s trainers.Setting, fv reflect.Value) error {
+	name := s.Flag
 	switch p := fv.Addr().Interface().(type) {
 	case *string:
 		*p = c.String(name)
@@ -111,41 +95,19 @@ func setConfigField(c *cli.Context, name string, fv reflect.Value) error {
 		*p = x
 	case *bool:
 		*p = c.Bool(name)
-	case *[]int:
-		s := strings.TrimSpace(c.String(name))
-		if s == "" || s == "none" {
-			*p = []int{}
-			return nil
-		}
-		ints, err := parseInts(s)
-		if err != nil {
-			return err
-		}
-		*p = ints
-	case *[]string:
-		*p = splitList(c.String(name))
-	case *map[string]float64:
-		m := map[string]float64{}
-		for k, x := range *p { // merged over a --config file's entries
-			m[k] = x
-		}
-		for _, kv := range splitList(c.String(name)) {
-			k, val, ok := strings.Cut(kv, "=")
-			x, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-			if !ok || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("%q is not name=number", kv)
-			}
-			m[strings.TrimSpace(k)] = x
-		}
-		*p = m
-	case **regularizers.DASParams:
-		d, err := regularizers.ParseDASParams(c.String(name))
-		if err != nil {
-			return err
-		}
-		*p = &d
 	default:
-		return fmt.Errorf("no flag binding for %s", fv.Type())
+		v, err := s.Parse(c.String(name))
+		if err != nil {
+			return err
+		}
+		if m, ok := v.(map[string]float64); ok {
+			for k, x := range fv.Interface().(map[string]float64) {
+				if _, set := m[k]; !set {
+					m[k] = x
+				}
+			}
+		}
+		fv.Set(reflect.ValueOf(v))
 	}
 	return nil
 }

@@ -9,26 +9,17 @@ import (
 	"github.com/dmlbench/dmlbench/fixtures/audit"
 )
 
-// init adds `data audit` to the data command (data.go's init has
-// registered it: files initialise in name order).
-func init() {
+// addDataAudit adds `data audit` to the data command (buildCommands adds
+// data first).
+func addDataAudit() {
 	for _, c := range commands {
 		if c.Name != "data" {
 			continue
 		}
 		c.Subcommands = append(c.Subcommands, &cli.Command{
-			Name:  "audit",
-			Usage: "leakage check of a train/test split: exact and near-duplicate rows across the splits, classes in both",
-			Description: `Every test row is searched among the training rows (exact 1-NN, L2 on the rows as
-loaded: pixels for image data sets, features for dir:PATH). A test row equal bit for bit
-to a training row is an exact duplicate; one whose relative distance
-‖x − y‖ / max(‖x‖, ‖y‖) to its nearest training row is at most --near is a near duplicate.
-Class names present in both splits are listed (an open-set split has none). Exit status 1
-when anything is found.
-
-Examples:
-   dmlbench data audit --dataset omniglot
-   dmlbench data audit --dataset dir:docs/examples/features --near 0.01`,
+			Name:        "audit",
+			Usage:       "leakage check of a train/test split: exact and near-duplicate rows across the splits, classes in both",
+			Description: helpText("data-audit"),
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "dataset", Required: true, Usage: "data set with a training split (see dmlbench list datasets)"},
 				&cli.IntFlag{Name: "size", DefaultText: "per data set", Usage: "image side after downsampling"},

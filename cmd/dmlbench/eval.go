@@ -12,56 +12,18 @@ import (
 	"github.com/dmlbench/dmlbench/clustering"
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/record"
-	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/trainers"
 )
 
-func init() {
+func addEval() {
 	register(&cli.Command{
-		Name:      "eval",
-		Usage:     "score embeddings exported from any framework (.npy / .npz / .pt)",
-		UsageText: "dmlbench eval --emb E.npy --labels L.npy [options]",
-		Description: `Every item is a query against all others (leave-one-out), or queries search a
-separate gallery (In-Shop style). One exact k-NN search serves every retrieval metric;
-one k-means serves NMI, F1 and AMI. Conventions: strict (clean definitions, default),
-roth (Roth et al. 2020 code, quirks included), pml (pytorch-metric-learning).
-
-Examples (files of the README tour: out/px, runs/margin-s0; or shipped: docs/examples, fixtures/arrays/testdata):
-   dmlbench eval --emb out/px/emb.npy --labels out/px/labels.npy
-   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --format json > result.json
-   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --compat roth
-   dmlbench eval --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --metrics R@1,MAP@R --format latex
-   dmlbench eval --emb docs/examples/query-gallery/gallery.npz:embeddings --labels docs/examples/query-gallery/gallery.npz:labels --metrics R@1,MAP@R --format markdown
-   dmlbench eval --query-emb docs/examples/query-gallery/query_emb.npy --query-labels docs/examples/query-gallery/query_labels.npy --gallery-emb docs/examples/query-gallery/gallery_emb.npy --gallery-labels docs/examples/query-gallery/gallery_labels.npy
-   dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_names.txt --distance cosine --k 1,2,4
-   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --clustering dbscan --eps 1.2 --metrics NMI,F1
-   dmlbench eval --emb out/px/emb.npy --labels out/px/labels.npy --backend faiss --compat roth   # faiss k-NN and faiss k-means
-   dmlbench eval --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --binarize   # Fehérvári et al. 2019: Hamming ranking
-   dmlbench eval --emb fixtures/arrays/testdata/torch_dict.pt --k 1,2   # a torch.save dict: its "embeddings" and "labels"
-   dmlbench eval --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --protocol cub   # R@1,2,4,8; warns: not CUB's 5 924 test images
-   dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_labels.npy --compat pml --average per-class --per-class --format json
-   dmlbench eval --emb docs/examples/query-gallery/gallery_emb.npy --labels docs/examples/query-gallery/gallery_labels.npy --query-rows docs/examples/query-gallery/query_rows.npy --compat pml   # queries are rows of --emb
-
-Units: metrics that are fractions in [0, 1] are shown in percent with 2 decimals, rho and
-dist_ratio as they are (4 decimals); JSON (--format json, --out) holds the fractions.
---format markdown and latex print one row per --emb file with the metrics as columns
-(LaTeX: a booktabs tabular, \usepackage{booktabs}). Under --compat strict mAP@C equals MAP@R
-by definition; equal, they share one row "MAP@R = mAP@C". --metrics takes any k for R@k, P@k and
-mAP@k (P@5, mAP@100) and pytorch-metric-learning's names (precision_at_1, r_precision,
-mean_average_precision_at_r, mean_reciprocal_rank, mean_average_precision, NMI, AMI).
-
-Every output names the queries and the gallery each one searches. A mean over no query (every
-query lone) is undefined: n/a in tables, null in JSON. pytorch-metric-learning parity: --compat pml
-with --average per-class (avg_of_avgs), --query-rows (ref_includes_query), --pml-k (explicit k).
-
---binarize thresholds every coordinate at 0 (x > 0 → +1, else −1; Fehérvári et al. 2019 §4) and scores
-the ±1 codes: retrieval ranks by Hamming distance, served exactly by L2 on the codes since
-Hamming = ‖s − s′‖²/4 (ties by lower index); k-means/NMI/F1/AMI cluster the codes (L2
-k-means on ±1 vectors, centroids real-valued), and rho and dist_ratio are computed on the
-codes too, so every metric describes the binary embedding. --distance does not apply.`,
+		Name:        "eval",
+		Usage:       "score embeddings exported from any framework (.npy / .npz / .pt)",
+		UsageText:   "dmlbench eval --emb E.npy --labels L.npy [options]",
+		Description: helpText("eval"),
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "emb", Usage: "embeddings: `FILE`.npy, FILE.npz:key or FILE.pt[:key] (torch.save; float or integer, N×D); repeatable: one row per file (--format markdown|latex), all scored against --labels"},
 			&cli.StringFlag{Name: "labels", DefaultText: "the labels the --emb .pt/.npz holds", Usage: "labels: `FILE`.npy / .npz:key / .pt:key (integers or strings) or a text file, one label per line"},
@@ -107,14 +69,9 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
-	if conv := c.String("compat"); !slices.Contains(metrics.Conventions(), conv) {
-		hint := ""
-		if near := suggest.Nearest(conv, metrics.Conventions()); near != "" {
-			hint = fmt.Sprintf("; did you mean %s?", near)
-		} else if strings.Contains(strings.ToLower(conv), "py") || strings.Contains(strings.ToLower(conv), "torch") {
-			hint = " (pytorch-metric-learning is pml)"
-		}
-		return usagef("--compat %q: want strict, roth, pml or pml3%s", conv, hint)
+	ch, err := resolveEvalChoices(c)
+	if err != nil {
+		return err
 	}
 	format := c.String("format")
 	if !slices.Contains(reports.ResultFormats, format) {
@@ -148,7 +105,7 @@ func evalAction(c *cli.Context) error {
 	}
 	var results []reports.NamedResult
 	for _, emb := range embs {
-		res, err := evalOne(c, emb, ks)
+		res, err := evalOne(c, ch, emb, ks)
 		if errors.Is(err, errShardWritten) {
 			return nil
 		}
@@ -168,12 +125,12 @@ func evalAction(c *cli.Context) error {
 }
 
 // evalOne scores one embedding file (emb; "" in query/gallery mode).
-func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
+func evalOne(c *cli.Context, ch evalChoices, emb string, ks []int) (*metrics.Result, error) {
 	in, err := loadEvalInput(c, emb)
 	if err != nil {
 		return nil, err
 	}
-	res, err := evalInput(c, emb, in, ks, c.String("per-query") != "")
+	res, err := evalInput(c, ch, emb, in, ks, c.String("per-query") != "")
 	if err != nil {
 		return nil, err
 	}
@@ -181,9 +138,9 @@ func evalOne(c *cli.Context, emb string, ks []int) (*metrics.Result, error) {
 }
 
 // evalInput scores in, read from the embedding file emb ("" in query/gallery
-// mode), with the eval options of c; perQuery keeps every query's k-NN
-// values (Result.PerQuery).
-func evalInput(c *cli.Context, emb string, in metrics.Input, ks []int, perQuery bool) (*metrics.Result, error) {
+// mode), with the eval options of c and the choices resolved from them;
+// perQuery keeps every query's k-NN values (Result.PerQuery).
+func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks []int, perQuery bool) (*metrics.Result, error) {
 	ks, proto, err := applyProtocol(c, ks, in.Gallery != nil)
 	if err != nil {
 		return nil, err
@@ -204,10 +161,7 @@ func evalInput(c *cli.Context, emb string, in metrics.Input, ks []int, perQuery 
 			in.Gallery = &g
 		}
 	}
-	searcher, err := knn.New(c.String("backend"))
-	if err != nil {
-		return nil, err
-	}
+	searcher := ch.backend.Searcher
 	if dir := c.String("refine"); dir != "" {
 		if in.Gallery != nil {
 			return nil, usagef("--refine scores one set leave-one-out; it does not take --query-*/--gallery-*")
@@ -223,8 +177,8 @@ func evalInput(c *cli.Context, emb string, in metrics.Input, ks []int, perQuery 
 		Seed:       c.Int64("seed"),
 		ExactSeed:  true, // --seed 0 is seed 0; the flag's own default is 1234
 		Threads:    c.Int("threads"),
-		Convention: metrics.Convention(c.String("compat")),
-		Searcher:   searcher,
+		Convention: ch.conv,
+		Backend:    ch.backend,
 		PerQuery:   perQuery,
 	}
 	var stopProgress func()
@@ -241,10 +195,7 @@ func evalInput(c *cli.Context, emb string, in metrics.Input, ks []int, perQuery 
 	if err := pmlOptions(c, &opt); err != nil {
 		return nil, err
 	}
-	opt.KMeans, err = clusterFunc(c.String("clustering"), c.String("backend"), c.String("compat"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), searcher)
-	if err != nil {
-		return nil, err
-	}
+	opt.Clustering = ch.clustering
 	opt.Version = Version
 	res, err := evaluate(c, in, opt)
 	stopProgress()

@@ -6,15 +6,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/compare"
 )
 
-// evalFlagsNamed returns eval's flags of the given names, in eval's order.
-// eval.go's init has registered eval by now: files initialise in name
-// order.
+// evalFlagsNamed returns eval's flags of the given names, in eval's order
+// (buildCommands adds eval first).
 func evalFlagsNamed(names ...string) []cli.Flag {
 	for _, c := range commands {
 		if c.Name != "eval" {
@@ -40,7 +38,7 @@ var sharedEvalFlags = []string{"labels", "query-labels", "gallery-labels", "metr
 	"clusters", "clustering", "eps", "min-samples", "seed", "threads", "backend", "compat", "quiet",
 	"protocol", "query-rows", "average", "pml-k"}
 
-func init() {
+func addCompare() {
 	flags := []cli.Flag{
 		&cli.StringSliceFlag{Name: "emb", Usage: "embeddings A, then B (then C, …: each compared with A, p-values max-T adjusted), of the same items: `FILE`.npy, FILE.npz:key or FILE.pt[:key]"},
 		&cli.StringSliceFlag{Name: "query-emb", Usage: "query embeddings of A, then of B (with --gallery-emb twice)"},
@@ -51,22 +49,12 @@ func init() {
 		&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence level of the interval"},
 	}
 	register(&cli.Command{
-		Name:      "compare",
-		Usage:     "paired test of two embeddings of one test set: B − A, 95 % CI and p per metric, resampling classes",
-		UsageText: "dmlbench compare --emb A.npy --emb B.npy --labels L.npy [options]",
-		Description: `Both embeddings are scored as eval scores them (same metrics, conventions and
-inputs); every k-NN metric's per-query values are then paired query by query. The
-interval is a percentile bootstrap over classes, the p-value a sign-flip permutation
-test over classes (queries of one class share their positives: the class is the unit).
-Clustering and whole-embedding metrics (NMI, F1, AMI, rho, dist_ratio) have no
-per-query values: their A, B and B − A are shown, not tested (docs/compare.md).
-Under the table: the minimum difference detectable at this size (α = 0.05, 80 % power).
-
-Examples:
-   dmlbench compare --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy
-   dmlbench compare --emb docs/examples/features/test_emb.npy --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --metrics R@1,MAP@R --format json`,
-		Flags:  append(append(flags, evalFlagsNamed(sharedEvalFlags...)...), compareExtraFlags()...),
-		Action: compareAction,
+		Name:        "compare",
+		Usage:       "paired test of two embeddings of one test set: B − A, 95 % CI and p per metric, resampling classes",
+		UsageText:   "dmlbench compare --emb A.npy --emb B.npy --labels L.npy [options]",
+		Description: helpText("compare"),
+		Flags:       append(append(flags, evalFlagsNamed(sharedEvalFlags...)...), compareExtraFlags()...),
+		Action:      compareAction,
 	})
 }
 
@@ -91,8 +79,12 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
+	ch, err := resolveEvalChoices(c)
+	if err != nil {
+		return err
+	}
 	if len(c.StringSlice("emb")) > 2 {
-		return compareMany(c, ks, format)
+		return compareMany(c, ch, ks, format)
 	}
 	ins, names, err := loadPairedInputs(c)
 	if err != nil {
@@ -100,7 +92,7 @@ func compareAction(c *cli.Context) error {
 	}
 	var res [2]*metrics.Result
 	for i, in := range ins {
-		if res[i], err = evalInput(c, names[i], in, ks, true); err != nil {
+		if res[i], err = evalInput(c, ch, names[i], in, ks, true); err != nil {
 			return fmt.Errorf("%s: %w", names[i], err)
 		}
 	}
@@ -118,43 +110,15 @@ func compareAction(c *cli.Context) error {
 // or --query-emb and --gallery-emb twice each against the query and
 // gallery labels.
 func loadPairedInputs(c *cli.Context) ([2]metrics.Input, [2]string, error) {
-	var ins [2]metrics.Input
-	var names [2]string
-	embs, qs, gs := c.StringSlice("emb"), c.StringSlice("query-emb"), c.StringSlice("gallery-emb")
-	qg := len(qs) > 0 || len(gs) > 0 || c.String("query-labels") != "" || c.String("gallery-labels") != ""
-	switch {
-	case qg && len(embs) > 0:
-		return ins, names, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
-	case qg && (len(qs) != 2 || len(gs) != 2 || c.String("query-labels") == "" || c.String("gallery-labels") == ""):
-		return ins, names, usagef("query/gallery mode needs --query-emb and --gallery-emb twice each (A, then B), --query-labels and --gallery-labels")
-	case !qg && (len(embs) != 2 || c.String("labels") == ""):
-		return ins, names, usagef("compare needs --emb twice (A, then B) and --labels (got %d --emb)", len(embs))
+	f := compare.Files{Emb: c.StringSlice("emb"), Labels: c.String("labels"), QueryEmb: c.StringSlice("query-emb"), GalleryEmb: c.StringSlice("gallery-emb"),
+		QueryLabels: c.String("query-labels"), GalleryLabels: c.String("gallery-labels")}
+	switch qg := f.QueryGallery(); {
+	case qg && len(f.Emb) > 0:
+		return [2]metrics.Input{}, [2]string{}, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
+	case qg && (len(f.QueryEmb) != 2 || len(f.GalleryEmb) != 2 || f.QueryLabels == "" || f.GalleryLabels == ""):
+		return [2]metrics.Input{}, [2]string{}, usagef("query/gallery mode needs --query-emb and --gallery-emb twice each (A, then B), --query-labels and --gallery-labels")
+	case !qg && (len(f.Emb) != 2 || f.Labels == ""):
+		return [2]metrics.Input{}, [2]string{}, usagef("compare needs --emb twice (A, then B) and --labels (got %d --emb)", len(f.Emb))
 	}
-	for i := range 2 {
-		if !qg {
-			x, y, err := arrays.LoadPair(embs[i], c.String("labels"), false)
-			if err != nil {
-				return ins, names, err
-			}
-			ins[i], names[i] = metrics.Input{Emb: x, Labels: y}, embs[i]
-			continue
-		}
-		x, _, err := arrays.LoadPair(qs[i], c.String("query-labels"), true)
-		if err != nil {
-			return ins, names, err
-		}
-		g, _, err := arrays.LoadPair(gs[i], c.String("gallery-labels"), false)
-		if err != nil {
-			return ins, names, err
-		}
-		if g.Cols != x.Cols {
-			return ins, names, fmt.Errorf("%s has dimension %d but %s has dimension %d", qs[i], x.Cols, gs[i], g.Cols)
-		}
-		ids, err := arrays.JointLabels(c.String("query-labels"), c.String("gallery-labels"))
-		if err != nil {
-			return ins, names, err
-		}
-		ins[i], names[i] = metrics.Input{Emb: x, Labels: ids[0], Gallery: &g, GalleryLabels: ids[1]}, qs[i]
-	}
-	return ins, names, nil
+	return f.Load()
 }

@@ -6,10 +6,9 @@ import (
 	"github.com/dmlbench/dmlbench/reports"
 )
 
-// eval takes --rename and --names for the rows (markdown) and columns
-// (LaTeX) of its tables. eval.go's init has registered eval by now: files
-// initialise in name order.
-func init() {
+// addEvalNames gives eval --rename and --names for the rows (markdown) and
+// columns (LaTeX) of its tables (buildCommands adds eval first).
+func addEvalNames() {
 	for _, c := range commands {
 		if c.Name == "eval" {
 			c.Flags = append(c.Flags, nameFlags()...)

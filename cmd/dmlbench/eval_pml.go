@@ -73,7 +73,7 @@ func pmlOptions(c *cli.Context, opt *metrics.Options) error {
 			}
 			k = n
 		}
-		if conv := strings.ToLower(c.String("compat")); conv != "pml" && conv != "pml3" {
+		if opt.Convention != metrics.PML && opt.Convention != metrics.PML3 {
 			return usagef("--pml-k reproduces pytorch-metric-learning's explicit k and needs --compat pml")
 		}
 		opt.PMLK = k

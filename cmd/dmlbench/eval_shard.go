@@ -61,10 +61,10 @@ var errShardWritten = errors.New("shard written")
 // or with --gallery-sizes the distractor curve (errShardWritten).
 func evaluate(c *cli.Context, in metrics.Input, opt metrics.Options) (*metrics.Result, error) {
 	if rows := c.Int("gallery-block"); rows > 0 {
-		if opt.Searcher == nil || opt.Searcher.Name() != knn.ExactName {
+		if opt.Backend.Searcher == nil || opt.Backend.Searcher.Name() != knn.ExactName {
 			return nil, usagef("--gallery-block searches block by block with the exact backend (--backend exact)")
 		}
-		opt.Searcher = knn.Blocked{Searcher: opt.Searcher, Rows: rows}
+		opt.Backend.Searcher = knn.Blocked{Searcher: opt.Backend.Searcher, Rows: rows}
 	}
 	if c.String("gallery-sizes") != "" {
 		if err := evalDistractors(c, in, opt); err != nil {
@@ -189,9 +189,9 @@ func shardCommand(args []string) []string {
 	return out
 }
 
-// init adds status and merge to the eval command, registered by eval.go
-// (whose init runs first: files initialise in name order).
-func init() {
+// addEvalShard adds status and merge to the eval command (buildCommands
+// adds eval first).
+func addEvalShard() {
 	var eval *cli.Command
 	for _, cmd := range commands {
 		if cmd.Name == "eval" {

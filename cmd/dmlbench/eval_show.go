@@ -3,18 +3,16 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports/show"
 )
 
-func init() {
+func addShow() {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy, FILE.npz:key or FILE.pt[:key]"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "the HTML page to write: `FILE`.html (one file, pictures inlined)"},
@@ -28,20 +26,12 @@ func init() {
 		&cli.StringFlag{Name: "images", Usage: "pictures of the rows: a text `FILE`, one image path per row of --emb (relative to FILE's folder)"},
 	}
 	register(&cli.Command{
-		Name:      "show",
-		Usage:     "an HTML page of what the embeddings retrieve: the worst and random queries with their top retrievals",
-		UsageText: "dmlbench show --emb E.npy --labels L.npy --out page.html [--dataset omniglot]",
-		Description: `One self-contained HTML file (pictures inlined as data URIs, no script): the queries of
-lowest AP@R and a random sample, each with its nearest gallery items marked ✓ (same class)
-or ✗, its AP@R and its class's R@1. With --dataset or --images the rows' pictures,
-otherwise labels and distances.
-
-Examples:
-   dmlbench data export --dataset omniglot --split test --normalize --out out/demo
-   dmlbench show --emb out/demo/emb.npy --labels out/demo/labels.npy --dataset omniglot --distance cosine --out out/demo/show.html
-   dmlbench show --emb docs/examples/features/test_emb.npy --labels docs/examples/features/test_labels.npy --out show.html`,
-		Flags:  append(append(flags, evalFlagsNamed("labels", "query-emb", "query-labels", "gallery-emb", "gallery-labels", "distance", "compat")...), showFigureFlags()...),
-		Action: showAction,
+		Name:        "show",
+		Usage:       "an HTML page of what the embeddings retrieve: the worst and random queries with their top retrievals",
+		UsageText:   "dmlbench show --emb E.npy --labels L.npy --out page.html [--dataset omniglot]",
+		Description: helpText("show"),
+		Flags:       append(append(flags, evalFlagsNamed("labels", "query-emb", "query-labels", "gallery-emb", "gallery-labels", "distance", "compat")...), showFigureFlags()...),
+		Action:      showAction,
 	})
 }
 
@@ -56,6 +46,13 @@ func showAction(c *cli.Context) error {
 	}
 	if c.Int("worst")+c.Int("random") == 0 {
 		return usagef("--worst 0 and --random 0 show no query")
+	}
+	conv, err := metrics.ParseConvention(c.String("compat"))
+	if err != nil {
+		return usagef("--compat %q: %v", c.String("compat"), err)
+	}
+	if err := metrics.CheckDistance(c.String("distance")); err != nil {
+		return usagef("--distance: %v", err)
 	}
 	queries, fo, figure, err := showFigureOptions(c)
 	if err != nil {
@@ -81,7 +78,7 @@ func showAction(c *cli.Context) error {
 		title = "dmlbench show: " + c.String("query-emb") + " against " + c.String("gallery-emb")
 	}
 	p, err := show.Build(c.Context, in, show.Options{Worst: c.Int("worst"), Random: random, K: c.Int("top"), Queries: queries,
-		Seed: c.Uint64("sample-seed"), Distance: c.String("distance"), Convention: metrics.Convention(c.String("compat")), Title: title}, imgs, imgs)
+		Seed: c.Uint64("sample-seed"), Distance: c.String("distance"), Convention: conv, Title: title}, imgs, imgs)
 	if err != nil {
 		return err
 	}
@@ -107,33 +104,8 @@ func showImages(c *cli.Context, in metrics.Input) (show.Images, error) {
 	case in.Gallery != nil:
 		return nil, usagef("pictures (--dataset, --images) are for one set searched leave-one-out; with --query-*/--gallery-* the page shows labels and distances")
 	}
-	if list == "" && strings.HasPrefix(ds, "dir:") {
-		list = filepath.Join(strings.TrimPrefix(ds, "dir:"), c.String("split")+"_images.txt")
+	if sp := c.String("split"); list == "" && !strings.HasPrefix(ds, "dir:") && sp != "train" && sp != "test" {
+		return nil, usagef("--split must be train or test (got %q)", sp)
 	}
-	if list != "" {
-		paths, err := show.ReadImageList(list)
-		if err != nil {
-			return nil, err
-		}
-		if len(paths) != in.Emb.Rows {
-			return nil, fmt.Errorf("%s lists %d images but the embeddings have %d rows", list, len(paths), in.Emb.Rows)
-		}
-		return show.FileImages(paths)
-	}
-	d, err := fixtures.Load(ds, fixtures.Options{Size: c.Int("size")})
-	if err != nil {
-		return nil, err
-	}
-	split := d.Test
-	switch c.String("split") {
-	case "train":
-		split = d.Train
-	case "test":
-	default:
-		return nil, usagef("--split must be train or test (got %q)", c.String("split"))
-	}
-	if split.X.Rows != in.Emb.Rows {
-		return nil, fmt.Errorf("--dataset %s --split %s has %d rows but the embeddings have %d: the rows must be the split's, in order", ds, c.String("split"), split.X.Rows, in.Emb.Rows)
-	}
-	return show.PixelImages(split.X, d.Shape, ds == "omniglot") // Omniglot stores ink as 1
+	return show.RowImages(ds, list, c.String("split"), c.Int("size"), in.Emb.Rows)
 }

@@ -158,7 +158,7 @@ func TestEvalBadInput(t *testing.T) {
 		{"dimension mismatch", []string{"--query-emb", p("q3.npy"), "--query-labels", p("ql.txt"), "--gallery-emb", emb, "--gallery-labels", lab}, "dimension", 1},
 		{"no flags", []string{}, "--emb and --labels", 2},
 		{"bad k", []string{"--emb", emb, "--labels", lab, "--k", "x"}, "--k", 2},
-		{"bad backend", []string{"--emb", emb, "--labels", lab, "--backend", "gpu9"}, "backend", 1},
+		{"bad backend", []string{"--emb", emb, "--labels", lab, "--backend", "gpu9"}, `--backend: unknown k-NN backend "gpu9"; did you mean "gpu"?`, 2},
 	}
 	for _, c := range cases {
 		out, errs, code := runCLI(t, append([]string{"eval", "--quiet"}, c.args...)...)

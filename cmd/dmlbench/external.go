@@ -18,7 +18,7 @@ import (
 // docs/external.md): the suite runs `dmlbench external-cell --dir DIR
 // --command JSON …` as it runs `dmlbench run` for its own trainer (flags
 // only, so that the suite checks them as it checks run's).
-func init() {
+func addExternalCell() {
 	register(&cli.Command{
 		Name:      "external-cell",
 		Usage:     "run one command cell of a suite grid (what suite executes for a grid with command:)",

@@ -59,8 +59,8 @@ func TestEvalBackendAutoAndGPU(t *testing.T) {
 	}
 	ok, info := gpu.Available()
 	var out string // version's lines (it prints to os.Stdout)
-	for _, l := range versionLines {
-		out += l() + "\n"
+	for _, l := range versionLines() {
+		out += l + "\n"
 	}
 	if !strings.Contains(out, "GPU: ") {
 		t.Fatalf("version does not report the GPU:\n%s", out)

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,12 +23,41 @@ import (
 // Version is set by -ldflags "-X main.Version=..." in release builds.
 var Version = "0.1.0-dev"
 
+// commands is the command table newApp builds (buildCommands).
 var commands []*cli.Command
 
+// register adds c to the command table; each command's file has one
+// function that calls it, and buildCommands calls those in a fixed order.
 func register(c *cli.Command) { commands = append(commands, c) }
+
+// commandAdders add the commands, in an order where each finds what it
+// builds on: data before its audit subcommand, eval before its names,
+// shard subcommands, compare and show (which take eval's flags), plot
+// before plot distractors.
+var commandAdders = []func(){
+	addData, addDataAudit, addEval, addEvalNames, addEvalShard, addCompare, addShow, addExternalCell, addList,
+	addPlot, addPlotDistractors, addReport, addRun, addSpectra, addSuite, addTune, addVersion,
+}
+
+// buildMu serialises buildCommands: tests build apps in parallel.
+var buildMu sync.Mutex
+
+// buildCommands builds a fresh command table, sorted by name.
+func buildCommands() []*cli.Command {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	commands = nil
+	for _, add := range commandAdders {
+		add()
+	}
+	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	return commands
+}
 
 // usageError marks errors in how the command was called (exit code 2).
 type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
@@ -45,9 +75,13 @@ func flagString(f cli.Flag) string {
 	return s
 }
 
+// stringerOnce sets urfave/cli's flag stringer once (apps are built in
+// parallel in tests).
+var stringerOnce sync.Once
+
 func newApp() *cli.App {
-	cli.FlagStringer = flagString
-	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	stringerOnce.Do(func() { cli.FlagStringer = flagString })
+	commands := buildCommands()
 	for _, c := range commands {
 		setUsageHandlers(c, c.Name)
 	}
@@ -220,7 +254,6 @@ func main() {
 // (a full disk, a closed pipe) is an error even when the command itself
 // ignored it.
 func run(args []string, stdout, stderr io.Writer) int {
-	wireBackends()
 	if err := checkKernels(stderr); err != nil {
 		fmt.Fprintln(stderr, "dmlbench:", err)
 		return 2

@@ -2,10 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -40,57 +37,18 @@ func plotCommonFlags(extra ...cli.Flag) []cli.Flag {
 	), extra...)
 }
 
-func init() {
+func addPlot() {
 	register(&cli.Command{
-		Name:      "plot",
-		Usage:     "figures from run.json files: spectra, ρ vs R@1, R@k, training curves, dim/batch sweeps, t-SNE, tuning",
-		UsageText: "dmlbench plot spectrum|rho|recall|curves|sweep PATH... --out FIG.png [options]\n   dmlbench plot tsne --emb E.npy --labels L.npy --out FIG.png [options]\n   dmlbench plot tune TUNE_DIR --out FIG.png [options]",
-		Description: `The run.json subcommands read the run.json files under PATH... (recursively), group
-runs by the --group-by keys of run.json "method" (one curve or point per group, mean ± std
-over seeds: error bars, or a ± band on curves of 12 points or more) and write the figure
-in the format of the --out extension (gonum/plot): .png (--dpi, default 300), .pdf (fonts
-embedded as the subset of glyphs used), .svg (text in Liberation Sans with generic
-fallbacks), .eps, .jpg or .tif. Each method keeps its colour, marker and dash in every figure of one
-directory (its place among the directory's methods, sorted by name). The legend goes into
-a corner where it covers no data, else right of the frame. Text sizes follow the figure
-size, or --style paper for a 3.3-inch column. Points that cannot be drawn (ρ = +Inf) are
-named in a warning, not in the figure; --caption adds a line under the x axis.
-
-   spectrum  sorted singular values (normalised, log y) of run.json "spectrum" and/or
-             embedding files; with --labels the class-averaged spectrum
-             (Roth et al. 2020, supp. §E, Fig. 11)
-   rho       ρ against R@1 (or --metric), one point per method with error bars in both
-             directions (Roth et al. 2020, supp. §D, Fig. 10)
-   recall    R@k against k
-   curves    training loss and test metric per epoch (run.json "history")
-   sweep     metric against a hyper-parameter such as embed-dim or batch-size
-             (run.json method or config), one curve per method (Fehérvári et al. 2019 Fig. 1–2)
-   tsne      2-D t-SNE map of an embedding file coloured by class (--emb/--labels,
-             not run.json; Seidenschwarz et al. 2021 §5–6)
-   tune      best-so-far validation score against the trial of a tune directory
-
-Examples:
-   dmlbench plot spectrum runs/omniglot-example --out spectrum.png --top 35
-   dmlbench plot spectrum --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --per-class --out sv.pdf
-   dmlbench plot rho runs/omniglot-example --group-by loss --out rho.png
-   dmlbench plot recall runs/omniglot-example --style paper --out recall.pdf
-   dmlbench plot curves runs/omniglot-example --group-by loss --metric R@1 --out curves.png
-   dmlbench plot sweep docs/examples/omniglot/runs-dims --param embed-dim --metric R@1 --out dims.png
-   dmlbench plot tsne --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --classes 10 --out tsne.png`,
+		Name:        "plot",
+		Usage:       "figures from run.json files: spectra, ρ vs R@1, R@k, training curves, dim/batch sweeps, t-SNE, tuning",
+		UsageText:   "dmlbench plot spectrum|rho|recall|curves|sweep PATH... --out FIG.png [options]\n   dmlbench plot tsne --emb E.npy --labels L.npy --out FIG.png [options]\n   dmlbench plot tune TUNE_DIR --out FIG.png [options]",
+		Description: helpText("plot"),
 		Subcommands: []*cli.Command{
 			{
-				Name:      "spectrum",
-				Usage:     "singular-value spectra of runs or embedding files",
-				UsageText: "dmlbench plot spectrum [PATH...] [--emb E.npy [--labels L.npy]]... --out FIG",
-				Description: `Curves: one per method from run.json "spectrum" (mean over seeds of the normalised
-spectra), plus one per --emb file, named by --name or else by the method of the run.json
-beside the file (or its directory's name). With --per-class and
---labels (one --labels per --emb, or one for all), the spectrum of each class's rows is
-normalised, zero-padded and averaged over classes (Roth et al. 2020 supp. §E, Fig. 11).
-
-Examples:
-   dmlbench plot spectrum runs/omniglot-example --out spectrum.png --top 35
-   dmlbench plot spectrum --emb out/px/emb.npy --emb runs/margin-s0/test_emb.npy --labels out/px/labels.npy --per-class --out sv.png`,
+				Name:        "spectrum",
+				Usage:       "singular-value spectra of runs or embedding files",
+				UsageText:   "dmlbench plot spectrum [PATH...] [--emb E.npy [--labels L.npy]]... --out FIG",
+				Description: helpText("plot-spectrum"),
 				Flags: plotCommonFlags(
 					&cli.StringSliceFlag{Name: "emb", Usage: "embedding `FILE` (.npy or .npz:key); repeatable"},
 					&cli.StringSliceFlag{Name: "labels", Usage: "labels for --emb (one, or one per --emb)"},
@@ -126,15 +84,10 @@ Examples:
 				Action:      plotCurvesAction,
 			},
 			{
-				Name:      "sweep",
-				Usage:     "metric against a hyper-parameter (embedding dimension, batch size)",
-				UsageText: "dmlbench plot sweep PATH... --param embed-dim --out FIG [--metric R@1]",
-				Description: `The parameter is read from run.json "method" or, failing that, the top-level key of
-run.json "config" (embed-dim, batch-size, …; '-' and '_' are interchangeable).
-
-Examples:
-   dmlbench plot sweep docs/examples/omniglot/runs-dims --param embed-dim --out dims.png
-   dmlbench plot sweep docs/examples/omniglot/runs-batch --param batch-size --metric NMI --log-x=false --out batch.png`,
+				Name:        "sweep",
+				Usage:       "metric against a hyper-parameter (embedding dimension, batch size)",
+				UsageText:   "dmlbench plot sweep PATH... --param embed-dim --out FIG [--metric R@1]",
+				Description: helpText("plot-sweep"),
 				Flags: plotCommonFlags(
 					&cli.StringFlag{Name: "param", Usage: "hyper-parameter on the x axis (required)"},
 					&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "y-axis metric"},
@@ -160,7 +113,7 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 	if err != nil {
 		return plots.PlotOptions{}, usagef("%v", err)
 	}
-	if f := c.Command.Flags; hasFlag(f, "source") {
+	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "source" }) {
 		if s := c.String("source"); s != "final" && s != "best" {
 			return plots.PlotOptions{}, usagef("--source must be final or best (got %q)", s)
 		}
@@ -172,18 +125,6 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 		opt.NoTitle = opt.Title == ""
 	}
 	return opt, applyFigureLabels(c, &opt)
-}
-
-// hasFlag reports whether flags has one named name.
-func hasFlag(flags []cli.Flag, name string) bool {
-	for _, f := range flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // plotRuns parses the positional paths (flags may follow them) and loads
@@ -203,85 +144,23 @@ func plotRuns(c *cli.Context) ([]reports.LoadedRun, error) {
 	return reportLoad(paths, c.Bool("include-unfinished"))
 }
 
-// plotGroupBy is --group-by, a usage error when a key is in no run's
-// method (a figure's curves are method values; a key no run has would
-// put every run under "-").
-func plotGroupBy(c *cli.Context, runs []reports.LoadedRun) ([]string, error) {
-	keys := reportSplit(c.String("group-by"), ",")
-	have := reports.MethodKeys(runs)
-	for _, k := range keys {
-		if !slices.Contains(have, k) {
-			return nil, usagef("plot %s: unknown --group-by key %q; the runs' method keys are: %s", c.Command.Name, k, strings.Join(have, ", "))
-		}
+// plotCheck returns --group-by, a usage error when a key is in no run's
+// method or when no run has metric (unless ""; history: in its per-epoch
+// metrics).
+func plotCheck(c *cli.Context, runs []reports.LoadedRun, metric string, history bool) ([]string, error) {
+	groupBy := reportSplit(c.String("group-by"), ",")
+	err := plots.CheckGroupBy(runs, groupBy)
+	if err == nil && metric != "" {
+		err = plots.CheckMetric(runs, metric, c.String("source"), history)
 	}
-	return keys, nil
+	if err != nil {
+		return nil, usagef("plot %s: %v", c.Command.Name, err)
+	}
+	return groupBy, nil
 }
 
-// plotStyles is the style index of every method of runs under --group-by
-// (plots.MethodStyles), so a method looks the same in every figure of
-// the directory.
-func plotStyles(runs []reports.LoadedRun, groupBy []string) map[string]int {
-	var names []string
-	for _, g := range reports.GroupRuns(runs, groupBy) {
-		names = append(names, g.Label)
-	}
-	return plots.MethodStyles(names)
-}
-
-// plotCheckMetric is a usage error unless some run has metric: in its
-// final or best metrics (source), or, for curves, in its history.
-func plotCheckMetric(c *cli.Context, runs []reports.LoadedRun, metric string, history bool) error {
-	have := map[string]bool{}
-	for _, r := range runs {
-		if history {
-			for _, e := range r.History {
-				for k := range e.Metrics {
-					have[k] = true
-				}
-			}
-			continue
-		}
-		for k := range reports.MetricsOf(r, c.String("source")) {
-			have[k] = true
-		}
-	}
-	if have[metric] {
-		return nil
-	}
-	names := make([]string, 0, len(have))
-	for k := range have {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	where := "the runs' " + c.String("source") + " metrics"
-	if history {
-		where = "the runs' histories (per-epoch metrics)"
-	}
-	if len(names) == 0 {
-		return usagef("plot %s: no metric %q: %s hold no metric", c.Command.Name, metric, where)
-	}
-	return usagef("plot %s: no metric %q in %s; have: %s", c.Command.Name, metric, where, strings.Join(names, ", "))
-}
-
-func metricUnit(metric string, raw bool) string {
-	if !raw && reports.IsPercentMetric(metric) {
-		return metric + " (%)"
-	}
-	return metric
-}
-
-// plotPath is where the figure goes: --out itself, or, when --out names a
-// directory (it ends in a slash or exists as one), DIR/<subcommand>.png.
-func plotPath(c *cli.Context) string {
-	out := c.String("out")
-	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
-		return filepath.Join(out, c.Command.Name+".png")
-	}
-	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return filepath.Join(out, c.Command.Name+".png")
-	}
-	return out
-}
+// plotPath is where the figure goes (plots.FigurePath).
+func plotPath(c *cli.Context) string { return plots.FigurePath(c.String("out"), c.Command.Name) }
 
 // plotDone warns about the points the figure could not draw and says
 // where it went.
@@ -327,11 +206,10 @@ func plotSpectrumAction(c *cli.Context) error {
 	if c.Bool("per-class") && len(labs) == 0 {
 		return usagef("--per-class needs --labels")
 	}
-	mode := c.String("normalize")
+	mode, top := c.String("normalize"), c.Int("top")
 	if !plots.ValidSpectrumNorm(mode) {
 		return usagef("--normalize must be sum, max or none (got %q)", mode)
 	}
-	top := c.Int("top")
 	if top < 0 {
 		return usagef("--top must be ≥ 0")
 	}
@@ -346,26 +224,30 @@ func plotSpectrumAction(c *cli.Context) error {
 		if runs, err = reportLoad(paths, c.Bool("include-unfinished")); err != nil {
 			return err
 		}
-		if groupBy, err = plotGroupBy(c, runs); err != nil {
+		if groupBy, err = plotCheck(c, runs, "", false); err != nil {
 			return err
 		}
-		s, err := plots.RunSpectra(runs, groupBy, mode, top)
-		if err != nil {
+		if series, err = plots.RunSpectra(runs, groupBy, mode, top); err != nil {
 			return err
 		}
-		series = append(series, s...)
-		opt.Styles = plotStyles(runs, groupBy)
+		opt.Styles = plots.RunStyles(runs, groupBy)
 	}
 	for i, e := range embs {
-		name := ""
+		name, lp := "", ""
 		if len(names) > 0 {
 			name = names[i]
 		} else {
-			name = plotEmbName(e, runs, groupBy)
+			name = plots.EmbeddingName(e, runs, groupBy)
 		}
-		s, err := plotEmbeddingSpectrum(c, e, name, labs, i)
+		if c.Bool("per-class") {
+			lp = labs[min(i, len(labs)-1)]
+		}
+		s, skipped, err := plots.EmbeddingCurve(e, name, lp, mode, top)
 		if err != nil {
 			return err
+		}
+		if skipped > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d all-zero classes left out of the class average\n", e, skipped)
 		}
 		series = append(series, s)
 	}
@@ -374,62 +256,6 @@ func plotSpectrumAction(c *cli.Context) error {
 	}
 	opt.LogY = true
 	return plotSave(c, series, opt)
-}
-
-// plotEmbName names the curve of embedding file e: the method of the
-// run.json beside it (labelled as the runs of PATH are, so it takes its
-// method's style), else the name of its directory, else the file's.
-func plotEmbName(e string, runs []reports.LoadedRun, groupBy []string) string {
-	dir := filepath.Dir(strings.SplitN(e, ".npz:", 2)[0])
-	if l, err := reports.LoadRuns([]string{filepath.Join(dir, "run.json")}, reports.LoadOptions{IncludeUnfinished: true}); err == nil && len(l.Runs) == 1 {
-		keys := groupBy
-		if len(keys) == 0 && len(runs) > 0 {
-			keys, _ = reports.VaryingKeys(runs)
-		}
-		if len(keys) == 0 {
-			keys = []string{"loss"}
-		}
-		return reports.GroupLabel(l.Runs[0].Method, keys)
-	}
-	if abs, err := filepath.Abs(dir); err == nil && filepath.Base(abs) != string(filepath.Separator) {
-		return filepath.Base(abs)
-	}
-	return strings.TrimSuffix(filepath.Base(e), filepath.Ext(e))
-}
-
-// plotEmbeddingSpectrum is the curve of the i-th --emb file e, named
-// name: its spectrum or, with --per-class, its class-averaged spectrum
-// (labels: one for all files or one per file).
-func plotEmbeddingSpectrum(c *cli.Context, e, name string, labs []string, i int) (plots.Series, error) {
-	if !c.Bool("per-class") {
-		sp, err := plots.LoadEmbeddingSpectrum(e, "", true)
-		if err != nil {
-			return plots.Series{}, err
-		}
-		return plotSpectrumSeries(c, e, name, sp.Singular)
-	}
-	lp := labs[0]
-	if len(labs) > 1 {
-		lp = labs[i]
-	}
-	sp, err := plots.LoadEmbeddingSpectrum(e, lp, false)
-	if err != nil {
-		return plots.Series{}, err
-	}
-	if sp.Skipped > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d all-zero classes left out of the class average\n", e, sp.Skipped)
-	}
-	s, err := plotSpectrumSeries(c, e, name+" (per class)", sp.PerClass)
-	s.Key = name
-	return s, err
-}
-
-func plotSpectrumSeries(c *cli.Context, e, name string, sv []float64) (plots.Series, error) {
-	s, err := plots.EmbeddingSpectrumSeries(name, sv, c.String("normalize"), c.Int("top"))
-	if err != nil {
-		return plots.Series{}, fmt.Errorf("%s: %w", e, err)
-	}
-	return s, nil
 }
 
 // plotRho is ρ@1 of a spectrum (spectra.Rho).
@@ -441,25 +267,22 @@ func plotRhoAction(c *cli.Context) error {
 		return err
 	}
 	metric := c.String("metric")
-	groupBy, err := plotGroupBy(c, runs)
+	groupBy, err := plotCheck(c, runs, metric, false)
 	if err != nil {
-		return err
-	}
-	if err := plotCheckMetric(c, runs, metric, false); err != nil {
 		return err
 	}
 	series, err := plots.RhoPoints(runs, groupBy, metric, c.String("source"), c.Bool("raw"), plotRho)
 	if err != nil {
 		return err
 	}
-	opt, err := plotOptions(c, "spectral decay ρ vs "+metric, "ρ (spectral decay)", metricUnit(metric, c.Bool("raw")))
+	opt, err := plotOptions(c, "spectral decay ρ vs "+metric, "ρ (spectral decay)", plots.MetricLabel(metric, c.Bool("raw")))
 	if err != nil {
 		return err
 	}
 	// Markers in each series' colour and shape, named in the legend
 	// (labels next to the points overlap when methods score alike).
 	opt.Points = true
-	opt.Styles = plotStyles(runs, groupBy)
+	opt.Styles = plots.RunStyles(runs, groupBy)
 	return plotSave(c, series, opt)
 }
 
@@ -468,7 +291,7 @@ func plotRecallAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	groupBy, err := plotGroupBy(c, runs)
+	groupBy, err := plotCheck(c, runs, "", false)
 	if err != nil {
 		return err
 	}
@@ -485,7 +308,7 @@ func plotRecallAction(c *cli.Context) error {
 		return err
 	}
 	opt.LogX = true
-	opt.Styles = plotStyles(runs, groupBy)
+	opt.Styles = plots.RunStyles(runs, groupBy)
 	return plotSave(c, series, opt)
 }
 
@@ -495,18 +318,15 @@ func plotCurvesAction(c *cli.Context) error {
 		return err
 	}
 	metric := c.String("metric")
-	groupBy, err := plotGroupBy(c, runs)
+	groupBy, err := plotCheck(c, runs, metric, true)
 	if err != nil {
-		return err
-	}
-	if err := plotCheckMetric(c, runs, metric, true); err != nil {
 		return err
 	}
 	opt, err := plotOptions(c, "", "", "")
 	if err != nil {
 		return err
 	}
-	opt.Styles = plotStyles(runs, groupBy)
+	opt.Styles = plots.RunStyles(runs, groupBy)
 	notes, err := plots.SaveCurves(plotPath(c), runs, groupBy, metric, c.Bool("raw"), opt)
 	if err != nil {
 		return err
@@ -523,18 +343,15 @@ func plotSweepAction(c *cli.Context) error {
 	if param == "" {
 		return usagef("sweep needs --param (e.g. embed-dim or batch-size)")
 	}
-	groupBy, err := plotGroupBy(c, runs)
+	groupBy, err := plotCheck(c, runs, metric, false)
 	if err != nil {
-		return err
-	}
-	if err := plotCheckMetric(c, runs, metric, false); err != nil {
 		return err
 	}
 	series, err := plots.SweepSeries(runs, groupBy, param, metric, c.String("source"), c.Bool("raw"))
 	if err != nil {
 		return err
 	}
-	opt, err := plotOptions(c, metric+" vs "+param, param, metricUnit(metric, c.Bool("raw")))
+	opt, err := plotOptions(c, metric+" vs "+param, param, plots.MetricLabel(metric, c.Bool("raw")))
 	if err != nil {
 		return err
 	}
@@ -543,6 +360,6 @@ func plotSweepAction(c *cli.Context) error {
 	if len(groupBy) == 0 {
 		groupBy, _ = reports.VaryingKeys(runs)
 	}
-	opt.Styles = plotStyles(runs, reports.Without(groupBy, param))
+	opt.Styles = plots.RunStyles(runs, reports.Without(groupBy, param))
 	return plotSave(c, series, opt)
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/dmlbench/dmlbench/reports/plots"
 )
 
-// init adds `plot distractors` to the plot command, registered by
-// plot.go (whose init runs first: files initialise in name order).
-func init() {
+// addPlotDistractors adds `plot distractors` to the plot command
+// (buildCommands adds plot first).
+func addPlotDistractors() {
 	var plot *cli.Command
 	for _, cmd := range commands {
 		if cmd.Name == "plot" {

@@ -97,18 +97,6 @@ func TestPlotFigureFlags(t *testing.T) {
 	}
 }
 
-// An --emb curve is named by the method of the run.json beside the file,
-// never by the file's stem.
-func TestPlotEmbName(t *testing.T) {
-	run := testRuns + "/cub200/margin-distance-spc2/s0"
-	if got := plotEmbName(filepath.Join(run, "test_emb.npy"), nil, []string{"loss", "miner"}); got != "margin/distance" {
-		t.Errorf("beside a run.json: %q", got)
-	}
-	if got := plotEmbName("out/px/emb.npy", nil, nil); got != "px" {
-		t.Errorf("no run.json: %q, want the directory's name", got)
-	}
-}
-
 // --title "" draws no title; without --title the default one is drawn;
 // --caption adds its line.
 func TestPlotTitleFlag(t *testing.T) {

@@ -13,21 +13,10 @@ import (
 // plotTSNECommand is `dmlbench plot tsne` (Seidenschwarz et al. 2021 §5–6: 2-D views of
 // test embeddings, coloured by class).
 var plotTSNECommand = &cli.Command{
-	Name:      "tsne",
-	Usage:     "2-D t-SNE map of embeddings, coloured by class",
-	UsageText: "dmlbench plot tsne --emb E.npy --labels L.npy --out FIG [--classes 10] [--max-points 2000]",
-	Description: `Exact t-SNE (van der Maaten & Hinton 2008; package projection): Gaussian input
-affinities calibrated to --perplexity by bisection, Student-t map affinities, early
-exaggeration 12 for 250 steps, momentum 0.5 → 0.8, learning rate 200, --iters steps.
-O(N²) time and memory per step, so a seeded sample is mapped: --classes classes drawn
-at random (0: all), then at most --max-points of their items drawn at random (0: all).
-The same --seed gives the same sample and the same map. A progress bar shows on long runs;
-the sample drawn and KL(P‖Q) are printed on stderr (add them to the figure with --caption).
-
-Examples:
-   dmlbench plot tsne --emb runs/margin-s0/test_emb.npy --labels runs/margin-s0/test_labels.npy --out tsne.png
-   dmlbench plot tsne --emb out/px/emb.npy --labels out/px/labels.npy --classes 20 --max-points 3000 --out tsne.pdf
-   dmlbench plot tsne --emb docs/examples/query-gallery/gallery.npz:embeddings --labels docs/examples/query-gallery/gallery_names.txt --perplexity 20 --seed 1 --title "synthetic gallery" --out tsne.svg`,
+	Name:        "tsne",
+	Usage:       "2-D t-SNE map of embeddings, coloured by class",
+	UsageText:   "dmlbench plot tsne --emb E.npy --labels L.npy --out FIG [--classes 10] [--max-points 2000]",
+	Description: helpText("plot-tsne"),
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (N×D)"},
 		&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},

@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/experiments/tune"
-	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/plots"
 )
 
@@ -26,30 +24,12 @@ func plotTuneAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s is not a tune directory: %w", arg, err)
 	}
-	scale, unit := 1.0, ""
-	if reports.IsPercentMetric(sum.Objective) {
-		scale, unit = 100, " (%)"
-	}
-	var series []plots.Series
-	var names []string
-	for _, m := range sum.Methods {
-		names = append(names, m.Name)
-		s := plots.Series{Label: m.Name}
-		for i, v := range tune.BestSoFar(m.Trials, sum.LowerIsBetter) {
-			if !math.IsNaN(v) {
-				s.X = append(s.X, float64(m.Trials[i].Index+1))
-				s.Y = append(s.Y, scale*v)
-			}
-		}
-		if len(s.X) > 0 {
-			series = append(series, s)
-		}
-	}
+	series, names, ylabel := plots.TuneCurves(sum)
 	if len(series) == 0 {
 		return errors.New("no finished trial to plot in " + arg)
 	}
 	title := fmt.Sprintf("%s: best validation %s so far (%s search, %d folds)", sum.Dataset, sum.Objective, sum.Search, sum.Folds)
-	opt, err := plotOptions(c, title, "trial", "best-so-far validation "+sum.Objective+unit)
+	opt, err := plotOptions(c, title, "trial", ylabel)
 	if err != nil {
 		return err
 	}

@@ -1,234 +1,31 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"sync"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
-
+	"github.com/dmlbench/dmlbench/internal/progress"
 	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/trainers"
 )
 
-// stageProgress returns eval's progress callback and the function that
-// ends its display. On a terminal (and not quiet) a stage that reports its
-// progress (the k-NN search) gets a progress bar once it has run for more
-// than ~1.5 s, so quick runs print nothing; between such stages (k-means
-// and the other metrics, which do not report progress) a spinner with the
-// elapsed time shows that work goes on. Both are cleared when done.
+// stageProgress is eval's progress display on stderr (progress.Stages).
 func stageProgress(quiet bool) (func(stage string, done, total int), func()) {
-	if quiet || !term.IsTerminal(int(os.Stderr.Fd())) {
-		return nil, func() {}
-	}
-	p := &evalProgress{w: os.Stderr, idleSince: time.Now(), stop: make(chan struct{})}
-	go p.tick()
-	var once sync.Once
-	return p.report, func() {
-		once.Do(func() {
-			close(p.stop)
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			p.finish()
-		})
-	}
+	return progress.Stages(os.Stderr, quiet)
 }
 
-// progressDelay is how long a stage runs before it gets a bar or spinner.
-const progressDelay = 1500 * time.Millisecond
-
-// evalProgress is the display state of stageProgress.
-type evalProgress struct {
-	w         io.Writer
-	mu        sync.Mutex
-	cur       string    // stage of the bar, "" when none runs
-	start     time.Time // start of cur
-	bar       *progressbar.ProgressBar
-	idleSince time.Time // when the last reporting stage ended
-	seen      []string  // stages that reported, for the spinner's text
-	spinner   *progressbar.ProgressBar
-	stop      chan struct{}
-}
-
-// finish clears the bar or spinner on screen (p.mu held).
-func (p *evalProgress) finish() {
-	for _, b := range []*progressbar.ProgressBar{p.bar, p.spinner} {
-		if b != nil {
-			_ = b.Finish()
-		}
-	}
-	p.bar, p.spinner = nil, nil
-}
-
-// report receives a stage's progress (done of total).
-func (p *evalProgress) report(stage string, done, total int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if stage != p.cur {
-		p.finish()
-		p.cur, p.start = stage, time.Now()
-		p.seen = append(p.seen, stage)
-	}
-	if done >= total {
-		p.finish()
-		p.cur, p.idleSince = "", time.Now()
-		return
-	}
-	if p.bar == nil {
-		if time.Since(p.start) < progressDelay {
-			return
-		}
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(p.w),
-			progressbar.OptionSetDescription(stage),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionClearOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond))
-	}
-	_ = p.bar.Set(done)
-}
-
-// tick animates the spinner while no reporting stage runs.
-func (p *evalProgress) tick() {
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-		}
-		p.mu.Lock()
-		if p.cur == "" && time.Since(p.idleSince) >= progressDelay {
-			if p.spinner == nil {
-				what := "evaluating"
-				if len(p.seen) > 0 {
-					what = "evaluating (k-means, other metrics)"
-				}
-				p.spinner = progressbar.NewOptions(-1,
-					progressbar.OptionSetWriter(p.w),
-					progressbar.OptionSetDescription(what),
-					progressbar.OptionSpinnerType(14),
-					progressbar.OptionSetElapsedTime(true),
-					progressbar.OptionClearOnFinish())
-			}
-			_ = p.spinner.Add(1)
-		}
-		p.mu.Unlock()
-	}
-}
-
-// runReporter shows a training run's progress on stderr: a progress bar
-// (terminal) or one line per epoch (otherwise); after each evaluated epoch
-// its validation metric (with --val-split) or test R@1 (with --eval-every
-// alone); at the end the best epoch and the final metrics. Quiet: nothing.
-// Metrics follow eval's unit rule (percent for fractions).
-type runReporter struct {
-	w     io.Writer
-	quiet bool
-	tty   bool
-	start time.Time
-	bar   *progressbar.ProgressBar // made at the first step, which knows the steps per epoch
-	// last is R@1 of the latest evaluated epoch, for the bar; epochs the
-	// run's number of epochs (from the progress reports).
-	last   string
-	epochs int
-}
+// runReporter shows a training run's progress (progress.Training), its
+// metrics under eval's unit rule.
+type runReporter struct{ t *progress.Training }
 
 func newRunReporter(quiet bool, w io.Writer, tty bool) *runReporter {
-	return &runReporter{w: w, quiet: quiet, tty: tty, start: time.Now(), last: "–"}
+	return &runReporter{progress.NewTraining(quiet, w, tty, reports.FormatMetricUnit)}
 }
 
-// pct shows metric key of m under the unit rule, "–" when absent.
-func pct(m map[string]float64, key string) string {
-	v, ok := m[key]
-	if !ok {
-		return "–"
-	}
-	return reports.FormatMetricUnit(key, v)
-}
-
-// progress receives the trainer's step and evaluation reports.
 func (r *runReporter) progress(p trainers.Progress) {
-	r.epochs = p.Epochs
-	if r.quiet {
-		return
-	}
-	if !r.tty {
-		if p.Phase == "train" && p.Iter == p.Iters {
-			fmt.Fprintf(r.w, "epoch %d/%d loss %.5f (%.1f s)\n", p.Epoch, p.Epochs, p.Loss, time.Since(r.start).Seconds())
-		}
-		if p.Phase == "eval" && p.Epoch == 0 {
-			fmt.Fprintln(r.w, "evaluating the untrained model")
-		}
-		return
-	}
-	switch p.Phase {
-	case "train":
-		if r.bar == nil {
-			r.bar = progressbar.NewOptions(p.Epochs*p.Iters,
-				progressbar.OptionSetWriter(r.w),
-				progressbar.OptionShowCount(),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionThrottle(100*time.Millisecond),
-				progressbar.OptionSetDescription("training"))
-		}
-		r.bar.Describe(fmt.Sprintf("epoch %d/%d loss %.4f R@1 %s", p.Epoch, p.Epochs, p.Loss, r.last))
-		_ = r.bar.Set((p.Epoch-1)*p.Iters + p.Iter)
-	case "eval":
-		if r.bar != nil {
-			r.bar.Describe(fmt.Sprintf("epoch %d/%d evaluating… R@1 %s", p.Epoch, p.Epochs, r.last))
-		}
-	}
+	r.t.Progress(progress.Step{Epoch: p.Epoch, Epochs: p.Epochs, Iter: p.Iter, Iters: p.Iters, Loss: p.Loss, Phase: p.Phase})
 }
 
-// epoch receives the run record after each epoch: an evaluated epoch gets
-// a line with its validation metric (the select-by metric and R@1) or,
-// without a validation split, its test R@1, and the best epoch so far.
-func (r *runReporter) epoch(run *record.Run) {
-	if len(run.History) == 0 {
-		return
-	}
-	row := run.History[len(run.History)-1]
-	if len(row.Metrics) == 0 {
-		return
-	}
-	r.last = pct(row.Metrics, "R@1")
-	if r.quiet {
-		return
-	}
-	line := fmt.Sprintf("epoch %d/%d test R@1 %s", row.Epoch, r.epochs, r.last)
-	if len(row.ValMetric) > 0 {
-		sel := run.SelectBy
-		line = fmt.Sprintf("epoch %d/%d val %s %s", row.Epoch, r.epochs, sel, pct(row.ValMetric, sel))
-		if sel != "R@1" {
-			line += " R@1 " + pct(row.ValMetric, "R@1")
-		}
-		line += fmt.Sprintf(" (best: epoch %d)", run.BestEpoch)
-	}
-	if r.bar != nil {
-		_ = r.bar.Clear()
-	}
-	fmt.Fprintln(r.w, line)
-}
-
-// done prints the end of a finished run: the best epoch (with a
-// validation split), the initial and final test R@1, the record's path.
-func (r *runReporter) done(run *record.Run, path string) {
-	if r.quiet {
-		return
-	}
-	if r.bar != nil {
-		_ = r.bar.Finish()
-		fmt.Fprintln(r.w)
-	}
-	if run.BestEpoch > 0 && run.SelectBy != "" {
-		fmt.Fprintf(r.w, "best epoch %d by val %s %s (its test R@1 %s)\n", run.BestEpoch, run.SelectBy, pct(run.BestVal, run.SelectBy), pct(run.Best, "R@1"))
-	}
-	fmt.Fprintf(r.w, "initial R@1 %s → final R@1 %s; wrote %s\n", pct(run.Initial, "R@1"), pct(run.Final, "R@1"), path)
-}
+func (r *runReporter) epoch(run *record.Run)             { r.t.Epoch(run) }
+func (r *runReporter) done(run *record.Run, path string) { r.t.Done(run, path) }

@@ -4,43 +4,10 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/trainers"
 )
-
-// A stage reporting progress gets a bar once it has run past the delay;
-// a quick one prints nothing; between stages a spinner shows the time.
-func TestEvalProgressDisplay(t *testing.T) {
-	var b bytes.Buffer
-	p := &evalProgress{w: &b, idleSince: time.Now(), stop: make(chan struct{})}
-	p.report("knn", 1, 10)
-	if b.Len() != 0 {
-		t.Fatalf("a fresh stage printed %q", b.String())
-	}
-	p.start = time.Now().Add(-2 * progressDelay)
-	p.report("knn", 5, 10)
-	if !strings.Contains(b.String(), "knn") || !strings.Contains(b.String(), "5/10") {
-		t.Fatalf("no k-NN bar: %q", b.String())
-	}
-	p.report("knn", 10, 10)
-	if p.bar != nil || p.cur != "" {
-		t.Fatal("bar not finished at done = total")
-	}
-	b.Reset()
-	p.idleSince = time.Now().Add(-2 * progressDelay)
-	go p.tick()
-	time.Sleep(600 * time.Millisecond)
-	close(p.stop)
-	p.mu.Lock()
-	out := b.String()
-	p.finish()
-	p.mu.Unlock()
-	if !strings.Contains(out, "evaluating (k-means, other metrics)") {
-		t.Fatalf("no spinner after the k-NN stage: %q", out)
-	}
-}
 
 // With a validation split each evaluated epoch prints its validation
 // metric and the best epoch so far; the end names the best epoch.

@@ -9,47 +9,18 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
-func init() {
+func addReport() {
 	register(&cli.Command{
-		Name:      "report",
-		Usage:     "tabulate run.json files: mean ± std over seeds per method, best in bold, Δ and Welch t-test vs a baseline",
-		UsageText: "dmlbench report PATH... [--format markdown|latex|terminal|csv] [options]",
-		Description: `Reads every run.json under the given paths (directories are searched recursively;
-runs whose status is not "done" are skipped) and prints one table per dataset with one
-row per method — the values of the --group-by keys of run.json "method" — and one column
-per metric: mean ± sample standard deviation (n−1) over the runs (seeds), n shown,
-best mean per column in bold. Fraction metrics (R@k, NMI, F1, mAP…) are shown in
-percent unless --raw.
-
-A row pools only runs that differ in the seed: when the runs of one --group-by value
-differ in another setting (a run.json "method" key or a top-level "config" key such as
-arch or epochs), the row is split by those settings and they are named in its label
-("margin/distance [arch=cnn epochs=3]"), with a note. --group-by accepts those keys too;
-an unknown key is an error listing the valid ones. A metric a run lacks or records as
-null is left out of that cell's mean, shown as (n = 2/3).
-
---baseline NAME adds a Δ column per metric with the difference to that row, a † where
-Welch's two-sided t-test gives p < --alpha, and the p-value. --ci 0.95 adds percentile-
-bootstrap confidence intervals (--bootstrap resamples, seeded by --seed) of each mean
-and of each Δ. With 3 seeds these intervals are crude; report n alongside.
-
---reference roth2020 appends published rows (Roth et al. 2020, supplementary Tab. 4–6:
-CUB200-2011, CARS196, SOP) for the table's dataset, or for --reference-dataset; any CSV
-with the columns source,table,dataset,approach,metric,mean,std works too.
-The run.json schema is documented in docs/run-json.md.
-
-Examples:
-   dmlbench report runs/omniglot-example
-   dmlbench report runs/ --format markdown --group-by loss,miner --metrics R@1,R@2,NMI
-   dmlbench report runs/omniglot-example --group-by loss,miner --baseline margin/distance --ci 0.95 --format terminal
-   dmlbench report runs/ --format latex --standalone --out table.tex
-   dmlbench report docs/examples/omniglot/runs --reference roth2020 --reference-dataset cub200 --reference-rows 'Margin (D, β = 1.2);Triplet (D)'
-   dmlbench report runs/ --reference roth2020 --reference-dataset cub200 --format csv`,
+		Name:        "report",
+		Usage:       "tabulate run.json files: mean ± std over seeds per method, best in bold, Δ and Welch t-test vs a baseline",
+		UsageText:   "dmlbench report PATH... [--format markdown|latex|terminal|csv] [options]",
+		Description: helpText("report"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "terminal", Usage: "markdown | latex | terminal | csv"},
 			&cli.StringFlag{Name: "group-by", Usage: "run.json method or config keys forming a row, e.g. loss,miner (default: the method keys that differ)"},
@@ -130,7 +101,13 @@ func reportAction(c *cli.Context) error {
 	if len(loaded.Skipped) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d unfinished run(s) skipped: %s", len(loaded.Skipped), strings.Join(loaded.Skipped, ", ")))
 	}
-	rep.Notes = append(rep.Notes, suiteMissingNotes(paths)...)
+	rep.Notes = append(rep.Notes, suite.MissingNotes(paths)...)
+	return reportWrite(c, rep, format, color, fo)
+}
+
+// reportWrite writes rep in format with fo to --out or stdout, in colour
+// as --color says (auto: on a terminal).
+func reportWrite(c *cli.Context, rep *reports.Report, format, color string, fo reports.FormatOptions) error {
 	out := c.String("out")
 	switch color {
 	case "always":
@@ -159,17 +136,8 @@ func reportOptions(c *cli.Context) (reports.Options, error) {
 		Seed:             c.Uint64("seed"),
 		ReferenceDataset: c.String("reference-dataset"),
 	}
-	if opt.Source != "final" && opt.Source != "best" && opt.Source != "initial" {
-		return opt, usagef("--source must be final, best or initial (got %q)", opt.Source)
-	}
-	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return opt, usagef("--alpha must lie in (0, 1) (got %v)", opt.Alpha)
-	}
-	if opt.CI != 0 && !(opt.CI > 0 && opt.CI < 1) {
-		return opt, usagef("--ci must lie in (0, 1) or be 0 (got %v)", opt.CI)
-	}
-	if opt.Bootstrap < 1 {
-		return opt, usagef("--bootstrap must be positive (got %d)", opt.Bootstrap)
+	if err := opt.Check(); err != nil {
+		return opt, usageError{err}
 	}
 	if ref := c.String("reference"); ref != "" {
 		rows, err := reports.LoadReference(ref)

@@ -15,6 +15,7 @@ import (
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/record"
+	"github.com/dmlbench/dmlbench/reports/plots"
 	"github.com/dmlbench/dmlbench/spectra"
 )
 
@@ -162,7 +163,7 @@ func TestSpectraCommand(t *testing.T) {
 		t.Fatal("no plot")
 	}
 	out, _, code = runCLI(t, "spectra", "--emb", ep, "--labels", lp, "--format", "json", "--m", "2")
-	var res spectraResult
+	var res plots.SpectrumSummary
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
 		t.Fatalf("json exit %d: %s", code, out)
 	}

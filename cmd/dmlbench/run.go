@@ -20,42 +20,18 @@ import (
 
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/internal/record"
+	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/model"
 )
 
-func init() {
+func addRun() {
 	d := trainers.Defaults()
 	register(&cli.Command{
-		Name:      "run",
-		Usage:     "train an embedding with a DML loss and record metrics per epoch in run.json",
-		UsageText: "dmlbench run --dataset NAME --loss LOSS [--miner M] [--sampler S] --out DIR [options]",
-		Description: `Trains an embedding network with Adam: an MLP head on pixels or precomputed features
-(--arch mlp, the default) or a small CNN on image data sets (--arch cnn: 3×3 conv blocks of
---channels widths, each ReLU + 2×2 max-pool, then a linear map to --embed-dim), evaluates
-the held-out test classes with the same metrics as 'dmlbench eval' every --eval-every
-epochs, and writes DIR/run.json (config, versions, per-epoch loss and metrics, initial /
-final / best metrics, timings, final test spectrum). With --val-split F, a fraction F of
-the training classes is held out as validation and chooses the best epoch (never the
-test split). A checkpoint (DIR/checkpoint.gob) is written atomically after every epoch;
-after Ctrl-C or a crash, --resume continues with every setting recorded in DIR/run.json and
-reproduces the uninterrupted run. With --resume, flags may extend the run (--epochs) or
-change how it is scored (--metrics, --compat, --distance, --backend, --eval-every,
---test-time*, --save-embeddings); a flag that changes a training setting is an error.
-One process at a time writes DIR (a second one is told which pid holds it).
-
-Keys of --config (YAML) are the flag names (convention for --compat); keys not in the
-file take the defaults shown below, and flags given on the command line override the file.
-A value given as 0 is used as 0 (--epochs 0 only evaluates the untrained model) or refused.
-
-Examples:
-   dmlbench run --dataset omniglot --loss margin --miner distance --sampler spc-2 --epochs 20 --seed 1 --out runs/margin-s1
-   dmlbench run --config docs/examples/omniglot-run.yaml --seed 1 --out runs/ms-s1
-   dmlbench run --dataset dir:docs/examples/features --loss multisimilarity --hidden 512 --val-split 0.5 --eval-every 1 --batch-size 40 --out runs/features-ms
-   dmlbench run --dataset omniglot --arch cnn --channels 32,64 --loss margin --miner distance --out runs/cnn-margin
-   dmlbench run --out runs/margin-s0 --resume
-   dmlbench run --dataset omniglot --loss margin --out runs/m --save-embeddings && dmlbench eval --emb runs/m/test_emb.npy --labels runs/m/test_labels.npy --clustering ward
-   dmlbench list losses`,
+		Name:        "run",
+		Usage:       "train an embedding with a DML loss and record metrics per epoch in run.json",
+		UsageText:   "dmlbench run --dataset NAME --loss LOSS [--miner M] [--sampler S] --out DIR [options]",
+		Description: helpText("run"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "config", Usage: "YAML `FILE` with the same keys as the flags (keys not in it take the defaults below)"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "run `DIR` (run.json, checkpoint.gob)"},
@@ -159,7 +135,7 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	}
 	resolved, err := cfg.Resolve()
 	if err != nil {
-		return cfg, usagef("%v", err)
+		return cfg, usageError{err}
 	}
 	return resolved, nil
 }
@@ -171,14 +147,14 @@ func checkResumeFlags(recorded, cfg trainers.Config, out string) error {
 	base := recorded.WithDefaults().Hash()
 	rv, cv := reflect.ValueOf(&recorded).Elem(), reflect.ValueOf(cfg)
 	var bad []string
-	for _, f := range configFields(rv.Type()) {
-		if reflect.DeepEqual(rv.Field(f.index).Interface(), cv.Field(f.index).Interface()) {
+	for _, f := range trainers.Settings() {
+		if reflect.DeepEqual(rv.Field(f.Index).Interface(), cv.Field(f.Index).Interface()) {
 			continue
 		}
 		one := recorded
-		reflect.ValueOf(&one).Elem().Field(f.index).Set(cv.Field(f.index))
+		reflect.ValueOf(&one).Elem().Field(f.Index).Set(cv.Field(f.Index))
 		if one.WithDefaults().Hash() != base {
-			bad = append(bad, "--"+f.name)
+			bad = append(bad, "--"+f.Flag)
 		}
 	}
 	if len(bad) > 0 {
@@ -217,6 +193,10 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	backend, err := openBackend(cfg.Backend, metrics.Convention(cfg.Convention), 0, c.App.ErrWriter)
+	if err != nil {
+		return usageError{err}
+	}
 	quiet := c.Bool("quiet")
 	rep := newRunReporter(quiet, os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
 	run, err := trainers.RunExperiment(ctx, cfg, out, trainers.ExperimentOptions{
@@ -224,7 +204,7 @@ func runAction(c *cli.Context) error {
 		Progress: rep.progress,
 		OnEpoch:  rep.epoch,
 		Logf:     func(format string, a ...any) { fmt.Fprintf(c.App.ErrWriter, format+"\n", a...) },
-		Lock:     lock, Method: method,
+		Lock:     lock, Method: method, Backend: &backend,
 	})
 	if errors.Is(err, trainers.ErrInterrupted) {
 		if _, serr := os.Stat(filepath.Join(out, trainers.CheckpointFile)); serr != nil {

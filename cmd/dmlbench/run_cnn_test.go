@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/record"
+	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/trainers"
 )
 
@@ -60,8 +62,7 @@ func TestRunArchCNN(t *testing.T) {
 			t.Errorf("%v: %v, want a usage error", a, err)
 		}
 	}
-	buf := &trainOutBuf{}
-	if ok, err := listMethods("archs", buf); !ok || err != nil || !strings.Contains(string(buf.s), "cnn") {
-		t.Fatalf("list archs: %q %v", buf.s, err)
+	if rows, ok := reports.Catalog("archs"); !ok || !strings.Contains(fmt.Sprint(rows), "cnn") {
+		t.Fatalf("list archs: %q", rows)
 	}
 }

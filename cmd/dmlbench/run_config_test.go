@@ -47,9 +47,8 @@ func TestRunFlagDefaultsApplied(t *testing.T) {
 	b, _ := json.Marshal(cfg)
 	json.Unmarshal(b, &eff)
 	keyOf := map[string]string{}
-	for _, f := range configFields(reflect.TypeOf(cfg)) {
-		key, _, _ := strings.Cut(reflect.TypeOf(cfg).Field(f.index).Tag.Get("json"), ",")
-		keyOf[f.name] = key
+	for _, f := range trainers.Settings() {
+		keyOf[f.Flag] = f.Key
 	}
 	checked := 0
 	for _, fl := range cmd.Flags {

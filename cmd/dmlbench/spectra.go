@@ -8,24 +8,14 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/reports/plots"
-	"github.com/dmlbench/dmlbench/spectra"
 )
 
-func init() {
+func addSpectra() {
 	register(&cli.Command{
-		Name:      "spectra",
-		Usage:     "singular-value spectrum and ρ spectral decay of an embedding file",
-		UsageText: "dmlbench spectra --emb E.npy [--labels L.npy] [--out spectrum.png] [options]",
-		Description: `Computes the singular values of the (uncentred) N×D embedding matrix and prints
-ρ@m = KL(U ‖ s/Σs) (Roth et al. 2020, §5; docs/metrics.md): 0 for a flat spectrum, larger
-for a stronger decay (a more compressed embedding). With --out it plots the sorted,
-normalised spectrum on a log scale; with --labels also the class-averaged spectrum
-(Roth et al. 2020 supp. §E, Fig. 11) as a second curve.
-
-Examples:
-   dmlbench spectra --emb runs/margin-s0/test_emb.npy
-   dmlbench spectra --emb out/px/emb.npy --labels out/px/labels.npy --out spectrum.png --top 35
-   dmlbench spectra --emb docs/examples/query-gallery/gallery.npz:embeddings --m 2 --format json`,
+		Name:        "spectra",
+		Usage:       "singular-value spectrum and ρ spectral decay of an embedding file",
+		UsageText:   "dmlbench spectra --emb E.npy [--labels L.npy] [--out spectrum.png] [options]",
+		Description: helpText("spectra"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (required)"},
 			&cli.StringFlag{Name: "labels", Usage: "labels (adds the class-averaged spectrum)"},
@@ -39,17 +29,6 @@ Examples:
 		}, spectraFigureFlags()...),
 		Action: spectraAction,
 	})
-}
-
-// spectraResult is the JSON output of `dmlbench spectra --format json`.
-type spectraResult struct {
-	N        int       `json:"n"`
-	Dim      int       `json:"dim"`
-	M        int       `json:"m"`
-	Rho      *float64  `json:"rho"` // null when infinite (rank-deficient)
-	Singular []float64 `json:"singular_values"`
-	PerClass []float64 `json:"per_class_spectrum,omitempty"`
-	Classes  int       `json:"classes,omitempty"`
 }
 
 func spectraAction(c *cli.Context) error {
@@ -79,19 +58,16 @@ func spectraAction(c *cli.Context) error {
 		return err
 	}
 	x, sv := sp.X, sp.Singular
-	rho, err := spectra.Rho(sv, m)
+	res, rho, err := sp.Summary(m)
 	if err != nil {
 		return err
 	}
-	res := spectraResult{N: x.Rows, Dim: x.Cols, M: m, Singular: sv, PerClass: sp.PerClass}
-	if sp.PerClass != nil {
-		res.Classes = sp.Classes
-	}
-	if !math.IsInf(rho, 0) {
-		res.Rho = &rho
-	}
 	if out := c.String("out"); out != "" {
-		if err := spectraPlot(c, out, sp, mode, top); err != nil {
+		opt, err := spectraFigureOptions(c, c.String("title"), c.String("caption"), plots.SpectrumYLabel(mode))
+		if err != nil {
+			return err
+		}
+		if err := sp.Save(out, mode, top, opt); err != nil {
 			return err
 		}
 		fmt.Fprintln(c.App.ErrWriter, "wrote", out)
@@ -112,26 +88,4 @@ func spectraFmtRho(r float64) string {
 		return "+Inf"
 	}
 	return fmt.Sprintf("%.6f", r)
-}
-
-// spectraPlot draws the spectrum of sp and, with labels, its class-averaged
-// spectrum as a second curve, normalised by mode, on a log y axis.
-func spectraPlot(c *cli.Context, out string, sp *plots.EmbeddingSpectrum, mode string, top int) error {
-	opt, err := spectraFigureOptions(c, c.String("title"), c.String("caption"), plots.SpectrumYLabel(mode))
-	if err != nil {
-		return err
-	}
-	all, err := plots.EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
-	if err != nil {
-		return err
-	}
-	series := []plots.Series{all}
-	if sp.PerClass != nil {
-		pc, err := plots.EmbeddingSpectrumSeries(fmt.Sprintf("class-averaged (%d classes)", sp.Classes), sp.PerClass, mode, top)
-		if err != nil {
-			return err
-		}
-		series = append(series, pc)
-	}
-	return plots.SaveSeries(out, series, opt)
 }

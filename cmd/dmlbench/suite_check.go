@@ -20,44 +20,37 @@ import (
 // suiteChecker checks a suite against this binary: every data set, loss,
 // miner and sampler name against its registry, and every cell's arguments
 // against the flags of `run` (with the settings they give checked as `run`
-// checks them) or `eval`.
+// checks them) or `eval`. A name a grid check refused is not reported
+// again for each of its cells.
 func suiteChecker(app *cli.App) suite.Checker {
-	var lossNames, minerNames, samplerNames []string
-	for _, l := range losses.All() {
-		lossNames = append(lossNames, l.Name)
-	}
-	for _, m := range miners.All() {
-		minerNames = append(minerNames, m.Name)
-	}
-	for _, s := range samplers.All() {
-		samplerNames = append(samplerNames, s.Name)
+	refused := map[string]bool{}
+	check := func(kind string, names []string, fold bool) func(string) error {
+		return func(v string) error {
+			err := suggest.Check(kind, v, names, fold)
+			if err != nil {
+				refused[v] = true
+			}
+			return err
+		}
 	}
 	return suite.Checker{
 		Dataset: func(v string) error {
 			if strings.HasPrefix(v, "dir:") {
 				return nil
 			}
-			return knownName("data set", v, fixtures.Names(), false)
+			return check("data set", fixtures.Names(), false)(v)
 		},
-		Loss:    func(v string) error { return knownName("loss", v, lossNames, false) },
-		Miner:   func(v string) error { return knownName("miner", v, minerNames, false) },
-		Sampler: func(v string) error { return knownName("sampler", v, samplerNames, true) },
-		Args:    func(args []string) error { return checkCellArgs(app, args) },
+		Loss:    check("loss", losses.Names(), false),
+		Miner:   check("miner", miners.Names(), false),
+		Sampler: check("sampler", samplers.Names(), true),
+		Args: func(args []string) error {
+			err := checkCellArgs(app, args)
+			if name, ok := suggest.UnknownName(err); ok && refused[name] {
+				return nil
+			}
+			return err
+		},
 	}
-}
-
-// knownName is nil when v is one of names, else an error naming the
-// nearest one.
-func knownName(kind, v string, names []string, fold bool) error {
-	for _, n := range names {
-		if n == v || (fold && strings.EqualFold(n, v)) {
-			return nil
-		}
-	}
-	if near := suggest.Nearest(v, names); near != "" {
-		return fmt.Errorf("unknown %s; did you mean %q?", kind, near)
-	}
-	return fmt.Errorf("unknown %s (have: %s)", kind, strings.Join(names, ", "))
 }
 
 // checkCellArgs parses a cell's arguments ("run …" or "eval …") with that

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/experiments/suite"
-	"github.com/dmlbench/dmlbench/internal/atomicfile"
 )
 
 // slurmTaskEnv is the environment a cell run by a Slurm array task adds:
@@ -54,17 +51,8 @@ func suiteCell(c *cli.Context, jobs []suite.Job, bin string, claims *suite.Claim
 	defer stop()
 	fmt.Fprintf(c.App.ErrWriter, "suite: cell %d of %d: %s (%s)\n", n, len(jobs), j.Name, j.Dir)
 	res, err := r.Run(ctx, []suite.Job{j})
-	if res != nil {
-		switch {
-		case len(res.Done) > 0:
-			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d done\n", n)
-		case len(res.Skipped) > 0:
-			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d was already done\n", n)
-		case len(res.Busy) > 0:
-			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d is run by another process: nothing to do\n", n)
-		case len(res.Interrupted) > 0:
-			fmt.Fprintf(c.App.ErrWriter, "suite: cell %d interrupted, its checkpoint kept: run the same command again (or resubmit the suite) to resume\n", n)
-		}
+	if res != nil && res.CellOutcome(n) != "" {
+		fmt.Fprintln(c.App.ErrWriter, res.CellOutcome(n))
 	}
 	return err
 }
@@ -72,84 +60,15 @@ func suiteCell(c *cli.Context, jobs []suite.Job, bin string, claims *suite.Claim
 // suiteSlurm writes OUT/slurm/suite.sbatch over the cells to run and
 // submits it (not with --dry-run).
 func suiteSlurm(c *cli.Context, spec *suite.Spec, file, out string, jobs []suite.Job, bin string, claims *suite.Claimer) error {
-	abs := func(p string) (string, error) {
-		a, err := filepath.Abs(p)
+	for _, p := range []*string{&bin, &file, &out} {
+		a, err := filepath.Abs(*p)
 		if err != nil {
-			return "", fmt.Errorf("suite: %w", err)
+			return fmt.Errorf("suite: %w", err)
 		}
-		return a, nil
+		*p = a
 	}
-	var err error
-	if bin, err = abs(bin); err != nil {
-		return err
-	}
-	if file, err = abs(file); err != nil {
-		return err
-	}
-	if out, err = abs(out); err != nil {
-		return err
-	}
-	sl := &suite.Slurm{}
-	if !c.Bool("dry-run") && !sl.Available() {
-		return errors.New("suite --executor slurm: sbatch not found on PATH (run this on a Slurm login node; --dry-run only writes the script)")
-	}
-	queued := map[int]suite.QueueEntry{}
-	if q, ok := sl.Queue(c.Context); ok {
-		queued = suite.QueuedCells(q, suite.RecordedJobs(out))
-	}
-	var cells []int
-	var done, running, inQueue int
-	for i, j := range jobs {
-		switch _, live := claims.Live(j.Dir); {
-		case suite.IsDone(j.Dir):
-			done++
-		case live:
-			running++
-		case queued[i].ID != "":
-			inQueue++
-		default:
-			cells = append(cells, i)
-		}
-	}
-	if err := os.MkdirAll(filepath.Join(suite.SlurmDir(out), "logs"), 0o755); err != nil {
-		return err
-	}
-	if err := suite.WriteManifest(out, file, jobs); err != nil {
-		return err
-	}
-	state := fmt.Sprintf("%d cells: %d done, %d running, %d queued", len(jobs), done, running, inQueue)
-	if len(cells) == 0 {
-		fmt.Fprintf(c.App.ErrWriter, "suite: %s; nothing to submit\n", state)
-		return nil
-	}
-	script := filepath.Join(suite.SlurmDir(out), "suite.sbatch")
-	if err := atomicfile.WriteFileMode(script, 0o755, func(w io.Writer) error {
-		_, err := io.WriteString(w, spec.Script(bin, file, out, cells))
-		return err
-	}); err != nil {
-		return err
-	}
-	maxPar := 0
-	if spec.Slurm != nil {
-		maxPar = spec.Slurm.MaxParallel
-	}
-	array := suite.ArraySpec(cells, maxPar)
-	if c.Bool("dry-run") {
-		fmt.Fprintf(c.App.ErrWriter, "suite: %s, %d to submit (--array=%s); wrote %s (not submitted)\n", state, len(cells), array, script)
-		return nil
-	}
-	id, err := sl.Submit(c.Context, script)
-	if err != nil {
-		return err
-	}
-	if err := suite.RecordJob(out, id, cells); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.App.ErrWriter, "suite: %s; submitted job %s: %d cells (--array=%s), logs in %s\n",
-		state, id, len(cells), array, filepath.Join(suite.SlurmDir(out), "logs"))
-	fmt.Fprintf(c.App.ErrWriter, "next: dmlbench suite status %s --out %s\n", file, out)
-	fmt.Fprintln(c.App.Writer, id)
-	return nil
+	sub := &suite.Submitter{Out: out, Slurm: &suite.Slurm{}, Claims: claims, DryRun: c.Bool("dry-run")}
+	return sub.SubmitSuite(c.Context, spec, file, bin, jobs, c.App.ErrWriter, c.App.Writer)
 }
 
 func suiteStatusAction(c *cli.Context) error {
@@ -166,27 +85,5 @@ func suiteStatusAction(c *cli.Context) error {
 		Slurm:  sl,
 		Claims: &suite.Claimer{Timeout: spec.ClaimTimeout(), JobAlive: sl.JobAlive},
 	})
-	maxPar := 0
-	if spec.Slurm != nil {
-		maxPar = spec.Slurm.MaxParallel
-	}
-	return suite.WriteStatus(c.App.Writer, cells, maxPar)
-}
-
-// suiteMissingNotes is the report footer of suite directories that are
-// still running: for each path holding a suite manifest (suite.json), the
-// number of cells whose run is not done yet.
-func suiteMissingNotes(paths []string) []string {
-	var notes []string
-	for _, p := range paths {
-		missing, total, file, ok, err := suite.Missing(p)
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("suite %s: %v", p, err))
-			continue
-		}
-		if ok && missing > 0 {
-			notes = append(notes, fmt.Sprintf("suite %s: %d of %d cells missing (not finished yet; see dmlbench suite status %s)", p, missing, total, file))
-		}
-	}
-	return notes
+	return suite.WriteStatus(c.App.Writer, cells, spec.Slurm.Parallel())
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,8 +17,5 @@ func tuneProblems(c *cli.Context, file string, err error) error {
 	if !errors.As(err, &pe) || len(pe.Problems) < 2 {
 		return err
 	}
-	for _, p := range pe.Problems {
-		fmt.Fprintf(c.App.ErrWriter, "tune %s: %s\n", file, p)
-	}
-	return fmt.Errorf("tune %s: %d problems (listed above); nothing was run", file, len(pe.Problems))
+	return pe.List(c.App.ErrWriter, "tune "+file)
 }

@@ -39,6 +39,13 @@ func TestTuneCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "0/2 trials done") || !strings.Contains(out, "1 done") {
 		t.Fatalf("status: exit %d: %s\n%s", code, errs, out)
 	}
+	// --executor slurm --dry-run writes the array script over the cells
+	// that can run now (the unfinished one) and submits nothing.
+	_, errs, code = runCLI(t, "tune", spec, "--executor", "slurm", "--dry-run")
+	sb, err := os.ReadFile(filepath.Join(dir, "out", "slurm", "tune-cells.sbatch"))
+	if code != 0 || err != nil || !strings.Contains(errs, "tune: 1 tune cells to submit; wrote ") || !strings.Contains(string(sb), "#SBATCH --array=1") {
+		t.Fatalf("slurm dry run: exit %d, %v: %s\n%s", code, err, errs, sb)
+	}
 	// Errors: one line, exit 1 for a bad spec, 2 for a bad invocation.
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("dataset: synthetic\nsearch: random\nbudget: 2\nmethods:\n  - {loss: margin, space: {lr: {low: 0.01, high: 0.001}}}\n"), 0o644); err != nil {

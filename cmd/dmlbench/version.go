@@ -10,7 +10,7 @@ import (
 	"github.com/dmlbench/dmlbench/knn"
 )
 
-func init() {
+func addVersion() {
 	register(&cli.Command{
 		Name:  "version",
 		Usage: "print the version, the compiled k-NN backends and the distance kernel in use",
@@ -20,13 +20,14 @@ func init() {
 			names := knn.Backends.AvailableNames()
 			fmt.Fprintf(c.App.Writer, "dmlbench %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			fmt.Fprintf(c.App.Writer, "k-NN backends: %s\n", strings.Join(names, ", "))
-			for _, l := range versionLines {
-				fmt.Fprintln(c.App.Writer, l())
+			for _, l := range versionLines() {
+				fmt.Fprintln(c.App.Writer, l)
 			}
 			return nil
 		},
 	})
 }
 
-// versionLines are added by other files (kernel names, faiss version).
-var versionLines []func() string
+// versionLines are version's lines after the backends: the kernels in use,
+// faiss and the GPU.
+func versionLines() []string { return append(kernelLines(), gpuLine()) }

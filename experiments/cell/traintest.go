@@ -29,12 +29,6 @@ type TrainTest struct {
 	Record *record.Run
 }
 
-// Train and test rows files of a TrainTest cell.
-const (
-	AllTrainRowsFile = "train_rows.npy"
-	AllTestRowsFile  = "test_rows.npy"
-)
-
 // RunTrainTest runs t (see TrainTest).
 func RunTrainTest(ctx context.Context, t TrainTest) error {
 	if t.Config.Epochs < 1 {
@@ -48,42 +42,22 @@ func RunTrainTest(ctx context.Context, t TrainTest) error {
 	if err != nil {
 		return err
 	}
-	all := func(n int) []int {
-		r := make([]int, n)
-		for i := range r {
-			r[i] = i
-		}
-		return r
-	}
-	train, test := all(len(ds.Train.Labels)), all(len(ds.Test.Labels))
-	if err := WriteRows(filepath.Join(dir, AllTrainRowsFile), train); err != nil {
-		return err
-	}
-	if err := WriteRows(filepath.Join(dir, AllTestRowsFile), test); err != nil {
-		return err
-	}
 	cfg := t.Config.WithDefaults()
-	c := Contract{
-		Version: ContractVersion, Stage: "train", Method: t.Record.Method["method"], Folds: 0,
-		Params: t.Params, Seed: cfg.Seed, Epochs: cfg.Epochs, Data: t.DataDir, Items: map[string]string{},
-		Train:      Rows{Split: "train", Rows: filepath.Join(dir, AllTrainRowsFile), Count: len(train)},
-		Embed:      map[string]Rows{"test": {Split: "test", Rows: filepath.Join(dir, AllTestRowsFile), Count: len(test)}},
-		Embeddings: filepath.Join(dir, EmbDir),
-	}
-	for e := 1; e <= cfg.Epochs; e++ {
-		c.EmbedEpochs = append(c.EmbedEpochs, e)
-	}
-	for name, s := range map[string]Split{"train": ds.Train, "test": ds.Test} {
-		if s.Items != "" {
-			c.Items[name] = s.Items
-		}
+	c, labels, err := Assemble(dir, t.DataDir, *ds, Assignment{
+		Stage: "train", Method: t.Record.Method["method"], Params: t.Params, Seed: cfg.Seed, Epochs: cfg.Epochs,
+		Train:       RowSet{Split: "train", Rows: AllRows(len(ds.Train.Labels))},
+		Embed:       map[string]RowSet{"test": {Split: "test", Rows: AllRows(len(ds.Test.Labels))}},
+		EmbedEpochs: Epochs1To(cfg.Epochs),
+	})
+	if err != nil {
+		return err
 	}
 	evaluate, err := trainers.NewEvaluator(cfg)
 	if err != nil {
 		return err
 	}
 	last, err := Run(ctx, Job{
-		Command: t.Command, WorkDir: t.WorkDir, Dir: dir, Files: t.Files, Contract: c, Labels: map[string][]int32{"test": ds.Test.Labels},
+		Command: t.Command, WorkDir: t.WorkDir, Dir: dir, Files: t.Files, Contract: c, Labels: labels,
 		Evaluate: EvalFunc(evaluate), Record: t.Record, Stdout: os.Stdout, Stderr: os.Stderr,
 	})
 	if err != nil {

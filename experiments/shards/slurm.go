@@ -36,8 +36,9 @@ func Slurm(ctx context.Context, sl *suite.Slurm, j Job, cfg *suite.SlurmConfig, 
 	if cfg == nil {
 		cfg = &suite.SlurmConfig{}
 	}
-	if !dryRun && !sl.Available() {
-		return s, fmt.Errorf("eval --executor slurm: sbatch not found on PATH (run this on a Slurm login node; --dry-run only writes the scripts)")
+	sub := &suite.Submitter{Out: j.Dir, Slurm: sl, DryRun: dryRun}
+	if err := sub.CheckSbatch("eval", "scripts"); err != nil {
+		return s, err
 	}
 	if err := os.MkdirAll(filepath.Join(suite.SlurmDir(j.Dir), "logs"), 0o755); err != nil {
 		return s, err
@@ -67,14 +68,11 @@ func Slurm(ctx context.Context, sl *suite.Slurm, j Job, cfg *suite.SlurmConfig, 
 	name := cmpOr(cfg.JobName, "dmlbench-eval")
 	deps := make([]string, 0, 2)
 	if len(s.Shards) > 0 {
-		path, err := writeScript(j.Dir, "eval.sbatch", arrayScript(j, cfg, name, s.Shards))
+		path, err := sub.WriteScript("eval.sbatch", arrayScript(j, cfg, name, s.Shards))
 		if err != nil || dryRun {
 			return s, err
 		}
-		if s.Array, err = sl.Submit(ctx, path); err != nil {
-			return s, err
-		}
-		if err := suite.RecordJob(j.Dir, s.Array, s.Shards); err != nil {
+		if s.Array, err = sub.Submit(ctx, path, s.Shards); err != nil {
 			return s, err
 		}
 		deps = append(deps, "afterok:"+s.Array)
@@ -82,7 +80,7 @@ func Slurm(ctx context.Context, sl *suite.Slurm, j Job, cfg *suite.SlurmConfig, 
 	if len(older) > 0 {
 		deps = append(deps, "afterany:"+strings.Join(older, ":"))
 	}
-	path, err := writeScript(j.Dir, "merge.sbatch", mergeScript(j, cfg, name, strings.Join(deps, ",")))
+	path, err := sub.WriteScript("merge.sbatch", mergeScript(j, cfg, name, strings.Join(deps, ",")))
 	if err != nil || dryRun {
 		return s, err
 	}
@@ -173,12 +171,4 @@ func mergeScript(j Job, cfg *suite.SlurmConfig, name, deps string) string {
 	b.WriteString("if [ -n \"${SLURM_MEM_PER_NODE:-}\" ]; then export GOMEMLIMIT=$((SLURM_MEM_PER_NODE * 9 / 10))MiB; fi\n")
 	fmt.Fprintf(&b, "exec %s\n", suite.ShellJoin(append(j.MergeArgs(), "--out", ResultFile(j.Dir))))
 	return b.String()
-}
-
-func writeScript(dir, name, script string) (string, error) {
-	path := filepath.Join(suite.SlurmDir(dir), name)
-	return path, atomicfile.WriteFileMode(path, 0o755, func(w io.Writer) error {
-		_, err := io.WriteString(w, script)
-		return err
-	})
 }

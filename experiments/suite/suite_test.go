@@ -406,7 +406,7 @@ func TestCheckNamesAndArgs(t *testing.T) {
 			if slices.Contains(names, v) {
 				return nil
 			}
-			return fmt.Errorf("unknown %s", kind)
+			return fmt.Errorf("unknown %s %q", kind, v)
 		}
 	}
 	err = s.Check(jobs, Checker{Loss: known("loss", "margin", "triplet"), Miner: known("miner", "distance"),
@@ -420,7 +420,7 @@ func TestCheckNamesAndArgs(t *testing.T) {
 		t.Fatal("accepted")
 	}
 	msg := err.Error()
-	for _, w := range []string{`grid 1: loss "tripplet": unknown loss`, `grid 1: miner "distanse": unknown miner`, `4 cells (first d/margin-distanse/s0): unknown flag --hiden`} {
+	for _, w := range []string{`grid 1: unknown loss "tripplet"`, `grid 1: unknown miner "distanse"`, `4 cells (first d/margin-distanse/s0): unknown flag --hiden`} {
 		if strings.Count(msg, w) != 1 {
 			t.Errorf("error\n%s\nlacks (or repeats) %q", msg, w)
 		}

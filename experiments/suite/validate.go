@@ -3,6 +3,7 @@ package suite
 import (
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"sort"
@@ -193,8 +194,8 @@ func sortedCopy(s []string) []string {
 // checks nothing.
 type Checker struct {
 	// Dataset, Loss, Miner, Sampler and Regularizer check one value of the
-	// grid axis of that name (an error says what is wrong, e.g. the nearest
-	// known name).
+	// grid axis of that name; an error names the value and says what is
+	// wrong (suggest.Unknown: the nearest known name).
 	Dataset, Loss, Miner, Sampler, Regularizer func(value string) error
 	// Args checks the arguments of one cell (Job.Args: "run …" or
 	// "eval …"), the suite's and the grid's extra flags included.
@@ -219,7 +220,7 @@ func (s *Spec) Check(jobs []Job, ch Checker) error {
 			}
 			for _, v := range axis.vals {
 				if err := axis.check(v); err != nil {
-					p.Add("grid %d: %s %q: %v", i+1, axis.name, v, err)
+					p.Add("grid %d: %v", i+1, err)
 				}
 			}
 		}
@@ -254,4 +255,13 @@ func (s *Spec) Check(jobs []Job, ch Checker) error {
 		}
 	}
 	return p.Err()
+}
+
+// List writes each problem on w as "prefix: problem" and returns an
+// error that counts them.
+func (e *ProblemsError) List(w io.Writer, prefix string) error {
+	for _, p := range e.Problems {
+		fmt.Fprintf(w, "%s: %s\n", prefix, p)
+	}
+	return fmt.Errorf("%s: %d problems (listed above); nothing was run", prefix, len(e.Problems))
 }

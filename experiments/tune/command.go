@@ -191,7 +191,7 @@ func checkCommandParam(q search.Param, where string, p *problems) bool {
 		ok := true
 		for _, v := range q.Values {
 			key := "s:" + v
-			if x, err := finite(v); err == nil {
+			if x, err := trainers.ParseFinite(v); err == nil {
 				key = "n:" + strconv.FormatFloat(x, 'g', -1, 64)
 			}
 			if prev, dup := seen[key]; dup {
@@ -319,13 +319,6 @@ func (s *Spec) commandCell(me Method, c *Cell) {
 	}
 }
 
-// Files of a command cell's directory.
-const (
-	TrainRowsFile = "train_rows.npy"
-	ValRowsFile   = "val_rows.npy"
-	TestRowsFile  = "test_rows.npy"
-)
-
 // runCommandCell runs a command cell: the fold's training rows, and the
 // validation rows (tuning) or every test row (final stage), handed to the
 // command; the embeddings it writes scored per epoch.
@@ -347,31 +340,36 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 	if c.Fold < 0 || c.Fold >= c.Folds {
 		return fmt.Errorf("fold %d outside 0..%d", c.Fold, c.Folds-1)
 	}
+	cfg := c.Config.WithDefaults()
+	valRows, trainRows := cell.RowsOfClasses(ds.Train.Labels, folds[c.Fold])
+	a := cell.Assignment{
+		Stage: c.Stage, Method: c.Method, Trial: c.Trial, Fold: c.Fold, Folds: c.Folds, Params: commandParams(c),
+		Seed: cfg.Seed, Epochs: cfg.Epochs, ScheduleEpochs: cmp.Or(c.ScheduleEpochs, cfg.Epochs),
+		Train: cell.RowSet{Split: "train", Rows: trainRows},
+	}
+	switch c.Stage {
+	case StageTune:
+		// The validation rows are training-split rows: no test row, label
+		// or item path reaches a tuning cell.
+		a.Embed = map[string]cell.RowSet{"val": {Split: "train", Rows: valRows}}
+		a.EmbedEpochs = cell.Epochs1To(cfg.Epochs)
+	case StageFinal:
+		a.Embed = map[string]cell.RowSet{"test": {Split: "test", Rows: cell.AllRows(len(ds.Test.Labels))}}
+		a.EmbedEpochs = []int{cfg.Epochs}
+	default:
+		return fmt.Errorf("%s: unknown stage %q", filepath.Join(dir, CellFile), c.Stage)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
 	}
-	cfg := c.Config.WithDefaults()
-	valRows, trainRows := cell.RowsOfClasses(ds.Train.Labels, folds[c.Fold])
-	if err := cell.WriteRows(filepath.Join(abs, TrainRowsFile), trainRows); err != nil {
+	ct, labels, err := cell.Assemble(abs, c.DataDir, ds, a)
+	if err != nil {
 		return err
 	}
-	ct := cell.Contract{
-		Version: cell.ContractVersion, Stage: c.Stage, Method: c.Method, Trial: c.Trial, Fold: c.Fold, Folds: c.Folds,
-		Params: commandParams(c), Seed: cfg.Seed, Epochs: cfg.Epochs, ScheduleEpochs: cmp.Or(c.ScheduleEpochs, cfg.Epochs), Data: c.DataDir, Items: map[string]string{},
-		Train:      cell.Rows{Split: "train", Rows: filepath.Join(abs, TrainRowsFile), Count: len(trainRows)},
-		Embeddings: filepath.Join(abs, cell.EmbDir),
-	}
-	if ds.Train.Items != "" {
-		ct.Items["train"] = ds.Train.Items
-	}
-	labels := map[string][]int32{}
 	var wrap []string
-	switch c.Stage {
-	case StageTune:
-		// The validation rows are training-split rows: no test row, label
-		// or item path reaches a tuning cell, and its data directory is a
-		// view without the test split's files.
+	if c.Stage == StageTune {
+		// Its data directory is a view without the test split's files.
 		view, err := trainView(c.DataDir, abs)
 		if err != nil {
 			return err
@@ -385,30 +383,6 @@ func runCommandCell(ctx context.Context, dir string, c *Cell, version string) er
 		if ds.Train.Items != "" {
 			ct.Items["train"] = filepath.Join(view, filepath.Base(ds.Train.Items))
 		}
-		if err := cell.WriteRows(filepath.Join(abs, ValRowsFile), valRows); err != nil {
-			return err
-		}
-		ct.Embed = map[string]cell.Rows{"val": {Split: "train", Rows: filepath.Join(abs, ValRowsFile), Count: len(valRows)}}
-		for e := 1; e <= cfg.Epochs; e++ {
-			ct.EmbedEpochs = append(ct.EmbedEpochs, e)
-		}
-		labels["val"] = pick(ds.Train.Labels, valRows)
-	case StageFinal:
-		test := make([]int, len(ds.Test.Labels))
-		for i := range test {
-			test[i] = i
-		}
-		if err := cell.WriteRows(filepath.Join(abs, TestRowsFile), test); err != nil {
-			return err
-		}
-		ct.Embed = map[string]cell.Rows{"test": {Split: "test", Rows: filepath.Join(abs, TestRowsFile), Count: len(test)}}
-		ct.EmbedEpochs = []int{cfg.Epochs}
-		if ds.Test.Items != "" {
-			ct.Items["test"] = ds.Test.Items
-		}
-		labels["test"] = ds.Test.Labels
-	default:
-		return fmt.Errorf("%s: unknown stage %q", filepath.Join(dir, CellFile), c.Stage)
 	}
 	evaluate, err := trainers.NewEvaluator(cfg)
 	if err != nil {
@@ -460,14 +434,6 @@ func commandParams(c *Cell) map[string]any {
 			x = v
 		}
 		out[k] = x
-	}
-	return out
-}
-
-func pick(labels []int32, rows []int) []int32 {
-	out := make([]int32, len(rows))
-	for i, r := range rows {
-		out[i] = labels[r]
 	}
 	return out
 }

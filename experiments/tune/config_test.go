@@ -1,7 +1,6 @@
 package tune
 
 import (
-	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -36,7 +35,8 @@ func TestTextValue(t *testing.T) {
 		{"miner", " distance ", "distance", ""},
 		{"hidden", "512,256", []int{512, 256}, ""},
 		{"hidden", "none", []int{}, ""},
-		{"hidden", "512,x", nil, `"x" is not an integer`},
+		{"hidden", "512,x", nil, `"x" is not a positive integer`},
+		{"hidden", "512,0", nil, `"0" is not a positive integer`},
 		{"metrics", "R@1, MAP@R", []string{"R@1", "MAP@R"}, ""},
 		{"nosuchkey", "1", nil, "is not a config key"},
 	} {
@@ -134,8 +134,5 @@ func TestMethodValue(t *testing.T) {
 	}
 	if _, err := m.value(0, 5); err == nil {
 		t.Error("categorical index 5 of 2: no error")
-	}
-	if v, _ := integer("-0"); v != 0 || math.Signbit(float64(v)) {
-		t.Error("-0")
 	}
 }

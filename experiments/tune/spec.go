@@ -14,6 +14,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/experiments/tune/search"
+	"github.com/dmlbench/dmlbench/trainers"
 )
 
 // Defaults of a tuning spec.
@@ -302,7 +303,7 @@ func (p *problems) int64(n *yaml.Node, where string, dst *int64) bool {
 		p.badKey(where)
 		return false
 	}
-	x, err := integer(v)
+	x, err := trainers.ParseInteger(v)
 	if err != nil {
 		p.Add("%s (line %d): %v", where, n.Line, err)
 		p.badKey(where)
@@ -331,7 +332,7 @@ func (p *problems) float(n *yaml.Node, where string, dst *float64) {
 	if !ok {
 		return
 	}
-	x, err := finite(v)
+	x, err := trainers.ParseFinite(v)
 	if err != nil {
 		p.Add("%s (line %d): %v", where, n.Line, err)
 		return

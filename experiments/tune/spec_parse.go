@@ -11,6 +11,7 @@ import (
 	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/experiments/tune/search"
 	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 )
 
@@ -260,7 +261,7 @@ func checkParam(q *search.Param, hyper bool, where string, p *problems) bool {
 			var x any
 			var err error
 			if hyper {
-				x, err = finite(v)
+				x, err = trainers.ParseFinite(v)
 			} else {
 				x, err = textValue(q.Name, v)
 			}
@@ -279,7 +280,7 @@ func checkParam(q *search.Param, hyper bool, where string, p *problems) bool {
 		return ok
 	}
 	if !hyper {
-		switch configFields[q.Name].typ.String() {
+		switch configFields[q.Name].Type.String() {
 		case "int", "int64":
 			q.Int = true
 		case "float64":

@@ -47,7 +47,9 @@ type Run struct {
 	Spectrum []float64          `json:"spectrum,omitempty"`
 	Timings  map[string]float64 `json:"timings,omitempty"` // seconds
 	// SelectBy is the validation metric that chose BestEpoch (training runs
-	// with a validation split; Best holds the test metrics of that epoch).
+	// with a validation split; Best holds the test metrics of that epoch):
+	// the setting select-by, under schema 1's snake_case name (the one
+	// table of such names: docs/run-json.md, "Key styles").
 	SelectBy string `json:"select_by,omitempty"`
 	// BestVal holds the validation metrics of BestEpoch.
 	BestVal Metrics `json:"best_val,omitempty"`

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/dmlbench/dmlbench/internal/suggest"
 )
 
 // Entry is one registered name.
@@ -86,14 +88,15 @@ func (r *Registry[T]) Unavailable(name, summary, howToGet string) {
 // Remove deletes name; tests use it to undo a temporary registration.
 func (r *Registry[T]) Remove(name string) { delete(r.entries, r.key(name)) }
 
-// Get returns the value registered as name, or an error: "unknown loss
-// "x"; have: a, b, c", or, for an unavailable entry, that it is not in
-// this binary and how to get it.
+// Get returns the value registered as name, or an error: suggest.Unknown's
+// for a name that is not registered (the nearest name, or all of them),
+// or, for an unavailable entry, that it is not in this binary and how to
+// get it.
 func (r *Registry[T]) Get(name string) (T, error) {
 	var zero T
 	e, ok := r.entries[r.key(name)]
 	if !ok {
-		return zero, fmt.Errorf("unknown %s %q; have: %s", r.kind, name, strings.Join(r.Names(), ", "))
+		return zero, suggest.Unknown(r.kind, name, r.Names())
 	}
 	if !e.Available {
 		return zero, fmt.Errorf("%s %q is not in this binary: %s", r.kind, name, e.HowToGet)

@@ -3,7 +3,11 @@
 // misspelt commands, flags, suite keys and method names.
 package suggest
 
-import "strings"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // Distance is the Levenshtein distance between a and b (in bytes): the
 // fewest single-byte insertions, deletions and substitutions that turn a
@@ -69,3 +73,49 @@ func Key(key string, known []string, aliases map[string]string) string {
 	}
 	return Nearest(norm, known)
 }
+
+// ErrUnknown is wrapped by every error of Unknown and Check: a name that
+// is none of the known ones, which a command line reports as a usage
+// error.
+var ErrUnknown = errors.New("unknown name")
+
+// Unknown is the error for name, a kind of thing ("loss", "k-NN backend")
+// that is none of names: `unknown loss "margni"; did you mean "margin"?`
+// when one is close (Nearest), else `unknown loss "x"; have: a, b, …`. It
+// wraps ErrUnknown.
+func Unknown(kind, name string, names []string) error {
+	if near := Nearest(name, names); near != "" {
+		return &unknownError{fmt.Sprintf("unknown %s %q; did you mean %q?", kind, name, near), name}
+	}
+	return &unknownError{fmt.Sprintf("unknown %s %q; have: %s", kind, name, strings.Join(names, ", ")), name}
+}
+
+// Check is nil when name is one of names (in any case when fold), else
+// Unknown's error.
+func Check(kind, name string, names []string, fold bool) error {
+	for _, n := range names {
+		if n == name || fold && strings.EqualFold(n, name) {
+			return nil
+		}
+	}
+	return Unknown(kind, name, names)
+}
+
+// Mark is err as an unknown-name error (wrapping ErrUnknown) with err's
+// message, for a message of its own shape.
+func Mark(err error) error { return &unknownError{msg: err.Error()} }
+
+// UnknownName is the name an error of Unknown or Check refused (wrapped
+// or not), and whether err is one.
+func UnknownName(err error) (string, bool) {
+	var u *unknownError
+	if errors.As(err, &u) && u.name != "" {
+		return u.name, true
+	}
+	return "", false
+}
+
+type unknownError struct{ msg, name string }
+
+func (e *unknownError) Error() string        { return e.msg }
+func (e *unknownError) Is(target error) bool { return target == ErrUnknown }

@@ -1,6 +1,10 @@
 package suggest
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
 
 func TestDistance(t *testing.T) {
 	for _, c := range []struct {
@@ -35,5 +39,27 @@ func TestKey(t *testing.T) {
 		if got := Key(c.in, known, aliases); got != c.want {
 			t.Errorf("Key(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestUnknown: a close name is suggested, a far one lists every name, both
+// wrap ErrUnknown; Check passes known names (any case with fold).
+func TestUnknown(t *testing.T) {
+	names := []string{"margin", "triplet", "spc-2"}
+	for _, c := range []struct{ name, want string }{
+		{"margni", `unknown loss "margni"; did you mean "margin"?`},
+		{"zzzzzz", `unknown loss "zzzzzz"; have: margin, triplet, spc-2`},
+	} {
+		err := Unknown("loss", c.name, names)
+		if err.Error() != c.want || !errors.Is(err, ErrUnknown) {
+			t.Errorf("Unknown(%q) = %v; want %s wrapping ErrUnknown", c.name, err, c.want)
+		}
+	}
+	if Check("loss", "margin", names, false) != nil || Check("sampler", "SPC-2", names, true) != nil {
+		t.Error("Check refused a known name")
+	}
+	err := fmt.Errorf("config: %w", Check("loss", "Margin", names, false))
+	if name, ok := UnknownName(err); !errors.Is(err, ErrUnknown) || !ok || name != "Margin" {
+		t.Errorf("Check without fold: %v (name %q)", err, name)
 	}
 }

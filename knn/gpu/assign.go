@@ -26,9 +26,9 @@ func NearestCentroids(ctx context.Context, x, centroids mat32.Matrix) ([]int32, 
 
 // Assigner is the k-means assignment step on the GPU
 // (clustering.CentroidAssigner): every Lloyd iteration of clustering.KMeans
-// calls NearestCentroids, so NMI, F1 and AMI's k-means runs there too. The
-// command layer wires it into clustering for the backends "gpu" and "auto"
-// (OpenAssigner); neither package imports the other.
+// calls NearestCentroids. Searcher is an assigner too, so the backends
+// "gpu" and "auto" run their k-means there (clustering.KMeansOn); neither
+// package imports the other.
 type Assigner struct {
 	emulate bool // run the CPU emulation of the kernel instead (tests)
 }

@@ -148,7 +148,7 @@ func TestDeviceMetrics(t *testing.T) {
 	x, lab := classData(1, 20000, 128, 500, 0.7)
 	for _, conv := range []metrics.Convention{metrics.Strict, metrics.Roth, metrics.PML} {
 		run := func(s knn.Searcher) *metrics.Result {
-			r, err := metrics.Evaluate(context.Background(), metrics.Input{Emb: x, Labels: lab}, metrics.Options{Searcher: s, Convention: conv})
+			r, err := metrics.Evaluate(context.Background(), metrics.Input{Emb: x, Labels: lab}, metrics.Options{Backend: metrics.Backend{Searcher: s}, Convention: conv})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestDeviceSpeed(t *testing.T) {
 	for _, s := range []knn.Searcher{Searcher{}, knn.Exact{}} {
 		var r *metrics.Result
 		d, err := timed(func() (err error) {
-			r, err = metrics.Evaluate(ctx, metrics.Input{Emb: x, Labels: lab}, metrics.Options{Searcher: s})
+			r, err = metrics.Evaluate(ctx, metrics.Input{Emb: x, Labels: lab}, metrics.Options{Backend: metrics.Backend{Searcher: s}})
 			return
 		})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/clustering"
+	"github.com/dmlbench/dmlbench/knn"
 )
 
 // sameKMeans fails unless two k-means results are bit for bit the same:
@@ -86,37 +87,21 @@ func TestKMeansAssignerEmulationMatchesCPU(t *testing.T) {
 	}
 }
 
-// The command layer's wiring (cmd/dmlbench/gpu.go), for the tests of this
-// package that run metrics or clustering.KMeansFor on the GPU backends.
-func init() {
-	for _, name := range []string{Name, AutoName} {
-		clustering.Engines.Register(name, func(opt clustering.KMeansOptions) (*clustering.KMeansEngine, error) {
-			a, err := OpenAssigner(name)
-			if err != nil || a == nil {
-				return nil, err
-			}
-			return clustering.AssignerEngine(*a, opt), nil
-		})
-	}
-}
-
-// TestKMeansForGPUBackends: OpenAssigner, wired as the command layer wires
-// it, gives clustering.KMeansFor the GPU assignment: "auto" falls back to
-// the CPU kernel without a device, "gpu" fails there with the reason, with
-// a device both name the GPU, and other names get nothing.
-func TestKMeansForGPUBackends(t *testing.T) {
-	if a, err := OpenAssigner("exact"); a != nil || err != nil {
-		t.Fatalf("OpenAssigner(exact) = %v, %v", a, err)
-	}
+// TestBackendsKMeans: the searchers of "gpu" and "auto" carry their
+// k-means's assignment step (clustering.KMeansOn): "auto" without a
+// device is knn.Exact with the CPU kernel, "gpu" there fails with the
+// reason; with a device both assign on it.
+func TestBackendsKMeans(t *testing.T) {
+	opt, _ := clustering.KMeansPreset("strict")
 	ok, why := Available()
-	auto, err := clustering.KMeansFor(AutoName, "strict", 0)
+	auto, err := knn.New(AutoName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, gerr := clustering.KMeansFor(Name, "pml", 0)
+	g, gerr := knn.New(Name)
 	if !ok {
-		if auto.Options().Assigner != nil || !strings.Contains(auto.String(), "CPU") {
-			t.Fatalf("auto without a GPU (%s): %s", why, auto)
+		if e := clustering.KMeansOn(auto, opt); e.Options().Assigner != nil || !strings.Contains(e.String(), "CPU") {
+			t.Fatalf("auto without a GPU (%s): %s", why, e)
 		}
 		if gerr == nil || !strings.Contains(gerr.Error(), why) {
 			t.Fatalf("gpu without a GPU: err %v, want one saying %q", gerr, why)
@@ -126,8 +111,9 @@ func TestKMeansForGPUBackends(t *testing.T) {
 	if gerr != nil {
 		t.Fatal(gerr)
 	}
-	for _, e := range []*clustering.KMeansEngine{auto, g} {
-		if _, isGPU := e.Options().Assigner.(Assigner); !isGPU || !strings.Contains(e.String(), "GPU") {
+	for _, s := range []knn.Searcher{auto, g} {
+		e := clustering.KMeansOn(s, opt)
+		if _, isGPU := e.Options().Assigner.(Searcher); !isGPU || s.(Searcher).Device == "" {
 			t.Fatalf("%s: assigner %T", e, e.Options().Assigner)
 		}
 	}

@@ -30,3 +30,13 @@ func TestEmbeddedPTX(t *testing.T) {
 		t.Error("kernels.ptx has no fma.rn.f32")
 	}
 }
+
+// TestPTXGeneratedHeader: kernels.ptx opens with Go's generated-code line
+// (gen.go's second go:generate step), so tools and readers treat it as
+// generated, not source.
+func TestPTXGeneratedHeader(t *testing.T) {
+	first, _, _ := strings.Cut(string(kernelsPTX), "\n")
+	if !regexp.MustCompile(`^// Code generated .* DO NOT EDIT\.$`).MatchString(first) {
+		t.Fatalf("kernels.ptx's first line %q is not a generated-code header (run go generate ./knn/gpu)", first)
+	}
+}

@@ -21,13 +21,23 @@ type Searcher struct {
 	Capacity int64
 	// StateBytes caps the per-query device state of a query block (0: 1 GiB).
 	StateBytes int64
+	// Device describes the GPU (Available's info) for messages; the
+	// backends "gpu" and "auto" set it.
+	Device string
 
 	emulate bool // run the CPU emulation instead of the device (tests)
 	reverse bool // emulation: offer rows in descending order within a tile
 }
 
-// Name implements knn.Searcher.
+// Name implements knn.Searcher and clustering.CentroidAssigner.
 func (Searcher) Name() string { return "gpu" }
+
+// NearestCentroids implements clustering.CentroidAssigner: the k-means
+// behind NMI, F1 and AMI assigns on the device the search runs on
+// (clustering.KMeansOn), bit-identical to the CPU kernel (NearestCentroids).
+func (s Searcher) NearestCentroids(ctx context.Context, x, centroids mat32.Matrix) ([]int32, []float32, error) {
+	return nearestCentroids(ctx, x, centroids, s.emulate)
+}
 
 // Watches reports that the GPU backend honours knn.Options.Watch.
 func (Searcher) Watches() bool { return true }

@@ -219,17 +219,19 @@ func WriteTable(w io.Writer, r *Report) error {
 // WriteMarkdown writes a GitHub Markdown table and the footer lines.
 func WriteMarkdown(w io.Writer, r *Report) error {
 	header, rows := r.rows(plainTitle)
-	esc := strings.NewReplacer("|", `\|`)
+	for i := range header {
+		header[i] = reports.MDText(header[i])
+	}
 	fmt.Fprintf(w, "| %s |\n| :--- |%s\n", strings.Join(header, " | "), strings.Repeat(" ---: |", len(header)-1))
 	for _, row := range rows {
 		for i := range row {
-			row[i] = esc.Replace(row[i])
+			row[i] = reports.MDText(row[i])
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
 	fmt.Fprintln(w)
 	for _, l := range r.Footer() {
-		fmt.Fprintf(w, "%s.  \n", esc.Replace(l))
+		fmt.Fprintf(w, "%s.  \n", reports.MDText(l))
 	}
 	return nil
 }

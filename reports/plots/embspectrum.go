@@ -1,6 +1,9 @@
 package plots
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/spectra"
@@ -86,4 +89,53 @@ func SpectrumYLabel(mode string) string {
 // NormalizeSpectrum knows (sum, max or none).
 func ValidSpectrumNorm(mode string) bool {
 	return mode == "sum" || mode == "max" || mode == "none"
+}
+
+// SpectrumSummary is the result of `dmlbench spectra` (its JSON output):
+// the matrix's shape, ρ@M of its singular values (null when infinite: a
+// zero singular value) and, with labels, the class-averaged spectrum.
+type SpectrumSummary struct {
+	N        int       `json:"n"`
+	Dim      int       `json:"dim"`
+	M        int       `json:"m"`
+	Rho      *float64  `json:"rho"`
+	Singular []float64 `json:"singular_values"`
+	PerClass []float64 `json:"per_class_spectrum,omitempty"`
+	Classes  int       `json:"classes,omitempty"`
+}
+
+// Summary is the spectrum's SpectrumSummary with ρ@m (spectra.Rho),
+// and ρ itself (+Inf for a rank-deficient matrix).
+func (sp *EmbeddingSpectrum) Summary(m int) (SpectrumSummary, float64, error) {
+	rho, err := spectra.Rho(sp.Singular, m)
+	if err != nil {
+		return SpectrumSummary{}, 0, err
+	}
+	res := SpectrumSummary{N: sp.X.Rows, Dim: sp.X.Cols, M: m, Singular: sp.Singular, PerClass: sp.PerClass}
+	if sp.PerClass != nil {
+		res.Classes = sp.Classes
+	}
+	if !math.IsInf(rho, 0) {
+		res.Rho = &rho
+	}
+	return res, rho, nil
+}
+
+// Save draws the spectrum and, with labels, its class-averaged spectrum
+// as a second curve into the figure file out with opt, normalised by
+// mode and cut to top values.
+func (sp *EmbeddingSpectrum) Save(out, mode string, top int, opt PlotOptions) error {
+	all, err := EmbeddingSpectrumSeries("all embeddings", sp.Singular, mode, top)
+	if err != nil {
+		return err
+	}
+	series := []Series{all}
+	if sp.PerClass != nil {
+		pc, err := EmbeddingSpectrumSeries(fmt.Sprintf("class-averaged (%d classes)", sp.Classes), sp.PerClass, mode, top)
+		if err != nil {
+			return err
+		}
+		series = append(series, pc)
+	}
+	return SaveSeries(out, series, opt)
 }

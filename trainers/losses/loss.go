@@ -195,3 +195,6 @@ func Lookup(name string) (Info, bool) { return reg.Lookup(name) }
 
 // All lists registered losses sorted by name.
 func All() []Info { return reg.Values() }
+
+// Names lists the registered losses' names, sorted.
+func Names() []string { return reg.AvailableNames() }

@@ -46,3 +46,6 @@ func New(name string) (Miner, error) {
 
 // All lists registered miners sorted by name.
 func All() []Info { return reg.Values() }
+
+// Names lists the registered miners' names, sorted.
+func Names() []string { return reg.AvailableNames() }

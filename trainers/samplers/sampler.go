@@ -51,6 +51,9 @@ func New(name string) (Sampler, error) {
 // All lists the registered samplers sorted by name.
 func All() []Info { return reg.Values() }
 
+// Names lists the registered samplers' names, sorted.
+func Names() []string { return reg.AvailableNames() }
+
 func init() {
 	Register(Info{Name: "random", Summary: "uniform batches: the training set shuffled each pass, cut into consecutive batches", New: func() Sampler { return Random{} }})
 	for _, k := range []int{2, 4, 8} {

@@ -32,7 +32,7 @@ func main() {
 		panic(err)
 	}
 	ev := func(ctx context.Context, emb mat32.Matrix, labels []int32) (record.Metrics, error) {
-		r, err := metrics.Evaluate(ctx, metrics.Input{Emb: emb, Labels: labels}, metrics.Options{Metrics: []string{"R@1", "NMI", "mAP@C"}, Searcher: knn.BruteForce{}})
+		r, err := metrics.Evaluate(ctx, metrics.Input{Emb: emb, Labels: labels}, metrics.Options{Metrics: []string{"R@1", "NMI", "mAP@C"}, Backend: metrics.Backend{Searcher: knn.BruteForce{}}})
 		if err != nil {
 			return nil, err
 		}

@@ -351,7 +351,7 @@ func TestStrictExactWatchedRanks(t *testing.T) {
 	checkExact(t, "1 ulp copies cosine", in, "cosine", "R@1", "MRR", "mAP@1000")
 	// A searcher that watches ranks but cannot make them exact (as the GPU
 	// backend): strict searches as deep as the ranks' window instead.
-	checkExactWith(t, "1 ulp copies, float32 watch", in, Options{Searcher: float32Watch{}}, "R@1", "MRR", "mAP@1000")
+	checkExactWith(t, "1 ulp copies, float32 watch", in, Options{Backend: Backend{Searcher: float32Watch{}}}, "R@1", "MRR", "mAP@1000")
 }
 
 // float32Watch is knn.Exact without Watch.Band: its watched ranks are

@@ -5,9 +5,11 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
+
+	"github.com/dmlbench/dmlbench/internal/mat32"
 )
 
-// TestKMeansDuplicateTies pins the one known divergence from faiss on
+// TestKMeansDuplicateTies pins a divergence from faiss (split twins) on
 // testdata/faiss_duplicates.json (faiss_duplicates_gen.py, python3-faiss
 // 1.7.3, Clustering with Roth et al. 2020's preset): 4 000 rows that are
 // 10 exact copies each of 400 points in 40 classes, K = 40, three draws.
@@ -21,15 +23,7 @@ func TestKMeansDuplicateTies(t *testing.T) {
 	t.Parallel()
 	g := readGolden(t, "faiss_duplicates.json")
 	for _, c := range g.Cases {
-		x := readI16(t, filepath.Join("testdata", "faiss_kmeans", c.Name+".i16"), c.Rows, c.Cols, g.Scale)
-		opt, err := KMeansPreset(c.Preset)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := KMeans(context.Background(), x, c.K, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, r := goldenKMeans(t, g, c)
 		first := -1 // first iteration whose objective differs from faiss's
 		for i, o := range c.Objective {
 			if math.Abs(r.History[i]-o) > 1e-5*o {
@@ -54,6 +48,21 @@ func TestKMeansDuplicateTies(t *testing.T) {
 			t.Errorf("%s: divergence at iteration %d, %d assignments differ, NMI %.4f; pinned %d, %d, %.4f", c.Name, first, diff, nmi, want.first, want.diff, want.nmi)
 		}
 	}
+}
+
+// goldenKMeans reads golden case c's rows and runs KMeans with its preset.
+func goldenKMeans(t *testing.T, g faissGolden, c goldenCase) (mat32.Matrix, *KMeansResult) {
+	t.Helper()
+	x := readI16(t, filepath.Join("testdata", "faiss_kmeans", c.Name+".i16"), c.Rows, c.Cols, g.Scale)
+	opt, err := KMeansPreset(c.Preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := KMeans(context.Background(), x, c.K, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, r
 }
 
 // duplicateTies holds KMeans's side of TestKMeansDuplicateTies per case: the first

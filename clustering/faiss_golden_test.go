@@ -16,22 +16,25 @@ import (
 // faissGolden is testdata/faiss_kmeans_golden.json, written by
 // testdata/faiss_kmeans_gen.py from Debian's python3-faiss 1.7.3.
 type faissGolden struct {
-	Faiss string  `json:"faiss"`
-	Scale float64 `json:"scale"`
-	Cases []struct {
-		Name        string    `json:"name"`
-		Rows        int       `json:"rows"`
-		Cols        int       `json:"cols"`
-		K           int       `json:"k"`
-		Preset      string    `json:"preset"`
-		TrainPoints int       `json:"train_points"`
-		InitRows    []int32   `json:"init_rows"`
-		Splits      int       `json:"splits"`
-		Objective   []float64 `json:"objective"`
-		Assign      []int32   `json:"assign"`
-		Labels      []int32   `json:"labels"`
-		NMI         float64   `json:"nmi"`
-	} `json:"cases"`
+	Faiss string       `json:"faiss"`
+	Scale float64      `json:"scale"`
+	Cases []goldenCase `json:"cases"`
+}
+
+// goldenCase is one faiss run of a golden file.
+type goldenCase struct {
+	Name        string    `json:"name"`
+	Rows        int       `json:"rows"`
+	Cols        int       `json:"cols"`
+	K           int       `json:"k"`
+	Preset      string    `json:"preset"`
+	TrainPoints int       `json:"train_points"`
+	InitRows    []int32   `json:"init_rows"`
+	Splits      int       `json:"splits"`
+	Objective   []float64 `json:"objective"`
+	Assign      []int32   `json:"assign"`
+	Labels      []int32   `json:"labels"`
+	NMI         float64   `json:"nmi"`
 }
 
 // readGolden reads testdata/name, a faissGolden file.

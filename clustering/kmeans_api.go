@@ -74,6 +74,11 @@ type KMeansResult struct {
 	// expansion ‖x‖² + ‖c‖² − 2⟨x, c⟩ kept fewer than 10 of its 24 bits
 	// (see Float32Check).
 	LowPrecisionRows int
+	// RoundingRows counts the training rows the first assignment placed,
+	// by float32 rounding alone, between two initial centroids at most 4
+	// ulp apart (a warning says so; −1: not checked, K² > 2²⁶). Faiss,
+	// rounding in another order, may assign them otherwise.
+	RoundingRows int
 	// Warnings are faiss's non-fatal messages (too few points per centroid,
 	// subsampling).
 	Warnings []string

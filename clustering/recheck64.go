@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/dmlbench/dmlbench/internal/exactdist"
 	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/knn"
@@ -11,66 +12,75 @@ import (
 
 // Recheck64 makes a nearest-centroid assignment computed in float32 equal
 // to the exact one wherever rounding could have decided it, and returns
-// the number of rows it ranked again in float64.
+// the number of rows it ranked again exactly (roundingRows finds them; the
+// exact order is internal/exactdist's: float64 with an error bound, ties
+// settled in integer arithmetic, equal distances to the lower index).
+// Rows whose float32 decision is clear — all of them on ordinary
+// embeddings — keep theirs, so the assignment changes only where
+// rounding, not the data, chose the centroid; every kernel level gives
+// the same result.
+func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) (int, error) {
+	rows, err := roundingRows(ctx, x, cent, assign, threads)
+	if err != nil {
+		return 0, err
+	}
+	parallel.For(threads, len(rows), func(r int) {
+		i := rows[r]
+		rk := exactdist.Ranker{Kind: exactdist.SquaredL2, X: x.Row(i), Row: func(id int32) []float32 { return cent.Row(int(id)) }}
+		best := rk.Cand(0)
+		for j := 1; j < cent.Rows; j++ {
+			if c := rk.Cand(int32(j)); rk.Compare(c, best) < 0 {
+				best = c
+			}
+		}
+		assign[i] = best.ID
+	})
+	return len(rows), nil
+}
+
+// roundingRows returns the rows whose float32 nearest centroid assign
+// rounding could have decided.
 //
 // A float32 squared distance ‖x‖² + ‖c‖² − 2⟨x, c⟩ over D dimensions is
 // off from the exact one by at most
 //
-//	e(x, c) = (D + 4)·u·(‖x‖ + ‖c‖)² + (D + 4)·u·2⁻¹²⁰,  u = 2⁻²⁴
+//	e(x, c) = (D + 4)·u·(‖x‖ + ‖c‖)² + (D + 4)·2⁻¹⁴⁴,  u = 2⁻²⁴
 //
-// (Higham 2002, §3.1, on the three terms; the second term covers
-// subnormal results). A row within half the distance from its centroid
-// to the nearest other centroid (Elkan 2003) is certain at once. For the
-// others a k = 2 float32 search of the rows against the
-// centroids (knn.Exact) gives each row's best and second-best values d₁,
-// d₂. The assigned centroid a is certainly the exact nearest when it is the
-// search's first and d₂ − d₁ > e(x, c_a) + e_o, e_o bounding the error of
-// every other centroid that could beat a: such a centroid has
-// ‖c‖ ≤ ‖x‖ + √(d₁ + e(x, c_a)). Every other row is reassigned to its
-// nearest centroid in float64 (differences squared and summed in index
-// order, ties to the lower index), which on every kernel level gives the
-// same bits. Rows whose float32 decision is clear — all of them on
-// ordinary embeddings — keep theirs, so the assignment changes only where
-// rounding, not the data, chose the centroid.
-func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) (int, error) {
+// (see metrics' recheck for the derivation; the second term covers
+// underflow). A row within half the distance from its centroid to the
+// nearest other centroid (Elkan 2003) is certain at once. For the others
+// a k = 2 float32 search of the rows against the centroids (knn.Exact)
+// gives each row's best and second-best values d₁, d₂. The assigned
+// centroid a is certainly the exact nearest when it is the search's first
+// and d₂ − d₁ > e(x, c_a) + e_o, e_o bounding the error of every other
+// centroid that could beat a: such a centroid has ‖c‖ ≤ ‖x‖ + √(d₁ +
+// e(x, c_a)). Every other row is returned.
+func roundingRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) ([]int, error) {
 	k, d := cent.Rows, x.Cols
 	if k < 2 || x.Rows == 0 {
-		return 0, nil
+		return nil, nil
 	}
-	cn := make([]float64, k)
-	cMax := 0.0
-	for j := range cn {
-		var s float64
-		for _, v := range cent.Row(j) {
-			s += float64(v) * float64(v)
-		}
-		cn[j] = math.Sqrt(s)
-		cMax = max(cMax, cn[j])
-	}
-	gamma := float64(d+4) * 0x1p-24
-	bound := func(a, b float64) float64 {
-		s := a + b
-		return gamma*s*s + gamma*0x1p-120
+	cn, cMax, bound, cc, err := centroidBounds(ctx, cent, d, threads)
+	if err != nil {
+		return nil, err
 	}
 	// sep[a] ≤ min_{j≠a} ‖c_a − c_j‖²: a row with 4‖x − c_a‖² < sep[a] is
 	// nearer to c_a than to any other centroid (triangle inequality),
-	// whatever the rounding.
-	cc, err := knn.Exact{}.Search(ctx, cent, cent, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf, Threads: threads})
-	if err != nil {
-		return 0, err
-	}
+	// whatever the rounding; the float64 distance's own error bound
+	// (exactdist.L2) is added.
 	sep := make([]float64, k)
 	for j := range sep {
 		sep[j] = max(float64(cc.Dist[j])-bound(cn[j], cMax), 0) * (1 - 0x1p-30)
 	}
 	var open []int
 	for i, a := range assign {
-		if 4*knn.SquaredL2(x.Row(i), cent.Row(int(a)))*(1+0x1p-30) >= sep[a] {
+		v, e := exactdist.L2(x.Row(i), cent.Row(int(a)))
+		if 4*(v+e) >= sep[a] {
 			open = append(open, i)
 		}
 	}
 	if len(open) == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	sub := mat32.Matrix{Rows: len(open), Cols: d, Data: make([]float32, 0, len(open)*d)}
 	for _, i := range open {
@@ -78,7 +88,7 @@ func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, thread
 	}
 	nb, err := knn.Exact{}.Search(ctx, sub, cent, 2, knn.Options{Metric: knn.L2, Threads: threads})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	uncertain := make([]bool, len(open))
 	parallel.For(threads, len(open), func(r int) {
@@ -101,15 +111,91 @@ func Recheck64(ctx context.Context, x, cent mat32.Matrix, assign []int32, thread
 			rows = append(rows, open[r])
 		}
 	}
-	parallel.For(threads, len(rows), func(r int) {
-		i := rows[r]
-		best, bj := math.Inf(1), int32(0)
-		for j := 0; j < k; j++ {
-			if s := knn.SquaredL2(x.Row(i), cent.Row(j)); s < best {
-				best, bj = s, int32(j)
-			}
+	return rows, nil
+}
+
+// centroidBounds returns the centroids' norms and their largest, the
+// float32 rounding bound e(a, b) of a distance between rows of norms a and
+// b, and each centroid's nearest other centroid (a float32 search).
+func centroidBounds(ctx context.Context, cent mat32.Matrix, d, threads int) ([]float64, float64, func(a, b float64) float64, *knn.Neighbors, error) {
+	cn := make([]float64, cent.Rows)
+	cMax := 0.0
+	for j := range cn {
+		var s float64
+		for _, v := range cent.Row(j) {
+			s += float64(v) * float64(v)
 		}
-		assign[i] = bj
-	})
-	return len(rows), nil
+		cn[j] = math.Sqrt(s)
+		cMax = max(cMax, cn[j])
+	}
+	gamma := float64(d+4) * 0x1p-24
+	bound := func(a, b float64) float64 {
+		s := a + b
+		return gamma*s*s + gamma*0x1p-120
+	}
+	cc, err := knn.Exact{}.Search(ctx, cent, cent, 1, knn.Options{Metric: knn.L2, Exclude: knn.ExcludeSelf, Threads: threads})
+	return cn, cMax, bound, cc, err
+}
+
+// coincidentRows counts the rows assigned to one of two centroids whose
+// distances to the row differ by less than their rounding bounds (e of
+// roundingRows), the centroids being twins (ulpTwins) and one the other's
+// nearest.
+func coincidentRows(ctx context.Context, x, cent mat32.Matrix, assign []int32, threads int) (int, error) {
+	k, d := cent.Rows, x.Cols
+	if k < 2 || x.Rows == 0 {
+		return 0, nil
+	}
+	zero := make([]float32, d)
+	cn, _, bound, cc, err := centroidBounds(ctx, cent, d, threads)
+	if err != nil {
+		return 0, err
+	}
+	twin := make([]int32, k) // the coinciding centroid, or −1
+	any := false
+	for j := range twin {
+		twin[j] = -1
+		if l := cc.IDs[j]; l >= 0 && ulpTwins(cent.Row(j), cent.Row(int(l))) {
+			twin[j], any = l, true
+		}
+	}
+	if !any {
+		return 0, nil
+	}
+	n := 0
+	for i, a := range assign {
+		b := twin[a]
+		if b < 0 {
+			continue
+		}
+		va, _ := exactdist.L2(x.Row(i), cent.Row(int(a)))
+		vb, _ := exactdist.L2(x.Row(i), cent.Row(int(b)))
+		xn, _ := exactdist.L2(x.Row(i), zero)
+		if math.Abs(va-vb) <= bound(math.Sqrt(xn), cn[a])+bound(math.Sqrt(xn), cn[b]) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// ulpTwins reports whether a and b differ, by at most 4 ulp in every
+// coordinate: centroids that float32 cannot tell apart. Identical rows are
+// not twins: every summation order gives both the same value, so the
+// lower index wins in faiss too.
+func ulpTwins(a, b []float32) bool {
+	same := true
+	for t := range a {
+		if a[t] == b[t] {
+			continue
+		}
+		same = false
+		ua, ub := math.Float32bits(a[t]), math.Float32bits(b[t])
+		if (ua^ub)>>31 != 0 {
+			return false // opposite signs: several ulps unless both tiny
+		}
+		if max(ua, ub)-min(ua, ub) > 4 {
+			return false
+		}
+	}
+	return !same
 }

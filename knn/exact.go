@@ -79,6 +79,9 @@ func (Exact) Name() string { return ExactName }
 // Watches reports that Exact honours Options.Watch.
 func (Exact) Watches() bool { return true }
 
+// WatchesExactly reports that Exact honours Watch.Band and Watch.Order.
+func (Exact) WatchesExactly() bool { return true }
+
 // SelfOffsets reports that Exact honours Options.SelfRange.
 func (Exact) SelfOffsets() bool { return true }
 
@@ -104,7 +107,8 @@ type exactRun struct {
 	out      *Neighbors
 	threads  int
 	watch    []watchState // per query, with Options.Watch
-	kspec    []uint64     // per query: speculative top-k bound (see initKSpec), or nil
+	watchOpt *Watch
+	kspec    []uint64 // per query: speculative top-k bound (see initKSpec), or nil
 	maxRank  int
 	spec     specParams
 	recounts *atomic.Int64
@@ -307,8 +311,9 @@ func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
 		if st.w.needsRecount() {
 			r.out.Ranks[qi] = r.exactRanks(qi, st.w)
 		} else {
-			r.out.Ranks[qi] = st.w.ranks()
+			r.out.Ranks[qi] = st.w.ranks(r.order(qi))
 		}
+		st.w.release()
 		st.w = nil
 	}
 }

@@ -75,12 +75,30 @@ type Watch struct {
 	// MaxRank bounds the ranks reported; it is also what makes watching
 	// cheap (candidates beyond it are not counted). >= 1.
 	MaxRank int
+	// Band and Order, both set, ask for the ranks of the exact distances
+	// rather than the searcher's own: Band(i, v) ≥ 0 bounds how far apart
+	// the searcher's values (squared L2, or −IP) of two rows of query i
+	// near v can be while their exact distances are in the other order,
+	// and Order(i, ids) sorts ids by exact distance to query i (ties to
+	// the lower index); it may be called concurrently. Rows whose values
+	// lie in the band of a watched row are put in order by Order, all
+	// others keep the searcher's order. Neighbors.RanksExact says whether
+	// the searcher did so.
+	Band  func(i int, v float32) float32
+	Order func(i int, ids []int32)
 }
 
 // Watches reports whether s honours Options.Watch.
 func Watches(s Searcher) bool {
 	w, ok := s.(interface{ Watches() bool })
 	return ok && w.Watches()
+}
+
+// WatchesExactly reports whether s honours Watch.Band and Watch.Order
+// (Neighbors.RanksExact).
+func WatchesExactly(s Searcher) bool {
+	w, ok := s.(interface{ WatchesExactly() bool })
+	return ok && w.WatchesExactly()
 }
 
 // SelfOffsets reports whether s honours Options.SelfRange.
@@ -99,6 +117,8 @@ type Neighbors struct {
 	// rows of Options.Watch.IDs[i] that rank within MaxRank; nil without
 	// a Watch.
 	Ranks [][]int32
+	// RanksExact: Ranks are those of the exact distances (Watch.Band).
+	RanksExact bool
 }
 
 // IDsOf returns the neighbour ids of query i.

@@ -26,10 +26,10 @@ type realisticCase struct {
 var realisticCases = map[string]realisticCase{
 	// 20 000 × 128, 500 classes of 4–134 items, R@1 ≈ 0.39.
 	"20k": {name: "20k", classes: 1000, rows: 40000, minClass: 4, maxClass: 134, spread: 0.207,
-		n: 20000, testClasses: 500, r1: 0.39125, mapR: 0.053902969844598705, map1000: 0.08442042084192808},
+		n: 20000, testClasses: 500, r1: 0.39125, mapR: 0.05390300909727707, map1000: 0.0844204845697464},
 	// SOP's test-set shape: 60 502 × 128, 11 316 classes of 2–9 items, R@1 ≈ 0.88.
 	"sop": {name: "sop", classes: 22632, rows: 121004, minClass: 2, maxClass: 9, spread: 0.116,
-		n: 60502, testClasses: 11316, r1: 0.8837393805163466, mapR: 0.595064089727436, map1000: 0.6946432451926845},
+		n: 60502, testClasses: 11316, r1: 0.8837393805163466, mapR: 0.595064089727436, map1000: 0.6946435659395059},
 }
 
 var (

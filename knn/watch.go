@@ -39,10 +39,17 @@ import (
 // thus always the exact ones; only the work depends on the guess.
 type watchState struct {
 	keys    []uint64 // watched rows' keys, ascending
-	cnt     []int32  // cnt[b]: counted candidates with keys[b−1] < key < keys[b]
+	cnt     []int32  // cnt[b]: counted candidates with low[b−1] ≤ key < low[b]
 	alive   int      // keys[:alive] may still rank within maxRank
 	tot     int      // Σ cnt[:alive]
 	maxRank int
+	// low[b] and high[b] bound the keys that may be on either side of
+	// watched row b exactly: keys without a band (Options.Watch.Band),
+	// else see watchBand.
+	low, high []uint64
+	band      *watchBand
+	bandFn    func(v float32) float32 // Watch.Band for this query, or nil
+	specLow   uint64                  // candidates below it rank ahead of every dropped row
 
 	spec    uint64 // speculative cap (with hasSpec)
 	hasSpec bool   // initWatch set spec
@@ -55,23 +62,46 @@ func (w *watchState) reset(maxRank int) {
 	clear(w.cnt)
 	w.maxRank = maxRank
 	w.alive = min(len(w.keys), maxRank) // the m-th watched row ranks ≥ m+1
+	if w.bandFn != nil && w.band == nil {
+		w.band = newWatchBand(w, w.bandFn) // built when the query's scan starts
+	}
+	if w.band != nil {
+		w.alive = w.band.reset(maxRank)
+	}
 	w.tot = 0
 	w.specing, w.dropped, w.below = false, false, 0
 	if w.hasSpec {
 		n, _ := slices.BinarySearch(w.keys, w.spec) // keys[:n] < spec
 		if n < w.alive {
 			w.alive, w.specing, w.dropped = n, true, true
+			w.specLow = min(w.spec, w.low[n])
 		}
 	}
+	if w.band != nil {
+		w.band.dropped(w.keys, w.alive)
+	}
+}
+
+// release drops a finished query's buffers (they are per query, and the
+// scan holds every query's until it ends).
+func (w *watchState) release() {
+	w.keys, w.cnt, w.low, w.high, w.band, w.bandFn = nil, nil, nil, nil, nil, nil
 }
 
 // needsRecount reports whether the speculative cap dropped watched rows and
 // was never proven during the scan.
 func (w *watchState) needsRecount() bool { return w.specing && w.dropped }
 
-// count takes a candidate key below keys[alive−1] (not the query itself)
+// count takes a candidate key below high[alive−1] (not the query itself)
 // and reports whether the bound shrank.
 func (w *watchState) count(key uint64) bool {
+	if w.band != nil {
+		lo := w.band.count(w, key)
+		if lo < 0 {
+			return false
+		}
+		return w.add(lo)
+	}
 	// Branch-free lower bound (the comparisons are unpredictable: the
 	// borrow of a subtraction per halving instead of a mispredicted branch;
 	// the compiler keeps a plain if as a branch inside a loop):
@@ -87,24 +117,55 @@ func (w *watchState) count(key uint64) bool {
 	if w.keys[lo] == key { // a watched row itself: ranked by its position
 		return false
 	}
+	return w.add(lo)
+}
+
+// add counts a candidate below watched row lo and drops the rows that can
+// no longer rank within maxRank; it reports whether the bound shrank.
+func (w *watchState) add(lo int) bool {
 	w.cnt[lo]++
 	w.tot++
 	shrank := false
-	for w.alive > 0 && w.alive+w.tot > w.maxRank {
+	for w.alive > 0 && w.minRank(w.alive-1) > w.maxRank {
 		w.alive--
 		w.tot -= int(w.cnt[w.alive])
 		shrank = true
+		if w.band != nil {
+			w.band.dropped(w.keys, w.alive)
+		}
 	}
 	return shrank
 }
 
-// ranks returns the ranks of the watched rows within maxRank, ascending.
-func (w *watchState) ranks() []int32 {
-	out := make([]int32, w.alive)
+// minRank is the least rank watched row m (< alive) can have, tot being
+// the candidates counted below low[m]: without a band its rank, and at
+// least 1 + m + tot; with one, 1 + tot + the watched rows below low[m].
+func (w *watchState) minRank(m int) int {
+	if w.band != nil {
+		return 1 + w.tot + int(w.band.wAhead[m])
+	}
+	return m + 1 + w.tot
+}
+
+// ranks returns the ranks of the watched rows within maxRank, ascending
+// (with a band, the exact ones: order puts rows in exact order).
+func (w *watchState) ranks(order func(ids []int32)) []int32 {
+	if w.band != nil && w.band.open() {
+		ahead := make([]int, w.alive)
+		c := 0
+		for m := range ahead {
+			c += int(w.cnt[m])
+			ahead[m] = c + int(w.band.wAhead[m])
+		}
+		return w.band.resolve(w, ahead, w.band.poolKeys(w), order)
+	}
+	out := make([]int32, 0, w.alive)
 	c := 0
-	for m := range out {
+	for m := 0; m < w.alive; m++ {
 		c += int(w.cnt[m])
-		out[m] = int32(m + 1 + c)
+		if r := m + 1 + c; r <= w.maxRank {
+			out = append(out, int32(r))
+		}
 	}
 	return out
 }
@@ -114,14 +175,14 @@ func (w *watchState) ranks() []int32 {
 func (t *topk) offer(key uint64, k int, scratch []uint64) bool {
 	tight := t.push(key, k, scratch)
 	if w := t.w; w != nil {
-		if w.specing && key < w.spec {
+		if w.specing && key < w.specLow {
 			w.below++
 			if w.below >= w.maxRank { // proven: lift the cap
 				w.specing = false
 				tight = true
 			}
 		}
-		if w.alive > 0 && key < w.keys[w.alive-1] && w.count(key) {
+		if w.alive > 0 && key < w.high[w.alive-1] && w.count(key) {
 			tight = true
 		}
 	}
@@ -138,7 +199,9 @@ func (t *topk) offer(key uint64, k int, scratch []uint64) bool {
 func (r *exactRun) initWatch(w *Watch) {
 	n, d, nr := r.q.Rows, r.d, r.nr
 	r.watch = make([]watchState, n)
+	r.watchOpt = w
 	r.out.Ranks = make([][]int32, n)
+	r.out.RanksExact = w.Band != nil && w.Order != nil
 	var noCol [nrMax]float32
 	for i := range noCol {
 		noCol[i] = negInf
@@ -200,6 +263,10 @@ func (r *exactRun) initWatch(w *Watch) {
 					ws.keys[t] = knnkey.Of(vals[pos*mr+i-i0], int(id))
 				}
 				slices.Sort(ws.keys)
+				ws.low, ws.high = ws.keys, ws.keys
+				if r.out.RanksExact {
+					ws.bandFn = func(v float32) float32 { return w.Band(i, v) }
+				}
 			}
 		}
 	})
@@ -338,6 +405,9 @@ func (r *exactRun) exactRanks(qi int, w *watchState) []int32 {
 	}
 	all := r.allKeys(qi)
 	slices.Sort(all)
+	if w.band != nil {
+		return w.band.exactRanks(w, all, r.order(qi))
+	}
 	var out []int32
 	for _, key := range w.keys {
 		rank, _ := slices.BinarySearch(all, key) // candidates below it
@@ -358,8 +428,8 @@ func (t *topk) watchBound(b uint64) uint64 {
 	if w.specing && w.spec > b {
 		b = w.spec // every candidate below the cap must be tallied
 	}
-	if w.alive > 0 && w.keys[w.alive-1] > b {
-		b = w.keys[w.alive-1]
+	if w.alive > 0 && w.high[w.alive-1] > b {
+		b = w.high[w.alive-1]
 	}
 	return b
 }

@@ -276,3 +276,91 @@ func TestKSpecNeighbours(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchBand: with Watch.Band and Order, the ranks are those of an
+// "exact" distance that differs from the kernel's value by a deterministic
+// perturbation within ±B/2 (so two rows swap only within B of each
+// other), on random, grid and duplicate data, the general and the
+// symmetric path, L2 and IP, the speculative cap proven and recounted.
+func TestWatchBand(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewSource(13))
+	for _, kind := range []string{"gauss", "grid", "dups"} {
+		n := 400
+		x := randMatrix(rng, n, 6, kind)
+		for _, band := range []float32{0, 1e-3, 0.05, 1} {
+			for _, metric := range []Metric{L2, IP} {
+				full, err := Exact{}.Search(context.Background(), x, x, n-1, Options{Metric: metric, Exclude: ExcludeSelf})
+				if err != nil {
+					t.Fatal(err)
+				}
+				exact := func(i int, j int32) float64 {
+					h := uint64(i)*0x9e3779b97f4a7c15 ^ uint64(j)*0xbf58476d1ce4e5b9
+					h ^= h >> 31
+					h *= 0x94d049bb133111eb
+					h ^= h >> 29
+					return float64(h>>11)/(1<<53) - 0.5 // in [−1/2, 1/2)
+				}
+				val := make([]map[int32]float64, n)
+				for i := range val {
+					val[i] = map[int32]float64{}
+					for p, id := range full.IDsOf(i) {
+						v := float64(full.DistOf(i)[p])
+						if metric == IP {
+							v = -v
+						}
+						val[i][id] = v + float64(band)*exact(i, id)
+					}
+				}
+				cmpExact := func(i int) func(a, b int32) int {
+					return func(a, b int32) int {
+						if va, vb := val[i][a], val[i][b]; va != vb {
+							if va < vb {
+								return -1
+							}
+							return 1
+						}
+						return int(a - b)
+					}
+				}
+				w := &Watch{MaxRank: 30, IDs: make([][]int32, n),
+					Band:  func(int, float32) float32 { return band },
+					Order: func(i int, ids []int32) { slices.SortFunc(ids, cmpExact(i)) }}
+				want := make([][]int32, n)
+				for i := range w.IDs {
+					for j := i % 7; j < n; j += 7 {
+						if j != i {
+							w.IDs[i] = append(w.IDs[i], int32(j))
+						}
+					}
+					order := slices.Clone(full.IDsOf(i))
+					slices.SortFunc(order, cmpExact(i))
+					want[i] = []int32{}
+					for p, id := range order[:w.MaxRank] {
+						if slices.Contains(w.IDs[i], id) {
+							want[i] = append(want[i], int32(p+1))
+						}
+					}
+				}
+				opt := Options{Metric: metric, Exclude: ExcludeSelf, Watch: w}
+				for _, sp := range []specParams{defaultSpecParams(), {sample: 64, stage1: 64, factor: 0.3, sigmas: 0}} {
+					for _, e := range []Exact{{NoSymmetry: true, TileQ: 48}, {TileQ: 48}} {
+						e.spec = &sp
+						nb, err := e.Search(context.Background(), x, x, 3, opt)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !nb.RanksExact {
+							t.Fatal("RanksExact not set")
+						}
+						for i := 0; i < n; i++ {
+							if !slices.Equal(nb.Ranks[i], want[i]) {
+								t.Fatalf("%s band %g %v sym=%v spec %d query %d: ranks %v, exact %v", kind, band, metric, !e.NoSymmetry, sp.sample, i, nb.Ranks[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -245,6 +245,12 @@ func prepareDistance(distance string, q, g mat32.Matrix, loo bool) (knn.Metric, 
 	return 0, q, g, fmt.Errorf("unknown distance %q (euclidean, cosine, ip)", distance)
 }
 
+// isCosine reports whether --distance names the cosine distance.
+func isCosine(distance string) bool {
+	d := strings.ToLower(distance)
+	return d == "cosine" || d == "cos"
+}
+
 func checkInput(in Input, loo bool) error {
 	if err := checkSet("embeddings", in.Emb, in.Labels); err != nil {
 		return err

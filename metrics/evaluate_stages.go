@@ -37,7 +37,11 @@ func (e *evalRun) retrievalPlan(s knn.Searcher, metric knn.Metric, q, g mat32.Ma
 	opt := e.opt
 	x.pmlK = pmlK(opt.PMLK, e.qLabels, e.gLabels, e.rowMask, e.classes, e.loo)
 	x.rows, x.perClass, x.budget = e.rowMask, opt.PerClass || e.avg == PerClass, opt.neighbourBudget
-	plan, err := newRetrievalPlan(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, knn.Watches(s), x)
+	// Strict reads watched ranks only from a searcher that makes them the
+	// exact distances' (knn.Watch.Band); others search as deep as the
+	// ranks' window, whose lists the recheck certifies.
+	canWatch := knn.Watches(s) && (e.conv != Strict || knn.WatchesExactly(s))
+	plan, err := newRetrievalPlan(e.conv, e.w, e.qLabels, e.gLabels, e.classes, e.loo, canWatch, x)
 	if err != nil {
 		return nil, knn.Options{}, inputErr("%v", err)
 	}
@@ -74,6 +78,9 @@ func (e *evalRun) searchAndScore(ctx context.Context, metric knn.Metric, q, g ma
 	}
 	if e.conv == Strict {
 		plan.recheck = newRecheck(plan, metric, q, g)
+		if isCosine(e.opt.Distance) {
+			plan.recheck.cosine(e.in.Emb, e.gallery)
+		}
 	}
 	vals, sums, err := plan.search(ctx, s, q, g, kopt, e.opt.Threads)
 	if err != nil {

@@ -240,6 +240,9 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 	}
 	rows := p.chunkRows(depth + extra)
 	if rows >= n && !p.extras.ranged {
+		if p.recheck != nil {
+			opt.Watch = p.recheck.certify(opt.Watch, 0)
+		}
 		nb, err := s.Search(ctx, q, g, p.depth+extra, opt)
 		if err != nil {
 			return nil, nil, err
@@ -274,6 +277,9 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		}
 		if watch != nil {
 			opt.Watch = &knn.Watch{IDs: watch.IDs[r0:r1], MaxRank: watch.MaxRank}
+			if p.recheck != nil {
+				opt.Watch = p.recheck.certify(opt.Watch, r0)
+			}
 		}
 		if offset {
 			opt.SelfRange, opt.SelfOffset = true, r0

@@ -52,7 +52,7 @@ func addEval() {
 			&cli.IntFlag{Name: "test-time-n", Value: trainers.Defaults().TestTimeN, Usage: "with --refine: chunks per knn/cluster batch"},
 			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the evaluation to `FILE` (go tool pprof)"},
-		}, append(append(append(evalPMLFlags, evalPerQueryFlag), evalShardFlags...), evalDistractorFlags...)...),
+		}, append(append(append(evalPMLFlags(), evalPerQueryFlag()), evalShardFlags()...), evalDistractorFlags()...)...),
 		Action: withCPUProfile(evalAction),
 	})
 }

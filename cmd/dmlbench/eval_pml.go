@@ -9,12 +9,14 @@ import (
 
 // eval's flags for the standard protocols and pytorch-metric-learning
 // parity (Musgrave et al. 2020's library, AccuracyCalculator v2.8.1).
-var evalPMLFlags = []cli.Flag{
-	&cli.StringFlag{Name: "protocol", Usage: "standard benchmark preset: cub | cars | sop | inshop (sets the recall ks; inshop takes --query-*/--gallery-*)"},
-	&cli.StringFlag{Name: "query-rows", Usage: "`IDX`.npy: integer rows of --emb that are the queries; every row is the gallery, each query's own row excluded by index (PML's ref_includes_query)"},
-	&cli.StringFlag{Name: "average", Value: "query", Usage: "how k-NN metrics pool queries: query (mean over queries) | per-class (mean over classes of each class's mean; PML's avg_of_avgs)"},
-	&cli.BoolFlag{Name: "per-class", Usage: "also report every class's k-NN metrics (JSON \"per_class\", a second table otherwise)"},
-	&cli.StringFlag{Name: "pml-k", Usage: "with --compat pml: PML's explicit k (`K` or max_bin_count), the window of MRR and mean_average_precision; non-standard: when a class is larger, MAP@R sums over the first K and still divides by R, R-Precision divides by K (warned)"},
+func evalPMLFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "protocol", Usage: "standard benchmark preset: cub | cars | sop | inshop (sets the recall ks; inshop takes --query-*/--gallery-*)"},
+		&cli.StringFlag{Name: "query-rows", Usage: "`IDX`.npy: integer rows of --emb that are the queries; every row is the gallery, each query's own row excluded by index (PML's ref_includes_query)"},
+		&cli.StringFlag{Name: "average", Value: "query", Usage: "how k-NN metrics pool queries: query (mean over queries) | per-class (mean over classes of each class's mean; PML's avg_of_avgs)"},
+		&cli.BoolFlag{Name: "per-class", Usage: "also report every class's k-NN metrics (JSON \"per_class\", a second table otherwise)"},
+		&cli.StringFlag{Name: "pml-k", Usage: "with --compat pml: PML's explicit k (`K` or max_bin_count), the window of MRR and mean_average_precision; non-standard: when a class is larger, MAP@R sums over the first K and still divides by R, R-Precision divides by K (warned)"},
+	}
 }
 
 // pmlOptions reads --average, --per-class and --pml-k into opt.

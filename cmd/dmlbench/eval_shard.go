@@ -14,18 +14,20 @@ import (
 )
 
 // evalShardFlags run one evaluation as query shards (docs/scale.md).
-var evalShardFlags = []cli.Flag{
-	&cli.StringFlag{Name: "shard", Usage: "score query shard `I/N` only (I from 0) against the whole gallery and write its per-query terms to --partial DIR; merge with --merge DIR"},
-	&cli.StringFlag{Name: "partial", Usage: "the `DIR` of the shards' partial results (with --shard or --executor)"},
-	&cli.StringSliceFlag{Name: "merge", Usage: "merge the partial results in `DIR` (repeatable) into the result one eval writes, bit for bit; give the same inputs and options as the shards"},
-	&cli.IntFlag{Name: "shards", Usage: "with --executor: the number of query shards"},
-	&cli.StringFlag{Name: "executor", Usage: "run --shards N shards and merge them: local (processes here, --parallel at a time) | slurm (a job array and a merge job, afterok)"},
-	&cli.IntFlag{Name: "parallel", Value: 1, Usage: "with --executor local: shards run at once"},
-	&cli.StringFlag{Name: "slurm-partition", Usage: "with --executor slurm: #SBATCH --partition"},
-	&cli.StringFlag{Name: "slurm-time", Usage: "with --executor slurm: #SBATCH --time of each task"},
-	&cli.IntFlag{Name: "slurm-cpus", Usage: "with --executor slurm: #SBATCH --cpus-per-task (GOMAXPROCS of each task)"},
-	&cli.StringFlag{Name: "slurm-mem", Usage: "with --executor slurm: #SBATCH --mem"},
-	&cli.IntFlag{Name: "gallery-block", Usage: "memory-map the searched .npy (float32, or float16 widened into a temporary float32 file; --gallery-emb, or --emb leave-one-out) and search it `ROWS` rows at a time: the search's anonymous memory is 4·ROWS·D + 32·C·(K+1) bytes (C·(K+1) ≤ 2²², K the depth: the watch window, 1000 with mAP@1000), not the gallery's (docs/scale.md); 0 = read it into memory"},
+func evalShardFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "shard", Usage: "score query shard `I/N` only (I from 0) against the whole gallery and write its per-query terms to --partial DIR; merge with --merge DIR"},
+		&cli.StringFlag{Name: "partial", Usage: "the `DIR` of the shards' partial results (with --shard or --executor)"},
+		&cli.StringSliceFlag{Name: "merge", Usage: "merge the partial results in `DIR` (repeatable) into the result one eval writes, bit for bit; give the same inputs and options as the shards"},
+		&cli.IntFlag{Name: "shards", Usage: "with --executor: the number of query shards"},
+		&cli.StringFlag{Name: "executor", Usage: "run --shards N shards and merge them: local (processes here, --parallel at a time) | slurm (a job array and a merge job, afterok)"},
+		&cli.IntFlag{Name: "parallel", Value: 1, Usage: "with --executor local: shards run at once"},
+		&cli.StringFlag{Name: "slurm-partition", Usage: "with --executor slurm: #SBATCH --partition"},
+		&cli.StringFlag{Name: "slurm-time", Usage: "with --executor slurm: #SBATCH --time of each task"},
+		&cli.IntFlag{Name: "slurm-cpus", Usage: "with --executor slurm: #SBATCH --cpus-per-task (GOMAXPROCS of each task)"},
+		&cli.StringFlag{Name: "slurm-mem", Usage: "with --executor slurm: #SBATCH --mem"},
+		&cli.IntFlag{Name: "gallery-block", Usage: "memory-map the searched .npy (float32, or float16 widened into a temporary float32 file; --gallery-emb, or --emb leave-one-out) and search it `ROWS` rows at a time: the search's anonymous memory is 4·ROWS·D + 32·C·(K+1) bytes (C·(K+1) ≤ 2²², K the depth: the watch window, 1000 with mAP@1000), not the gallery's (docs/scale.md); 0 = read it into memory"},
+	}
 }
 
 // errShardWritten ends an eval that wrote its own output (a shard's

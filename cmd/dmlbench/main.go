@@ -141,15 +141,12 @@ func setUsageHandlers(c *cli.Command, path string) {
 	}
 }
 
-// requiredFlags are the flags declared Required, per command path. The
-// check is the command's own (Before), not urfave/cli's, which prints the
-// whole help on stdout before its error.
-var requiredFlags = map[string][]string{}
-
-// requireFlags moves the Required check of c's flags into c.Before: a
-// missing one is a usage error naming it. Idempotent (newApp may run more
-// than once in a process).
+// requireFlags moves the Required check of c's flags into c.Before (not
+// urfave/cli's check, which prints the whole help on stdout before its
+// error): a missing one is a usage error naming it. c's flags must be its
+// own (newApp builds them per app).
 func requireFlags(c *cli.Command, path string) {
+	var names []string
 	for _, f := range c.Flags {
 		if rf, ok := f.(cli.RequiredFlag); !ok || !rf.IsRequired() {
 			continue
@@ -160,9 +157,8 @@ func requireFlags(c *cli.Command, path string) {
 		}
 		sf.Required = false
 		sf.Usage += " (required)"
-		requiredFlags[path] = append(requiredFlags[path], sf.Name)
+		names = append(names, sf.Name)
 	}
-	names := requiredFlags[path]
 	if len(names) == 0 || c.Before != nil {
 		return
 	}
@@ -232,6 +228,11 @@ func main() {
 	os.Exit(code)
 }
 
+// appRunMu lets one app at a time run in a process (tests run apps in
+// parallel): urfave/cli writes its package-level help flag (cli.HelpFlag)
+// and help subcommand while it sets up and parses any app's command.
+var appRunMu sync.Mutex
+
 // run executes the CLI and returns the process exit code: 0 success,
 // 1 error (one line on stderr), 2 usage error. A failed write to stdout
 // (a full disk, a closed pipe) is an error even when the command itself
@@ -244,7 +245,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp()
 	out := &procout.Checked{W: stdout}
 	app.Writer, app.ErrWriter = out, stderr
-	err := app.Run(args)
+	err := func() error {
+		appRunMu.Lock()
+		defer appRunMu.Unlock()
+		return app.Run(args)
+	}()
 	if err == nil && out.Err != nil {
 		err = fmt.Errorf("writing standard output: %v", unwrapPathError(out.Err))
 	}

@@ -96,8 +96,8 @@ func addPlot() {
 				),
 				Action: plotSweepAction,
 			},
-			plotTSNECommand,
-			tunePlotCommand,
+			plotTSNECommand(),
+			tunePlotCommand(),
 		},
 	})
 }

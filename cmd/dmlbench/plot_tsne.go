@@ -11,23 +11,25 @@ import (
 
 // plotTSNECommand is `dmlbench plot tsne` (Seidenschwarz et al. 2021 §5–6: 2-D views of
 // test embeddings, coloured by class).
-var plotTSNECommand = &cli.Command{
-	Name:        "tsne",
-	Usage:       "2-D t-SNE map of embeddings, coloured by class",
-	UsageText:   "dmlbench plot tsne --emb E.npy --labels L.npy --out FIG [--classes 10] [--max-points 2000]",
-	Description: helpText("plot-tsne"),
-	Flags: append([]cli.Flag{
-		&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (N×D)"},
-		&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},
-		&cli.IntFlag{Name: "classes", Value: 10, Usage: "number of classes drawn at random (0: all)"},
-		&cli.IntFlag{Name: "max-points", Value: 2000, Usage: "at most this many items of the drawn classes, drawn at random (0: all)"},
-		&cli.Float64Flag{Name: "perplexity", Value: 30, Usage: "t-SNE perplexity (effective number of neighbours)"},
-		&cli.IntFlag{Name: "iters", Value: 1000, Usage: "gradient steps"},
-		&cli.Int64Flag{Name: "seed", Usage: "seed of the class/point sample and of the initial map"},
-		&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary line"},
-	}, plotFigureFlags("tsne", 5)...),
-	Action: plotTSNEAction,
+func plotTSNECommand() *cli.Command {
+	return &cli.Command{
+		Name:        "tsne",
+		Usage:       "2-D t-SNE map of embeddings, coloured by class",
+		UsageText:   "dmlbench plot tsne --emb E.npy --labels L.npy --out FIG [--classes 10] [--max-points 2000]",
+		Description: helpText("plot-tsne"),
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "emb", Usage: "embeddings: `FILE`.npy or FILE.npz:key (N×D)"},
+			&cli.StringFlag{Name: "labels", Usage: "labels: `FILE`.npy / .npz:key (integers) or a text file, one label per line"},
+			&cli.IntFlag{Name: "classes", Value: 10, Usage: "number of classes drawn at random (0: all)"},
+			&cli.IntFlag{Name: "max-points", Value: 2000, Usage: "at most this many items of the drawn classes, drawn at random (0: all)"},
+			&cli.Float64Flag{Name: "perplexity", Value: 30, Usage: "t-SNE perplexity (effective number of neighbours)"},
+			&cli.IntFlag{Name: "iters", Value: 1000, Usage: "gradient steps"},
+			&cli.Int64Flag{Name: "seed", Usage: "seed of the class/point sample and of the initial map"},
+			&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary line"},
+		}, plotFigureFlags("tsne", 5)...),
+		Action: plotTSNEAction,
+	}
 }
 
 func plotTSNEAction(c *cli.Context) error {

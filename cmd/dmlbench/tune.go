@@ -25,14 +25,14 @@ func addTune() {
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "write the cells that can run now and print them; run nothing (slurm: write the script, submit nothing)"},
 			&cli.StringFlag{Name: "bin", Usage: "dmlbench binary the cells execute (default: this one)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no per-cell lines (warnings and errors only)"},
-			maxCellsFlag,
+			maxCellsFlag(),
 		},
 		Action: tuneAction,
 		Subcommands: []*cli.Command{{
 			Name:      "status",
 			Usage:     "per method: trials done and best validation score; cells running, pending or failed; ETA",
 			UsageText: "dmlbench tune status SPEC.yaml [--out DIR]",
-			Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the spec's out)"}, maxCellsFlag},
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the spec's out)"}, maxCellsFlag()},
 			Action:    tuneStatusAction,
 		}, {
 			Name:      "cell",
@@ -48,7 +48,9 @@ func addTune() {
 	})
 }
 
-var maxCellsFlag = &cli.IntFlag{Name: "max-cells", Value: tune.DefaultMaxCells, Usage: "refuse a spec with more cells than `N` (methods × folds × (budget + final seeds))"}
+func maxCellsFlag() *cli.IntFlag {
+	return &cli.IntFlag{Name: "max-cells", Value: tune.DefaultMaxCells, Usage: "refuse a spec with more cells than `N` (methods × folds × (budget + final seeds))"}
+}
 
 // tuneLoad reads the spec named by the one argument, checks it against its
 // data set and against the output directory's (tune.Plan.CheckSpec), and

@@ -2,11 +2,7 @@ package commentlint
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -16,31 +12,8 @@ import (
 const maxFuncLines = 120
 
 func TestNoFunctionOver120Lines(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
 	funcs := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin" || name == "out" || name == "runs") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
+	walkGoFiles(t, 0, func(rel string, fset *token.FileSet, f *ast.File) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			var body *ast.BlockStmt
 			name := "a function literal"
@@ -60,12 +33,8 @@ func TestNoFunctionOver120Lines(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if funcs < 1000 {
-		t.Fatalf("read only %d functions under %s", funcs, root)
+		t.Fatalf("read only %d functions", funcs)
 	}
 }

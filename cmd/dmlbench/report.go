@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dmlbench/dmlbench/experiments/suite"
+	"github.com/dmlbench/dmlbench/experiments/tune"
 	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
@@ -65,7 +66,7 @@ func reportAction(c *cli.Context) error {
 	if color != "auto" && color != "always" && color != "never" {
 		return usagef("--color must be auto, always or never (got %q)%s", color, suggest.Hint(color, []string{"auto", "always", "never"}))
 	}
-	if len(paths) == 1 && isTuneDir(paths[0]) {
+	if len(paths) == 1 && tune.IsOutDir(paths[0]) {
 		return tuneReport(c, paths[0], format, color)
 	}
 	opt, err := reportOptions(c)

@@ -3,6 +3,8 @@ package tune
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/usage"
@@ -20,5 +22,18 @@ func TestExecuteRefusesBadChoices(t *testing.T) {
 		if err := p.Execute(context.Background(), Change{}, inv); !usage.Is(err) {
 			t.Errorf("%+v: %v, want a usage error", inv, err)
 		}
+	}
+}
+
+func TestIsOutDir(t *testing.T) {
+	dir := t.TempDir()
+	if IsOutDir(dir) {
+		t.Fatal("an empty directory is taken for a tuning's")
+	}
+	if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !IsOutDir(dir) {
+		t.Fatal("a directory with tune.json is not taken for a tuning's")
 	}
 }

@@ -140,17 +140,7 @@ func reportOptions(c *cli.Context) (reports.Options, error) {
 	if err := opt.Check(); err != nil {
 		return opt, usageError{Err: err}
 	}
-	if ref := c.String("reference"); ref != "" {
-		rows, err := reports.LoadReference(ref)
-		if err != nil {
-			return opt, err
-		}
-		opt.References = rows
-		opt.ReferenceApproaches = reports.SplitList(c.String("reference-rows"), ";")
-	} else if c.IsSet("reference-dataset") || c.IsSet("reference-rows") {
-		return opt, usagef("--reference-dataset and --reference-rows need --reference")
-	}
-	return opt, nil
+	return opt, opt.SetReference(c.String("reference"), c.String("reference-rows"), c.IsSet("reference-dataset") || c.IsSet("reference-rows"))
 }
 
 // reportIsTTY reports whether w is a terminal.

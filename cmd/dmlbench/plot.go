@@ -20,11 +20,19 @@ func plotFigureFlags(what string, height float64) []cli.Flag {
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE`: .png, .pdf, .svg, .eps, .jpg or .tif by extension, or a directory (ending in / or existing) to write " + what + ".png into; required"},
 		&cli.StringFlag{Name: "title", Usage: "figure title (--title \"\" draws none)", DefaultText: "one naming the figure"},
 		&cli.StringFlag{Name: "caption", Usage: "a line of text under the x axis (none unless given)"},
-		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: "default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text, no title unless --title)"},
-		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches (per panel); --style paper: " + fmt.Sprint(plots.PaperWidth)},
+	}, append(figureSizeFlags("default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text, no title unless --title)",
+		"figure width in inches (per panel)", height), figureLabelFlags()...)...)
+}
+
+// figureSizeFlags are the style, size and resolution flags of every
+// figure, the style's and the width's help as given.
+func figureSizeFlags(styleUsage, widthUsage string, height float64) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: styleUsage},
+		&cli.Float64Flag{Name: "width", Value: 6, Usage: widthUsage + "; --style paper: " + fmt.Sprint(plots.PaperWidth)},
 		&cli.Float64Flag{Name: "height", Value: height, Usage: "figure height in inches; --style paper: " + fmt.Sprint(plots.PaperHeight)},
 		&cli.IntFlag{Name: "dpi", Value: plots.DefaultDPI, Usage: "resolution of .png, .jpg and .tif files"},
-	}, figureLabelFlags()...)
+	}
 }
 
 // plotCommonFlags are shared by the `dmlbench plot` subcommands that read

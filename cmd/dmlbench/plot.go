@@ -2,15 +2,10 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/internal/suggest"
-	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/plots"
-	"github.com/dmlbench/dmlbench/spectra"
 )
 
 // plotFigureFlags are the flags of every figure: file, size, style,
@@ -66,7 +61,7 @@ func addPlot() {
 					&cli.StringFlag{Name: "normalize", Value: "sum", Usage: "sum (s/Σs, as in ρ) | max (s/s₁) | none"},
 					&cli.IntFlag{Name: "top", Usage: "plot the first N values (0: all; Fig. 11 shows 35)"},
 				),
-				Action: plotSpectrumAction,
+				Action: plotRunsAction,
 			},
 			{
 				Name:        "rho",
@@ -74,7 +69,7 @@ func addPlot() {
 				UsageText:   "dmlbench plot rho PATH... --out FIG [--metric R@1]",
 				Description: "Examples:\n   dmlbench plot rho runs/omniglot-example --group-by loss --out rho.png\n   dmlbench plot rho runs/ --metric NMI --out rho_nmi.pdf",
 				Flags:       plotCommonFlags(&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "y-axis metric"}),
-				Action:      plotRhoAction,
+				Action:      plotRunsAction,
 			},
 			{
 				Name:        "recall",
@@ -82,7 +77,7 @@ func addPlot() {
 				UsageText:   "dmlbench plot recall PATH... --out FIG",
 				Description: "Examples:\n   dmlbench plot recall runs/omniglot-example --group-by loss --out recall.png",
 				Flags:       plotCommonFlags(),
-				Action:      plotRecallAction,
+				Action:      plotRunsAction,
 			},
 			{
 				Name:        "curves",
@@ -90,7 +85,7 @@ func addPlot() {
 				UsageText:   "dmlbench plot curves PATH... --out FIG [--metric R@1]",
 				Description: "Examples:\n   dmlbench plot curves runs/omniglot-example --group-by loss --out curves.png",
 				Flags:       plotCommonFlags(&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "test metric of the right panel"}),
-				Action:      plotCurvesAction,
+				Action:      plotRunsAction,
 			},
 			{
 				Name:        "sweep",
@@ -102,7 +97,7 @@ func addPlot() {
 					&cli.StringFlag{Name: "metric", Value: "R@1", Usage: "y-axis metric"},
 					&cli.BoolFlag{Name: "log-x", Value: true, Usage: "base-2 logarithmic x axis"},
 				),
-				Action: plotSweepAction,
+				Action: plotRunsAction,
 			},
 			plotTSNECommand(),
 			tunePlotCommand(),
@@ -110,251 +105,62 @@ func addPlot() {
 	})
 }
 
+// figureFlags are the figure's settings as given (plots.FigureFlags).
+func figureFlags(c *cli.Context) plots.FigureFlags {
+	return plots.FigureFlags{Out: c.String("out"), Title: c.String("title"), Caption: c.String("caption"),
+		XLabel: c.String("xlabel"), YLabel: c.String("ylabel"),
+		TitleSet: c.IsSet("title"), XLabelSet: c.IsSet("xlabel"), YLabelSet: c.IsSet("ylabel"),
+		Style: c.String("style"), Width: c.Float64("width"), Height: c.Float64("height"),
+		WidthSet: c.IsSet("width"), HeightSet: c.IsSet("height"), DPI: c.Int("dpi"),
+		Rename: c.StringSlice("rename"), NamesFile: c.String("names"), Palette: c.String("palette"), NoRunCounts: c.Bool("no-run-counts")}
+}
+
 // plotOptions checks the figure flags and returns the options of a
-// figure whose default title, x and y labels are given: the title unless
-// --title was set (--title "" draws none), the size (per panel) and
-// style, the resolution and the caption.
+// figure whose default title, x and y labels are given.
 func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOptions, error) {
-	if c.String("out") == "" {
-		return plots.PlotOptions{}, usagef("--out FILE (.png, .pdf, .svg, .eps, .jpg or .tif) is required")
-	}
-	w, h, sty, err := plots.FigureSize(c.String("style"), c.Float64("width"), c.Float64("height"), c.IsSet("width"), c.IsSet("height"), c.Int("dpi"))
-	if err != nil {
-		return plots.PlotOptions{}, usagef("%v", err)
-	}
-	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "source" }) {
-		if s := c.String("source"); s != "final" && s != "best" {
-			return plots.PlotOptions{}, usagef("--source must be final or best (got %q)%s", s, suggest.Hint(s, []string{"final", "best"}))
-		}
-	}
-	opt := plots.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel, Caption: c.String("caption"),
-		Width: w, Height: h, DPI: c.Int("dpi"), Style: sty}
-	if c.IsSet("title") {
-		opt.Title = c.String("title")
-		opt.NoTitle = opt.Title == ""
-	}
-	return opt, applyFigureLabels(c, &opt)
-}
-
-// plotRuns parses the positional paths (flags may follow them) and loads
-// their runs; the plot options are checked first so usage errors come
-// before any file is read.
-func plotRuns(c *cli.Context) ([]reports.LoadedRun, error) {
-	paths, err := reportArgs(c)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := plotOptions(c, "", "", ""); err != nil {
-		return nil, err
-	}
-	if len(paths) == 0 {
-		return nil, usagef("%s needs at least one run directory or run.json", c.Command.Name)
-	}
-	return reports.LoadFinished(paths, c.Bool("include-unfinished"))
-}
-
-// plotCheck returns --group-by, a usage error when a key is in no run's
-// method or when no run has metric (unless ""; history: in its per-epoch
-// metrics).
-func plotCheck(c *cli.Context, runs []reports.LoadedRun, metric string, history bool) ([]string, error) {
-	groupBy := reports.SplitList(c.String("group-by"), ",")
-	err := plots.CheckGroupBy(runs, groupBy)
-	if err == nil && metric != "" {
-		err = plots.CheckMetric(runs, metric, c.String("source"), history)
-	}
-	if err != nil {
-		return nil, usagef("plot %s: %v", c.Command.Name, err)
-	}
-	return groupBy, nil
+	return figureFlags(c).Options(title, xlabel, ylabel, nil)
 }
 
 // plotPath is where the figure goes (plots.FigurePath).
 func plotPath(c *cli.Context) string { return plots.FigurePath(c.String("out"), c.Command.Name) }
 
-// plotDone warns about the points the figure could not draw and says
-// where it went.
-func plotDone(c *cli.Context, path string, notes []string) error {
-	notDrawn, layout := plots.SplitNotes(notes)
-	if len(notDrawn) > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "warning: not drawn (not finite): %s\n", strings.Join(notDrawn, "; "))
-	}
-	for _, w := range layout {
+// plotDone writes the figure's warnings and where it went.
+func plotDone(c *cli.Context, d plots.Drawn) error {
+	for _, w := range d.Warnings {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
 	}
-	fmt.Fprintln(c.App.ErrWriter, "wrote", path)
+	if d.Path != "" {
+		fmt.Fprintln(c.App.ErrWriter, "wrote", d.Path)
+	}
 	return nil
 }
 
 // plotSave draws series with opt into the figure file and says so.
 func plotSave(c *cli.Context, series []plots.Series, opt plots.PlotOptions) error {
-	f, err := plots.NewPlot(series, opt)
+	d, err := plots.Save(plotPath(c), series, opt)
 	if err != nil {
 		return err
 	}
-	if err := plots.SavePlots(plotPath(c), []*plots.Figure{f}, opt.Width, opt.Height, opt.DPI); err != nil {
-		return err
-	}
-	return plotDone(c, plotPath(c), f.Notes)
+	return plotDone(c, d)
 }
 
-func plotSpectrumAction(c *cli.Context) error {
+// plotRunsAction is plot spectrum, rho, recall, curves and sweep.
+func plotRunsAction(c *cli.Context) error {
 	paths, err := reportArgs(c)
 	if err != nil {
 		return err
 	}
-	embs, labs, names := c.StringSlice("emb"), c.StringSlice("labels"), c.StringSlice("name")
-	mode, top := c.String("normalize"), c.Int("top")
-	in := plots.SpectrumInputs{Embs: embs, Labels: labs, Names: names, Runs: len(paths), PerClass: c.Bool("per-class"), Normalize: mode, Top: top}
-	if err := in.Check(); err != nil {
-		return err
-	}
-	opt, err := plotOptions(c, "singular value spectrum", "index i (sorted)", "")
+	p := plots.RunPlot{Kind: c.Command.Name, Paths: paths, Figure: figureFlags(c),
+		GroupBy: c.String("group-by"), Source: c.String("source"), Raw: c.Bool("raw"), IncludeUnfinished: c.Bool("include-unfinished"),
+		Metric: c.String("metric"), Param: c.String("param"), LogX: c.Bool("log-x"),
+		Spectrum: plots.SpectrumInputs{Embs: c.StringSlice("emb"), Labels: c.StringSlice("labels"), Names: c.StringSlice("name"),
+			PerClass: c.Bool("per-class"), Normalize: c.String("normalize"), Top: c.Int("top")}}
+	d, err := p.Draw()
 	if err != nil {
-		return err
-	}
-	groupBy := reports.SplitList(c.String("group-by"), ",")
-	var series []plots.Series
-	var runs []reports.LoadedRun
-	if len(paths) > 0 {
-		if runs, err = reports.LoadFinished(paths, c.Bool("include-unfinished")); err != nil {
-			return err
+		if len(d.Warnings) > 0 {
+			plotDone(c, plots.Drawn{Warnings: d.Warnings})
 		}
-		if groupBy, err = plotCheck(c, runs, "", false); err != nil {
-			return err
-		}
-		if series, err = plots.RunSpectra(runs, groupBy, mode, top); err != nil {
-			return err
-		}
-		opt.Styles = plots.RunStyles(runs, groupBy)
-	}
-	for i, e := range embs {
-		name, lp := "", ""
-		if len(names) > 0 {
-			name = names[i]
-		} else {
-			name = plots.EmbeddingName(e, runs, groupBy)
-		}
-		if c.Bool("per-class") {
-			lp = labs[min(i, len(labs)-1)]
-		}
-		s, skipped, err := plots.EmbeddingCurve(e, name, lp, mode, top)
-		if err != nil {
-			return err
-		}
-		if skipped > 0 {
-			fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d all-zero classes left out of the class average\n", e, skipped)
-		}
-		series = append(series, s)
-	}
-	if !c.IsSet("ylabel") {
-		opt.YLabel = plots.SpectrumYLabel(mode)
-	}
-	opt.LogY = true
-	return plotSave(c, series, opt)
-}
-
-// plotRho is ρ@1 of a spectrum (spectra.Rho).
-func plotRho(s []float64) (float64, error) { return spectra.Rho(s, 1) }
-
-func plotRhoAction(c *cli.Context) error {
-	runs, err := plotRuns(c)
-	if err != nil {
 		return err
 	}
-	metric := c.String("metric")
-	groupBy, err := plotCheck(c, runs, metric, false)
-	if err != nil {
-		return err
-	}
-	series, err := plots.RhoPoints(runs, groupBy, metric, c.String("source"), c.Bool("raw"), plotRho)
-	if err != nil {
-		return err
-	}
-	opt, err := plotOptions(c, "spectral decay ρ vs "+metric, "ρ (spectral decay)", plots.MetricLabel(metric, c.Bool("raw")))
-	if err != nil {
-		return err
-	}
-	// Markers in each series' colour and shape, named in the legend
-	// (labels next to the points overlap when methods score alike).
-	opt.Points = true
-	opt.Styles = plots.RunStyles(runs, groupBy)
-	return plotSave(c, series, opt)
-}
-
-func plotRecallAction(c *cli.Context) error {
-	runs, err := plotRuns(c)
-	if err != nil {
-		return err
-	}
-	groupBy, err := plotCheck(c, runs, "", false)
-	if err != nil {
-		return err
-	}
-	series, err := plots.RecallSeries(runs, groupBy, c.String("source"), c.Bool("raw"))
-	if err != nil {
-		return err
-	}
-	ylabel := "R@k (%)"
-	if c.Bool("raw") {
-		ylabel = "R@k"
-	}
-	opt, err := plotOptions(c, "Recall@k", "k", ylabel)
-	if err != nil {
-		return err
-	}
-	opt.LogX = true
-	opt.Styles = plots.RunStyles(runs, groupBy)
-	return plotSave(c, series, opt)
-}
-
-func plotCurvesAction(c *cli.Context) error {
-	runs, err := plotRuns(c)
-	if err != nil {
-		return err
-	}
-	metric := c.String("metric")
-	groupBy, err := plotCheck(c, runs, metric, true)
-	if err != nil {
-		return err
-	}
-	opt, err := plotOptions(c, "", "", "")
-	if err != nil {
-		return err
-	}
-	opt.Styles = plots.RunStyles(runs, groupBy)
-	notes, err := plots.SaveCurves(plotPath(c), runs, groupBy, metric, c.Bool("raw"), opt)
-	if err != nil {
-		return err
-	}
-	return plotDone(c, plotPath(c), notes)
-}
-
-func plotSweepAction(c *cli.Context) error {
-	runs, err := plotRuns(c)
-	if err != nil {
-		return err
-	}
-	param, metric := c.String("param"), c.String("metric")
-	if param == "" {
-		return usagef("sweep needs --param (e.g. embed-dim or batch-size)")
-	}
-	groupBy, err := plotCheck(c, runs, metric, false)
-	if err != nil {
-		return err
-	}
-	series, err := plots.SweepSeries(runs, groupBy, param, metric, c.String("source"), c.Bool("raw"))
-	if err != nil {
-		return err
-	}
-	opt, err := plotOptions(c, metric+" vs "+param, param, plots.MetricLabel(metric, c.Bool("raw")))
-	if err != nil {
-		return err
-	}
-	opt.LogX = c.Bool("log-x")
-	// The curves are the groups of the keys other than the parameter.
-	if len(groupBy) == 0 {
-		groupBy, _ = reports.VaryingKeys(runs)
-	}
-	opt.Styles = plots.RunStyles(runs, reports.Without(groupBy, param))
-	return plotSave(c, series, opt)
+	return plotDone(c, d)
 }

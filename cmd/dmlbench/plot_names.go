@@ -36,26 +36,3 @@ func readNames(c *cli.Context) (reports.Names, error) {
 	}
 	return n, nil
 }
-
-// applyFigureLabels sets opt's names, axis labels, palette and title from
-// the flags: --style paper draws no title unless --title is given.
-func applyFigureLabels(c *cli.Context, opt *plots.PlotOptions) error {
-	var err error
-	if opt.Names, err = readNames(c); err != nil {
-		return err
-	}
-	if opt.Palette, err = plots.PaletteNamed(c.String("palette")); err != nil {
-		return usagef("--palette: %v", err)
-	}
-	if c.IsSet("xlabel") {
-		opt.XLabel = c.String("xlabel")
-	}
-	if c.IsSet("ylabel") {
-		opt.YLabel = c.String("ylabel")
-	}
-	opt.NoRunCounts = c.Bool("no-run-counts")
-	if c.String("style") == plots.StylePaper && !c.IsSet("title") {
-		opt.NoTitle = true
-	}
-	return nil
-}

@@ -66,5 +66,5 @@ func plotTSNEAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "t-SNE: %d points, %d classes, KL(P‖Q) = %.4f (%s)\n", len(smp.Rows), len(smp.Classes), res.KL,
 			plots.TSNECaption(len(smp.Rows), x.Rows, len(smp.Classes), smp.AllClasses, opt.Perplexity, res.KL))
 	}
-	return plotDone(c, plotPath(c), nil)
+	return plotDone(c, plots.Drawn{Path: plotPath(c)})
 }

@@ -15,11 +15,11 @@ func spectraFigureFlags() []cli.Flag {
 // spectraFigureOptions are the figure options of spectra --out; title is
 // drawn unless "" (or --style paper without --title).
 func spectraFigureOptions(c *cli.Context, title, caption, ylabel string) (plots.PlotOptions, error) {
-	w, h, sty, err := plots.FigureSize(c.String("style"), c.Float64("width"), c.Float64("height"), c.IsSet("width"), c.IsSet("height"), c.Int("dpi"))
+	f := figureFlags(c)
+	opt, err := f.Sized()
 	if err != nil {
-		return plots.PlotOptions{}, usagef("%v", err)
+		return plots.PlotOptions{}, err
 	}
-	opt := plots.PlotOptions{Title: title, NoTitle: title == "", Caption: caption, XLabel: "index i (sorted)", YLabel: ylabel, LogY: true,
-		Width: w, Height: h, DPI: c.Int("dpi"), Style: sty}
-	return opt, applyFigureLabels(c, &opt)
+	opt.Title, opt.NoTitle, opt.Caption, opt.XLabel, opt.YLabel, opt.LogY = title, title == "", caption, "index i (sorted)", ylabel, true
+	return opt, f.Label(&opt)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"strings"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/experiments/tune"
-	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 )
@@ -54,56 +52,27 @@ func reportAction(c *cli.Context) error {
 	if len(paths) == 0 {
 		return usagef("report needs at least one run directory or run.json (e.g. dmlbench report runs/)")
 	}
-	format := strings.ToLower(c.String("format"))
-	okFormat := false
-	for _, f := range reports.Formats {
-		okFormat = okFormat || f == format
-	}
-	if !okFormat {
-		return usagef("--format must be one of %s (got %q)%s", strings.Join(reports.Formats, ", "), format, suggest.Hint(format, reports.Formats))
-	}
-	color := c.String("color")
-	if color != "auto" && color != "always" && color != "never" {
-		return usagef("--color must be auto, always or never (got %q)%s", color, suggest.Hint(color, []string{"auto", "always", "never"}))
+	format, err := reports.CheckFormat(c.String("format"), c.String("color"))
+	if err != nil {
+		return err
 	}
 	if len(paths) == 1 && tune.IsOutDir(paths[0]) {
-		return tuneReport(c, paths[0], format, color)
+		return tuneReport(c, paths[0], format, c.String("color"))
 	}
 	opt, err := reportOptions(c)
 	if err != nil {
 		return err
 	}
-	loaded, err := reports.LoadRuns(paths, reports.LoadOptions{IncludeUnfinished: c.Bool("include-unfinished")})
+	t := reports.TableRequest{Paths: paths, Options: opt, MetricsSet: c.IsSet("metrics"), IncludeUnfinished: c.Bool("include-unfinished"),
+		Paper: reports.PaperOptions{Layout: c.String("layout"), InlineStd: c.Bool("inline-std"), Decimals: c.Int("decimals"),
+			DecimalsSet: c.IsSet("decimals"), Correction: c.String("correction")},
+		Format: reports.FormatOptions{Standalone: c.Bool("standalone")},
+		Rename: c.StringSlice("rename"), NamesFile: c.String("names"), Notes: suite.MissingNotes(paths)}
+	rep, fo, err := t.Build(c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
-	for _, w := range loaded.Warnings {
-		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
-	}
-	if len(loaded.Runs) == 0 {
-		return fmt.Errorf("no finished runs under %s (%d unfinished: %s)", strings.Join(paths, " "), len(loaded.Skipped), strings.Join(loaded.Skipped, ", "))
-	}
-	if c.IsSet("metrics") {
-		if opt.Metrics, err = reports.ResolveMetrics(opt.Metrics, loaded.Runs, opt); err != nil {
-			return usagef("--metrics: %v", err)
-		}
-	}
-	fo := reports.FormatOptions{Standalone: c.Bool("standalone")}
-	if err := reportPaperOptions(c, &opt, &fo); err != nil {
-		return err
-	}
-	rep, err := reports.Aggregate(loaded.Runs, opt)
-	if err != nil {
-		return err
-	}
-	if err := renameReport(c, rep, c.App.ErrWriter); err != nil {
-		return err
-	}
-	if len(loaded.Skipped) > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d unfinished run(s) skipped: %s", len(loaded.Skipped), strings.Join(loaded.Skipped, ", ")))
-	}
-	rep.Notes = append(rep.Notes, suite.MissingNotes(paths)...)
-	return reportWrite(c, rep, format, color, fo)
+	return reportWrite(c, rep, format, c.String("color"), fo)
 }
 
 // reportWrite writes rep in format with fo to --out or stdout, in colour

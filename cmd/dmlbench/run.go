@@ -55,62 +55,19 @@ func withDatasetBatchSizes(flags []cli.Flag) []cli.Flag {
 	return flags
 }
 
-// datasetBatchSize gives cfg the batch size its data set carries; the
-// caller applies it when neither a flag nor the --config file sets one.
-func datasetBatchSize(cfg *trainers.Config) {
-	if b := fixtures.DefaultBatchSize(cfg.Dataset); b > 0 {
-		cfg.BatchSize = b
-	}
-}
-
-// runConfig builds the run's configuration, the one place it is defaulted
-// and validated: the defaults (trainers.Defaults), then a --config file's
-// keys, then the flags given, then trainers.Config.Resolve. With --resume the base
-// is the configuration recorded in DIR/run.json instead, and a flag that
-// would change a hashed setting is a usage error.
+// runConfig builds the run's configuration from its sources
+// (trainers.ConfigSources): the defaults, a --config file or the recorded
+// run, then the flags given.
 func runConfig(c *cli.Context) (trainers.Config, error) {
-	cfg := trainers.Defaults()
-	out := c.String("out")
-	var recorded *trainers.Config
-	var fileKeys map[string]bool // the keys a --config file gives
-	switch {
-	case c.Bool("resume") && c.IsSet("config"):
-		return cfg, usagef("--resume restores the configuration recorded in %s; --config does not apply", filepath.Join(out, trainers.RunFile))
-	case c.IsSet("config"):
-		var err error
-		if cfg, fileKeys, err = trainers.LoadConfigFile(c.String("config")); err != nil {
-			return cfg, err
-		}
-	case c.Bool("resume"):
-		var err error
-		if cfg, err = trainers.RecordedConfig(out); err != nil {
-			return cfg, err
-		}
-		rc := cfg
-		recorded = &rc
-	}
-	if err := regularizerFlags(c, &cfg); err != nil {
-		return cfg, err
-	}
-	if _, err := applyConfigFlags(c, &cfg); err != nil {
-		return cfg, err
-	}
-	if recorded == nil && !c.IsSet("batch-size") && !fileKeys["batch-size"] {
-		datasetBatchSize(&cfg)
-	}
-	if recorded != nil {
-		if err := trainers.CheckResume(*recorded, cfg, out); err != nil {
-			return cfg, err
-		}
-	}
-	if cfg.Loss == "" {
-		return cfg, usagef("--loss is required (see dmlbench list losses)")
-	}
-	resolved, err := cfg.Resolve()
-	if err != nil {
-		return cfg, usageError{Err: err}
-	}
-	return resolved, nil
+	return trainers.ConfigSources{Out: c.String("out"), Resume: c.Bool("resume"), ConfigFile: c.String("config"),
+		ConfigSet: c.IsSet("config"), BatchSizeSet: c.IsSet("batch-size"),
+		Flags: func(cfg *trainers.Config) error {
+			if err := regularizerFlags(c, cfg); err != nil {
+				return err
+			}
+			_, err := applyConfigFlags(c, cfg)
+			return err
+		}}.Resolve()
 }
 
 func runAction(c *cli.Context) error {
@@ -122,14 +79,8 @@ func runAction(c *cli.Context) error {
 	out := c.String("out")
 	var lock *trainers.RunLock
 	if c.Bool("resume") {
-		// The recorded configuration is read under the directory's lock, so
-		// a run still writing it is reported as such, not as a missing or
-		// half-written record.
-		if st, err := os.Stat(out); err != nil || !st.IsDir() {
-			return fmt.Errorf("resume: %s is not a run directory (no run to continue)", out)
-		}
 		var err error
-		if lock, err = trainers.LockRunDir(out); err != nil {
+		if lock, err = trainers.LockForResume(out); err != nil {
 			return err
 		}
 		defer lock.Release()
@@ -156,10 +107,7 @@ func runAction(c *cli.Context) error {
 		Lock:     lock, Method: method, Backend: &backend,
 	})
 	if errors.Is(err, trainers.ErrInterrupted) {
-		if _, serr := os.Stat(filepath.Join(out, trainers.CheckpointFile)); serr != nil {
-			return fmt.Errorf("training interrupted before the first checkpoint: nothing to resume; start the run again")
-		}
-		return fmt.Errorf("%w; continue with: %s run --out %s --resume", err, os.Args[0], shellQuote(out))
+		return trainers.InterruptedError(err, out, os.Args[0])
 	}
 	var ce *trainers.ConfigError
 	if errors.As(err, &ce) {
@@ -186,13 +134,4 @@ type methodFlag struct{ cli.GenericFlag }
 func (f *methodFlag) Apply(set *flag.FlagSet) error {
 	set.Var(&methodValues{}, f.Name, f.Usage)
 	return nil
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but plain
-// path characters.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:+=@%,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

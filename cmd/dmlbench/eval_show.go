@@ -1,13 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/internal/atomicfile"
-	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports/show"
 )
 
@@ -38,23 +33,12 @@ func showAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("show takes no positional arguments (got %q)", c.Args().First())
 	}
-	if err := show.CheckCounts(c.Int("worst"), c.Int("random"), c.Int("top")); err != nil {
-		return err
-	}
-	conv, err := metrics.ParseConvention(c.String("compat"))
-	if err != nil {
-		return usagef("--compat %q: %v", c.String("compat"), err)
-	}
-	if err := metrics.CheckDistance(c.String("distance")); err != nil {
-		return usagef("--distance: %v", err)
-	}
-	queries, fo, figure, err := showFigureOptions(c)
+	p, err := show.Request{Worst: c.Int("worst"), Random: c.Int("random"), Top: c.Int("top"), RandomSet: c.IsSet("random"),
+		Seed: c.Uint64("sample-seed"), Distance: c.String("distance"), Compat: c.String("compat"), Figure: showFigureFlagValues(c),
+		Dataset: c.String("dataset"), Images: c.String("images"), Split: c.String("split"), Size: c.Int("size"),
+		Emb: c.String("emb"), QueryEmb: c.String("query-emb"), GalleryEmb: c.String("gallery-emb"), Out: c.String("out")}.Prepare()
 	if err != nil {
 		return err
-	}
-	random := c.Int("random")
-	if figure && (queries != nil || !c.IsSet("random")) {
-		random = 0 // a figure shows the chosen or the worst queries
 	}
 	in, err := loadEvalInput(c, c.String("emb"))
 	if err != nil {
@@ -63,25 +47,5 @@ func showAction(c *cli.Context) error {
 	if err := classNames(c, c.String("emb"), &in); err != nil {
 		return err
 	}
-	imgs, err := show.ImagesFor(c.String("dataset"), c.String("images"), c.String("split"), c.Int("size"), in.Emb.Rows, in.Gallery != nil)
-	if err != nil {
-		return err
-	}
-	title := "dmlbench show: " + c.String("emb")
-	if in.Gallery != nil {
-		title = "dmlbench show: " + c.String("query-emb") + " against " + c.String("gallery-emb")
-	}
-	p, err := show.Build(c.Context, in, show.Options{Worst: c.Int("worst"), Random: random, K: c.Int("top"), Queries: queries,
-		Seed: c.Uint64("sample-seed"), Distance: c.String("distance"), Convention: conv, Title: title}, imgs, imgs)
-	if err != nil {
-		return err
-	}
-	if figure {
-		return showWriteFigure(c, p, fo)
-	}
-	if err := atomicfile.WriteFile(c.String("out"), func(w io.Writer) error { return p.WriteHTML(w) }); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.App.Writer, "wrote %s: %d worst and %d random queries, top %d each\n", c.String("out"), len(p.Worst), len(p.Random), p.K)
-	return nil
+	return p.Write(c.Context, in, c.App.Writer)
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/reports/show"
@@ -18,17 +16,8 @@ func showFigureFlags() []cli.Flag {
 	}
 }
 
-// showFigureOptions parses the figure flags; figure is false for the page.
-func showFigureOptions(c *cli.Context) (queries []int, fo show.FigureOptions, figure bool, err error) {
+// showFigureFlagValues are the figure flags as given (show.FigureFlags).
+func showFigureFlagValues(c *cli.Context) show.FigureFlags {
 	return show.FigureFlags{Format: c.String("format"), Out: c.String("out"), Queries: c.String("queries"), Width: c.String("figure-width"),
-		QueriesSet: c.IsSet("queries"), WidthSet: c.IsSet("figure-width"), DPI: c.Int("dpi")}.Parse()
-}
-
-// showWriteFigure writes p's retrieval figure.
-func showWriteFigure(c *cli.Context, p *show.Page, fo show.FigureOptions) error {
-	if err := p.SaveFigure(c.String("out"), fo); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.App.Writer, "wrote %s: %d queries, top %d each\n", c.String("out"), len(p.Worst)+len(p.Random), p.K)
-	return nil
+		QueriesSet: c.IsSet("queries"), WidthSet: c.IsSet("figure-width"), DPI: c.Int("dpi")}
 }

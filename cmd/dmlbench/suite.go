@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -21,7 +20,7 @@ func addSuite() {
 		Description: helpText("suite"),
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "runs in flight at once"},
-			&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the suite file's out)"},
+			specOutFlag("the suite file's"),
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print the runs and their state, run nothing (--executor slurm: write the batch script, submit nothing)"},
 			&cli.BoolFlag{Name: "fail-fast", Usage: "start no new run after a failure"},
 			&cli.StringFlag{Name: "bin", Usage: "dmlbench binary to execute (default: this one)"},
@@ -37,7 +36,7 @@ func addSuite() {
 			UsageText:   "dmlbench suite status SUITE.yaml [--out DIR]",
 			Description: helpText("suite-status"),
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the suite file's out)"},
+				specOutFlag("the suite file's"),
 				suiteMaxCellsFlag(),
 			},
 			Action: suiteStatusAction,
@@ -63,14 +62,14 @@ func suiteAction(c *cli.Context) error {
 	}
 	spec, out, jobs, err := suite.LoadCells(arg, c.String("out"), c.Int("max-cells"))
 	if err != nil {
-		return suiteProblems(c, arg, err)
+		return suite.FileProblems(c.App.ErrWriter, arg, err)
 	}
 	bin := c.String("bin")
 	if bin == "" {
 		// The cells run this binary: check the whole file against its
 		// names and flags before anything runs (--dry-run included).
 		if err := spec.Check(jobs, suiteChecker(c.App)); err != nil {
-			return suiteProblems(c, arg, err)
+			return suite.FileProblems(c.App.ErrWriter, arg, err)
 		}
 		if bin, err = os.Executable(); err != nil {
 			return fmt.Errorf("suite: cannot find this binary: %w", err)
@@ -102,21 +101,6 @@ func suiteAction(c *cli.Context) error {
 		res.WriteSummary(c.App.ErrWriter, len(jobs), out, err)
 	}
 	return err
-}
-
-// suiteProblems is the usage error of a suite file that does not check
-// out (a *suite.ProblemsError): one problem is the error itself; several
-// are written to stderr one per line, and the error counts them. Other
-// errors are returned as they are.
-func suiteProblems(c *cli.Context, file string, err error) error {
-	var pe *suite.ProblemsError
-	if !errors.As(err, &pe) {
-		return err // not the file's content (it cannot be read, …)
-	}
-	if len(pe.Problems) == 1 {
-		return usagef("suite %s: %s", file, pe.Problems[0])
-	}
-	return usageError{Err: pe.List(c.App.ErrWriter, "suite "+file)}
 }
 
 // suiteRunner is the Runner of every suite invocation: jobs runs at once,

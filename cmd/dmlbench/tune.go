@@ -18,7 +18,7 @@ func addTune() {
 		UsageText:   "dmlbench tune SPEC.yaml [--out DIR] [--executor local|slurm] [--parallel N] [--cell N]\n   dmlbench tune status SPEC.yaml [--out DIR]",
 		Description: helpText("tune"),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the spec's out)"},
+			specOutFlag("the spec's"),
 			&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, Value: 1, Usage: "cells run at once (local executor)"},
 			&cli.StringFlag{Name: "executor", Value: "local", Usage: "local | slurm (job arrays, see docs/tune.md)"},
 			&cli.IntFlag{Name: "cell", Value: -1, DefaultText: "all", Usage: "run only cell `N` (what a Slurm array task runs)"},
@@ -32,7 +32,7 @@ func addTune() {
 			Name:      "status",
 			Usage:     "per method: trials done and best validation score; cells running, pending or failed; ETA",
 			UsageText: "dmlbench tune status SPEC.yaml [--out DIR]",
-			Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the spec's out)"}, maxCellsFlag()},
+			Flags:     []cli.Flag{specOutFlag("the spec's"), maxCellsFlag()},
 			Action:    tuneStatusAction,
 		}, {
 			Name:      "cell",
@@ -46,6 +46,12 @@ func addTune() {
 			Action: tuneCellAction,
 		}},
 	})
+}
+
+// specOutFlag is --out of the commands that read a suite file or a tune
+// spec: the output directory instead of the one the file names (whose).
+func specOutFlag(whose string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides " + whose + " out)"}
 }
 
 func maxCellsFlag() *cli.IntFlag {
@@ -62,7 +68,7 @@ func tuneLoad(c *cli.Context, what string) (*tune.Plan, tune.Change, error) {
 	}
 	spec, err := tune.Load(arg, tune.Options{MaxCells: c.Int("max-cells")})
 	if err != nil {
-		return nil, tune.Change{}, tuneProblems(c, arg, err)
+		return nil, tune.Change{}, tune.FileProblems(c.App.ErrWriter, arg, err)
 	}
 	plan := &tune.Plan{Spec: spec, Out: spec.OutDir(c.String("out")), Warn: c.App.ErrWriter}
 	change, err := plan.CheckSpec()

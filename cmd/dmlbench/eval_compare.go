@@ -6,9 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
-	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/compare"
 )
 
@@ -67,14 +65,8 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	format := c.String("format")
-	if !slices.Contains(reports.ResultFormats, format) {
-		return usagef("--format must be table, json, markdown or latex (got %q)%s", format, suggest.Hint(format, []string{"table", "json", "markdown", "latex"}))
-	}
-	if c.Int("resamples") < 1 {
-		return usagef("--resamples %d: must be ≥ 1", c.Int("resamples"))
-	}
-	if l := c.Float64("level"); !(l > 0 && l < 1) {
-		return usagef("--level %v: must lie in (0, 1)", l)
+	if err := compare.CheckSettings(format, c.Int("resamples"), c.Float64("level")); err != nil {
+		return err
 	}
 	ks, err := metrics.ParseKs(c.String("k"))
 	if err != nil {

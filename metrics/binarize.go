@@ -1,6 +1,11 @@
 package metrics
 
-import "github.com/dmlbench/dmlbench/internal/mat32"
+import (
+	"strings"
+
+	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/internal/usage"
+)
 
 // Binarize thresholds every coordinate at 0 (Fehérvári et al. 2019 §4: embeddings
 // "thresholded at 0 into binary" codes, 2048-d binary vs 64-d float):
@@ -25,4 +30,19 @@ func Binarize(m mat32.Matrix) mat32.Matrix {
 		}
 	}
 	return out
+}
+
+// BinarizeInput is in with its embeddings and gallery binarized, to be
+// ranked by Hamming distance, which only the euclidean distance gives on
+// ±1 codes: another distance is a usage error.
+func BinarizeInput(in Input, distance string) (Input, error) {
+	if d := strings.ToLower(distance); d != "euclidean" && d != "l2" {
+		return in, usage.Errorf("--binarize ranks by Hamming distance; --distance %s does not apply", distance)
+	}
+	in.Emb = Binarize(in.Emb)
+	if in.Gallery != nil {
+		g := Binarize(*in.Gallery)
+		in.Gallery = &g
+	}
+	return in, nil
 }

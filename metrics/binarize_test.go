@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
@@ -84,5 +85,16 @@ func TestBinarizeDistancesAreHamming(t *testing.T) {
 			}
 			prevH, prevID = h, id
 		}
+	}
+}
+
+func TestBinarizeInput(t *testing.T) {
+	g := mat32.Matrix{Rows: 1, Cols: 2, Data: []float32{-1, 2}}
+	in, err := BinarizeInput(Input{Emb: mat32.Matrix{Rows: 1, Cols: 2, Data: []float32{0.5, 0}}, Gallery: &g}, "L2")
+	if err != nil || in.Emb.Data[0] != 1 || in.Emb.Data[1] != -1 || in.Gallery.Data[0] != -1 || in.Gallery.Data[1] != 1 || g.Data[1] != 2 {
+		t.Fatalf("%+v %v", in, err)
+	}
+	if _, err := BinarizeInput(in, "cosine"); !usage.Is(err) {
+		t.Fatalf("cosine: %v", err)
 	}
 }

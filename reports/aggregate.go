@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -292,7 +294,7 @@ func withDefaults(opt Options) (Options, error) {
 		opt.CIMethod = CIAuto
 	case CIAuto, CIT, CIBootstrap:
 	default:
-		return opt, fmt.Errorf("reports: interval method %q: want %s, %s or %s", opt.CIMethod, CIAuto, CIT, CIBootstrap)
+		return opt, usage.Errorf("reports: interval method %q: want %s, %s or %s%s", opt.CIMethod, CIAuto, CIT, CIBootstrap, suggest.Hint(opt.CIMethod, []string{CIAuto, CIT, CIBootstrap}))
 	}
 	if opt.Bootstrap < 0 {
 		return opt, fmt.Errorf("reports: bootstrap resamples %d must be positive", opt.Bootstrap)
@@ -634,7 +636,7 @@ func allFinite(xs []float64) bool {
 func (opt Options) Check() error {
 	switch {
 	case opt.Source != "final" && opt.Source != "best" && opt.Source != "initial":
-		return fmt.Errorf("--source must be final, best or initial (got %q)", opt.Source)
+		return fmt.Errorf("--source must be final, best or initial (got %q)%s", opt.Source, suggest.Hint(opt.Source, []string{"final", "best", "initial"}))
 	case !(opt.Alpha > 0 && opt.Alpha < 1):
 		return fmt.Errorf("--alpha must lie in (0, 1) (got %v)", opt.Alpha)
 	case opt.CI != 0 && !(opt.CI > 0 && opt.CI < 1):

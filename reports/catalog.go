@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/dmlbench/dmlbench/fixtures"
-	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/miners"
@@ -35,7 +34,7 @@ func Catalog(kind string) (rows [][]string, ok bool) {
 		}
 	case "backends":
 		p("BACKEND\tIN THIS BINARY\tSUMMARY\n")
-		for _, b := range knn.Backends.Entries() {
+		for _, b := range metrics.Backends.Entries() {
 			if b.Available {
 				p("%s\tyes\t%s\n", b.Name, b.Value.Summary)
 			} else {

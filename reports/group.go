@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"sort"
 	"strings"
 )
@@ -87,7 +89,7 @@ func checkGroupBy(runs []LoadedRun, keys []string) error {
 				names = append(names, v)
 			}
 			sort.Strings(names)
-			return fmt.Errorf("reports: unknown group-by key %q; the runs have: %s", k, strings.Join(names, ", "))
+			return usage.Errorf("reports: unknown group-by key %q; the runs have: %s%s", k, strings.Join(names, ", "), suggest.Hint(k, names))
 		}
 	}
 	return nil

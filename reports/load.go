@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
+	"github.com/dmlbench/dmlbench/internal/atomicfile"
 	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/metrics"
 )
@@ -149,4 +152,41 @@ func checkValues(path string, r *record.Run) error {
 		}
 	}
 	return nil
+}
+
+// SplitList splits a flag's list s on sep, trimming blanks and dropping
+// empty items.
+func SplitList(s, sep string) []string {
+	var out []string
+	for _, p := range strings.Split(s, sep) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// LoadFinished loads the runs under paths (the finished ones unless
+// includeUnfinished) for a figure, and refuses paths that hold none.
+func LoadFinished(paths []string, includeUnfinished bool) ([]LoadedRun, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	l, err := LoadRuns(paths, LoadOptions{IncludeUnfinished: includeUnfinished})
+	if err != nil {
+		return nil, err
+	}
+	if len(l.Runs) == 0 {
+		return nil, fmt.Errorf("no finished runs under %s", strings.Join(paths, " "))
+	}
+	return l.Runs, nil
+}
+
+// WriteOutput writes b to path atomically, or to stdout for "" or "-".
+func WriteOutput(stdout io.Writer, path string, b []byte) error {
+	if path == "" || path == "-" {
+		_, err := stdout.Write(b)
+		return err
+	}
+	return atomicfile.WriteBytes(path, b)
 }

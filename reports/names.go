@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -40,7 +41,7 @@ func ResolveMetrics(names []string, runs []LoadedRun, opt Options) ([]string, er
 			}
 			return nil, fmt.Errorf("%s: no run holds %s (the runs hold %s)", n, key, haveList)
 		}
-		return nil, fmt.Errorf("unknown metric %q; the runs hold %s; names and aliases: %s", n, haveList, metricNamesWithAliases())
+		return nil, fmt.Errorf("unknown metric %q; the runs hold %s; names and aliases: %s%s", n, haveList, metricNamesWithAliases(), suggest.Hint(n, metrics.Keys(have)))
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"io"
 	"math"
 	"os"
@@ -232,4 +233,24 @@ func approachWanted(filter []string, all []ReferenceRow, approach string) bool {
 		}
 	}
 	return false
+}
+
+// SetReference gives opt the published rows of ref (LoadReference: a
+// shipped table's name or a CSV file) and the approaches of them to keep
+// (';'-separated, exact name or substring). Without ref, a dataset or
+// approaches given for it (filtersGiven) are a usage error.
+func (opt *Options) SetReference(ref, approaches string, filtersGiven bool) error {
+	if ref == "" {
+		if filtersGiven {
+			return usage.Errorf("--reference-dataset and --reference-rows need --reference")
+		}
+		return nil
+	}
+	rows, err := LoadReference(ref)
+	if err != nil {
+		return err
+	}
+	opt.References = rows
+	opt.ReferenceApproaches = SplitList(approaches, ";")
+	return nil
 }

@@ -109,3 +109,16 @@ func TestSameDatasetAndVaryingKeys(t *testing.T) {
 		t.Fatalf("single run: varying %v common %v", v, c)
 	}
 }
+
+func TestSetReference(t *testing.T) {
+	var opt Options
+	if err := opt.SetReference("", "", false); err != nil || opt.References != nil {
+		t.Fatalf("no reference: %v", err)
+	}
+	if err := opt.SetReference("", "a;b", true); err == nil || !strings.Contains(err.Error(), "need --reference") {
+		t.Fatalf("filters without a reference: %v", err)
+	}
+	if err := opt.SetReference(PublishedNames()[0], " a ; b;", false); err != nil || len(opt.References) == 0 || len(opt.ReferenceApproaches) != 2 {
+		t.Fatalf("%v: %d rows, approaches %q", err, len(opt.References), opt.ReferenceApproaches)
+	}
+}

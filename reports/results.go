@@ -9,7 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/dmlbench/dmlbench/internal/record"
+	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"github.com/dmlbench/dmlbench/metrics"
+	"slices"
 )
 
 // ResultFormats are the formats WriteResults accepts.
@@ -318,4 +321,26 @@ func writeResultsLaTeX(w io.Writer, results []NamedResult) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// CheckResultOutputs refuses eval's outputs that its inputs cannot give
+// (usage errors): a format not in ResultFormats, and with several
+// embedding files (files), one JSON result, an --out file, or a
+// refinement (refine), each of which takes one file.
+func CheckResultOutputs(format string, files int, out, refine string) error {
+	if !slices.Contains(ResultFormats, format) {
+		return usage.Errorf("--format must be table, json, markdown or latex (got %q)%s", format, suggest.Hint(format, ResultFormats))
+	}
+	if files <= 1 {
+		return nil
+	}
+	switch {
+	case format == "json":
+		return usage.Errorf("--format json scores one --emb file (got %d); run eval once per file, or use --format markdown|latex for one row per file", files)
+	case out != "":
+		return usage.Errorf("--out writes one result; it takes one --emb file (got %d)", files)
+	case refine != "":
+		return usage.Errorf("--refine takes one --emb file (got %d)", files)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -53,5 +54,23 @@ func TestResultColumns(t *testing.T) {
 	}
 	if want := "| a\\_b\\|c | 50.00 | 30.00 | 0.2500 | 12.50 |\n"; !strings.Contains(b.String(), want) || !strings.Contains(b.String(), "mean\\_average\\_precision@99") {
 		t.Errorf("markdown:\n%s", b.String())
+	}
+}
+
+func TestCheckResultOutputs(t *testing.T) {
+	if err := CheckResultOutputs("markdown", 3, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckResultOutputs("json", 1, "r.json", "run"); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []struct {
+		format      string
+		files       int
+		out, refine string
+	}{{"jsn", 1, "", ""}, {"json", 2, "", ""}, {"table", 2, "r.json", ""}, {"table", 2, "", "run"}} {
+		if err := CheckResultOutputs(a.format, a.files, a.out, a.refine); !usage.Is(err) {
+			t.Errorf("%+v: %v", a, err)
+		}
 	}
 }

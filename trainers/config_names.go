@@ -7,7 +7,6 @@ import (
 
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/internal/suggest"
-	"github.com/dmlbench/dmlbench/knn"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/miners"
@@ -49,7 +48,7 @@ func (c Config) checkNames() error {
 		}},
 		{c.Distance, metrics.CheckDistance},
 		{c.Backend, func(v string) error {
-			if _, err := knn.Backends.Get(v); errors.Is(err, suggest.ErrUnknown) {
+			if _, err := metrics.Backends.Get(v); errors.Is(err, suggest.ErrUnknown) {
 				return err
 			}
 			return nil

@@ -1,14 +1,19 @@
 package trainers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 
+	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/record"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/model"
 	"github.com/dmlbench/dmlbench/trainers/param"
+	"github.com/dmlbench/dmlbench/trainers/testtime"
 )
 
 // LoadRefiner rebuilds the message-passing network of a finished run
@@ -80,4 +85,24 @@ func copyParamsByName(dir string, saved map[string][]float32, params []*param.Pa
 		copy(p.Data, v)
 	}
 	return nil
+}
+
+// RefineWith refines emb with the message-passing network of the
+// finished run dir (LoadRefiner), in the batches tt builds (mode
+// reciprocal, knn or cluster; non-negative sizes: usage errors otherwise).
+func RefineWith(ctx context.Context, dir string, emb mat32.Matrix, tt testtime.Options) (mat32.Matrix, error) {
+	if tt.Mode == "none" || !slices.Contains(testtime.Modes, tt.Mode) {
+		return mat32.Matrix{}, usage.Errorf("--test-time %q: want reciprocal, knn or cluster with --refine", tt.Mode)
+	}
+	if tt.K < 0 || tt.KR < 0 || tt.Chunks < 0 {
+		return mat32.Matrix{}, usage.Errorf("--test-time-k, --test-time-kr and --test-time-n must be positive")
+	}
+	ref, dim, err := LoadRefiner(dir)
+	if err != nil {
+		return mat32.Matrix{}, err
+	}
+	if emb.Cols != dim {
+		return mat32.Matrix{}, fmt.Errorf("--refine %s: the run embeds into %d dimensions but the embeddings have %d", dir, dim, emb.Cols)
+	}
+	return testtime.Refine(ctx, emb, ref, tt)
 }

@@ -26,15 +26,7 @@ func compareWrite(c *cli.Context, w io.Writer, rep *compare.Report, format strin
 		return err
 	}
 	rep.A, rep.B = names.Name(rep.A), names.Name(rep.B)
-	switch format {
-	case "json":
-		return compare.WriteJSON(w, rep)
-	case "markdown":
-		return compare.WriteMarkdown(w, rep)
-	case "latex":
-		return compare.WriteLaTeX(w, rep, c.String("layout"))
-	}
-	return compare.WriteTable(w, rep)
+	return compare.Write(w, rep, format, c.String("layout"))
 }
 
 // compareMany compares each --emb after the first with the first, the

@@ -39,7 +39,7 @@ func addData() {
 			Action: func(c *cli.Context) error {
 				minClass, maxClass, err := fixtures.ParseClassSizes(c.String("class-sizes"))
 				if err != nil {
-					return usageError{err}
+					return usageError{Err: err}
 				}
 				ds, err := fixtures.Load(c.String("dataset"), fixtures.Options{Size: c.Int("size"), Path: c.String("path"), Seed: c.Int64("seed"),
 					Classes: c.Int("classes"), PerClass: c.Int("per-class"), Dim: c.Int("dim"), Spread: c.Float64("spread"),

@@ -3,8 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -41,7 +40,7 @@ func addEval() {
 			&cli.IntFlag{Name: "min-samples", Value: clustering.DefaultParams().MinSamples, Usage: "DBSCAN/OPTICS core-point size"},
 			&cli.Int64Flag{Name: "seed", Value: 1234, Usage: "k-means seed (1234 is faiss's)"},
 			&cli.IntFlag{Name: "threads", DefaultText: "all cores", Usage: "worker threads (0 = all cores)"},
-			&cli.StringFlag{Name: "backend", Value: knn.ExactName, Usage: "k-NN backend: " + strings.Join(knn.Backends.Names(), " | ") + " (auto: gpu when a CUDA device is present, else exact; gpu is not yet verified on a device)"},
+			&cli.StringFlag{Name: "backend", Value: knn.ExactName, Usage: "k-NN backend: " + strings.Join(metrics.Backends.Names(), " | ") + " (auto: gpu when a CUDA device is present, else exact; gpu is not yet verified on a device)"},
 			&cli.StringFlag{Name: "compat", Value: "strict", Usage: "convention: strict | roth | pml (pytorch-metric-learning 2.8.1) | pml3 (its version 3, as documented)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json | markdown | latex (markdown and latex: one row per --emb file, metrics as columns; latex needs \\usepackage{booktabs})"},
 			&cli.StringFlag{Name: "out", Usage: "also write the JSON result to `FILE` (atomically)"},
@@ -53,7 +52,7 @@ func addEval() {
 			&cli.IntFlag{Name: "test-time-n", Value: trainers.Defaults().TestTimeN, Usage: "with --refine: chunks per knn/cluster batch"},
 			&cli.StringFlag{Name: "test-time-cluster", Usage: "with --refine --test-time cluster: the clustering (default kmeans into N/k clusters)"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the evaluation to `FILE` (go tool pprof)"},
-		}, append(append(append(evalPMLFlags, evalPerQueryFlag), evalShardFlags...), evalDistractorFlags...)...),
+		}, append(append(append(evalPMLFlags(), evalPerQueryFlag()), evalShardFlags()...), evalDistractorFlags()...)...),
 		Action: withCPUProfile(evalAction),
 	})
 }
@@ -65,40 +64,36 @@ func evalAction(c *cli.Context) error {
 	if err := checkEvalNumbers(c); err != nil {
 		return err
 	}
-	ks, err := parseInts(c.String("k"))
+	ks, err := metrics.ParseKs(c.String("k"))
 	if err != nil {
-		return usagef("--k: %v", err)
+		return err
 	}
 	ch, err := resolveEvalChoices(c)
 	if err != nil {
 		return err
 	}
-	format := c.String("format")
-	if !slices.Contains(reports.ResultFormats, format) {
-		return usagef("--format must be table, json, markdown or latex (got %q)", format)
-	}
-	embs := c.StringSlice("emb")
-	if len(embs) > 1 {
-		switch {
-		case format == "json":
-			return usagef("--format json scores one --emb file (got %d); run eval once per file, or use --format markdown|latex for one row per file", len(embs))
-		case c.String("out") != "":
-			return usagef("--out writes one result; it takes one --emb file (got %d)", len(embs))
-		case c.String("refine") != "":
-			return usagef("--refine takes one --emb file (got %d)", len(embs))
-		}
+	format, embs := c.String("format"), c.StringSlice("emb")
+	if err := reports.CheckResultOutputs(format, len(embs), c.String("out"), c.String("refine")); err != nil {
+		return err
 	}
 	if len(embs) == 0 {
 		embs = []string{""} // query/gallery mode, or the missing-flag error of loadEvalInput
 	}
-	if err := checkPerClassMetrics(c); err != nil {
+	if c.Bool("per-class") {
+		if err := metrics.CheckPerClass(c.String("metrics")); err != nil {
+			return err
+		}
+	}
+	plan := shardPlan(c, embs)
+	if err := plan.Check(); err != nil {
 		return err
 	}
-	if err := checkShardFlags(c, embs); err != nil {
+	if merge, handled, err := plan.Execute(c.Context, os.Args[1:], c.App.Writer, c.App.ErrWriter); handled || err != nil {
 		return err
-	}
-	if handled, err := evalExecutor(c); handled || err != nil {
-		return err
+	} else if merge != "" {
+		if err := c.Set("merge", merge); err != nil {
+			return err
+		}
 	}
 	if c.String("per-query") != "" && len(embs) > 1 {
 		return usagef("--per-query writes one file; it takes one --emb file (got %d)", len(embs))
@@ -141,7 +136,7 @@ func evalOne(c *cli.Context, ch evalChoices, emb string, ks []int) (*metrics.Res
 // mode), with the eval options of c and the choices resolved from them;
 // perQuery keeps every query's k-NN values (Result.PerQuery).
 func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks []int, perQuery bool) (*metrics.Result, error) {
-	ks, proto, err := applyProtocol(c, ks, in.Gallery != nil)
+	ks, proto, err := metrics.ResolveProtocol(c.String("protocol"), ks, c.IsSet("k"), in.Gallery != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +147,8 @@ func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks 
 		return nil, err
 	}
 	if c.Bool("binarize") {
-		if d := strings.ToLower(c.String("distance")); d != "euclidean" && d != "l2" {
-			return nil, usagef("--binarize ranks by Hamming distance; --distance %s does not apply", c.String("distance"))
-		}
-		in.Emb = metrics.Binarize(in.Emb)
-		if in.Gallery != nil {
-			g := metrics.Binarize(*in.Gallery)
-			in.Gallery = &g
+		if in, err = metrics.BinarizeInput(in, c.String("distance")); err != nil {
+			return nil, err
 		}
 	}
 	searcher := ch.backend.Searcher
@@ -185,9 +175,9 @@ func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks 
 	opt.Progress, stopProgress = stageProgress(c.Bool("quiet"))
 	defer stopProgress()
 	if m := c.String("metrics"); m != "" {
-		opt.Metrics = splitList(m)
+		opt.Metrics = reports.SplitList(m, ",")
 		if c.IsSet("k") {
-			if k := ignoredK(opt.Metrics, ks); k > 0 {
+			if k := metrics.IgnoredK(opt.Metrics, ks); k > 0 {
 				return nil, usagef("--k %d would be ignored: --k sets the ks of R@k, so name R@k in --metrics (e.g. --metrics R@k,MAP@R --k 1,10) or list R@%d there", k, k)
 			}
 		}
@@ -220,120 +210,14 @@ func evalInput(c *cli.Context, ch evalChoices, emb string, in metrics.Input, ks 
 	return res, nil
 }
 
-// checkPerClassMetrics refuses --per-class when --metrics names no k-NN
-// metric: the per-class table holds k-NN metrics only, so it would be empty.
-func checkPerClassMetrics(c *cli.Context) error {
-	m := c.String("metrics")
-	if !c.Bool("per-class") || m == "" {
-		return nil
-	}
-	for _, n := range splitList(m) {
-		if d, ok := metrics.Lookup(n); !ok || d.Stage == metrics.Retrieval || strings.EqualFold(n, "R@k") {
-			return nil // unknown names are Evaluate's error
-		}
-	}
-	return usagef("--per-class reports k-NN metrics (R@k, MAP@R, mAP@C, …) per class; --metrics %s names none", m)
+// evalFiles are the input files of eval's command line c, scoring emb.
+func evalFiles(c *cli.Context, emb string) arrays.EvalFiles {
+	return arrays.EvalFiles{Emb: emb, Labels: c.String("labels"), QueryEmb: c.String("query-emb"), QueryLabels: c.String("query-labels"),
+		GalleryEmb: c.String("gallery-emb"), GalleryLabels: c.String("gallery-labels"), GalleryBlock: c.Int("gallery-block")}
 }
 
+// loadEvalInput reads the input of eval's command line c, scoring emb.
 func loadEvalInput(c *cli.Context, emb string) (metrics.Input, error) {
-	var in metrics.Input
-	lab := evalLabels(c, emb)
-	qe, ql, ge, gl := c.String("query-emb"), c.String("query-labels"), c.String("gallery-emb"), c.String("gallery-labels")
-	qg := qe != "" || ql != "" || ge != "" || gl != ""
-	switch {
-	case qg && emb != "":
-		return in, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
-	case qg && (qe == "" || ql == "" || ge == "" || gl == ""):
-		return in, usagef("query/gallery mode needs --query-emb, --query-labels, --gallery-emb and --gallery-labels")
-	case !qg && (emb == "" || lab == "" && !holdsMore(emb)):
-		return in, usagef("--emb and --labels are required (see dmlbench eval --help)")
-	case !qg && lab == "":
-		return in, usagef("--labels is required: %s holds no labels (a .pt or .npz that holds them as \"labels\", or an (embeddings, labels) pair, needs none)", emb)
-	}
-	if !qg {
-		qe, ql = emb, lab
-	}
-	x, y, err := loadPair(c, qe, ql, !qg, qg) // one query against a gallery is valid
-	if err != nil {
-		return in, err
-	}
-	in.Emb, in.Labels = x, y
-	if qg {
-		gx, _, err := loadPair(c, ge, gl, true, false)
-		if err != nil {
-			return in, err
-		}
-		if gx.Cols != x.Cols {
-			return in, fmt.Errorf("%s has dimension %d but %s has dimension %d", qe, x.Cols, ge, gx.Cols)
-		}
-		// Labels were remapped per file; map both to one id space by their original names.
-		ids, err := arrays.JointLabels(ql, gl)
-		if err != nil {
-			return in, err
-		}
-		in.Labels, in.GalleryLabels = ids[0], ids[1]
-		in.Gallery = &gx
-	}
-	return in, nil
-}
-
-// holdsMore reports whether an embedding spec names a .pt or .npz file,
-// which may hold the labels too.
-func holdsMore(spec string) bool {
-	l := strings.ToLower(spec)
-	return strings.Contains(l, ".pt") || strings.Contains(l, ".npz")
-}
-
-// evalLabels is --labels, or the labels the embedding file emb holds
-// beside them (arrays.LabelsBeside) when --labels is not given.
-func evalLabels(c *cli.Context, emb string) string {
-	if l := c.String("labels"); l != "" || emb == "" {
-		return l
-	}
-	l, _ := arrays.LabelsBeside(emb)
-	return l
-}
-
-// ignoredK returns a k of --k that a --metrics list would not compute (it
-// names neither the R@k family nor R@k itself), or 0.
-func ignoredK(names []string, ks []int) int {
-	asked := map[string]bool{}
-	for _, n := range names {
-		key, _ := metrics.Canonical(n)
-		if key == "R@k" {
-			return 0
-		}
-		asked[key] = true
-	}
-	for _, k := range ks {
-		if !asked["R@"+strconv.Itoa(k)] {
-			return k
-		}
-	}
-	return 0
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range splitList(s) {
-		v, err := strconv.Atoi(f)
-		if err != nil || v <= 0 {
-			return nil, fmt.Errorf("%q is not a positive integer", f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("empty list")
-	}
-	return out, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
+	s, err := evalFiles(c, emb).Load()
+	return metrics.Input{Emb: s.Emb, Labels: s.Labels, Gallery: s.Gallery, GalleryLabels: s.GalleryLabels}, err
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
+	"github.com/dmlbench/dmlbench/reports"
 )
 
 // evalChoices are eval's named choices, each resolved and checked once
@@ -31,7 +32,7 @@ func resolveEvalChoices(c *cli.Context) (evalChoices, error) {
 	if err := metrics.CheckDistance(c.String("distance")); err != nil {
 		return ch, usagef("--distance: %v", err)
 	}
-	for _, m := range splitList(c.String("metrics")) {
+	for _, m := range reports.SplitList(c.String("metrics"), ",") {
 		if err := metrics.CheckName(m); errors.Is(err, suggest.ErrUnknown) {
 			return ch, usagef("--metrics: %v", err)
 		}
@@ -39,6 +40,6 @@ func resolveEvalChoices(c *cli.Context) (evalChoices, error) {
 	if ch.backend, err = openBackend(c.String("backend"), conv, c.Int("threads"), c.App.ErrWriter); err != nil {
 		return ch, err
 	}
-	ch.clustering, err = clusterFunc(c.String("clustering"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), ch.backend.Searcher)
+	ch.clustering, err = metrics.ClusterFunc(c.String("clustering"), c.Int("threads"), c.Float64("eps"), c.Int("min-samples"), ch.backend.Searcher)
 	return ch, err
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/compare"
@@ -67,7 +68,7 @@ func compareAction(c *cli.Context) error {
 	}
 	format := c.String("format")
 	if !slices.Contains(reports.ResultFormats, format) {
-		return usagef("--format must be table, json, markdown or latex (got %q)", format)
+		return usagef("--format must be table, json, markdown or latex (got %q)%s", format, suggest.Hint(format, []string{"table", "json", "markdown", "latex"}))
 	}
 	if c.Int("resamples") < 1 {
 		return usagef("--resamples %d: must be ≥ 1", c.Int("resamples"))
@@ -75,9 +76,9 @@ func compareAction(c *cli.Context) error {
 	if l := c.Float64("level"); !(l > 0 && l < 1) {
 		return usagef("--level %v: must lie in (0, 1)", l)
 	}
-	ks, err := parseInts(c.String("k"))
+	ks, err := metrics.ParseKs(c.String("k"))
 	if err != nil {
-		return usagef("--k: %v", err)
+		return err
 	}
 	ch, err := resolveEvalChoices(c)
 	if err != nil {
@@ -112,13 +113,5 @@ func compareAction(c *cli.Context) error {
 func loadPairedInputs(c *cli.Context) ([2]metrics.Input, [2]string, error) {
 	f := compare.Files{Emb: c.StringSlice("emb"), Labels: c.String("labels"), QueryEmb: c.StringSlice("query-emb"), GalleryEmb: c.StringSlice("gallery-emb"),
 		QueryLabels: c.String("query-labels"), GalleryLabels: c.String("gallery-labels")}
-	switch qg := f.QueryGallery(); {
-	case qg && len(f.Emb) > 0:
-		return [2]metrics.Input{}, [2]string{}, usagef("use either --emb/--labels or --query-*/--gallery-*, not both")
-	case qg && (len(f.QueryEmb) != 2 || len(f.GalleryEmb) != 2 || f.QueryLabels == "" || f.GalleryLabels == ""):
-		return [2]metrics.Input{}, [2]string{}, usagef("query/gallery mode needs --query-emb and --gallery-emb twice each (A, then B), --query-labels and --gallery-labels")
-	case !qg && (len(f.Emb) != 2 || f.Labels == ""):
-		return [2]metrics.Input{}, [2]string{}, usagef("compare needs --emb twice (A, then B) and --labels (got %d --emb)", len(f.Emb))
-	}
 	return f.Load()
 }

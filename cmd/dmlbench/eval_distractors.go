@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,21 +12,19 @@ import (
 )
 
 // evalDistractorFlags draw distractor curves (docs/scale.md).
-var evalDistractorFlags = []cli.Flag{
-	&cli.StringFlag{Name: "gallery-sizes", Usage: "score the queries against nested random subsets of the gallery's distractors (items of no query's class; every relevant item kept) of these `SIZES` (e.g. 1e4,1e5,1e6): one row per size with class-bootstrap intervals (--format table|json; plot distractors draws it)"},
-	&cli.Uint64Flag{Name: "gallery-seed", Usage: "with --gallery-sizes: the seed of the distractors' order"},
-	&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "with --gallery-sizes: class-bootstrap resamples of each interval (95 %)"},
+func evalDistractorFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "gallery-sizes", Usage: "score the queries against nested random subsets of the gallery's distractors (items of no query's class; every relevant item kept) of these `SIZES` (e.g. 1e4,1e5,1e6): one row per size with class-bootstrap intervals (--format table|json; plot distractors draws it)"},
+		&cli.Uint64Flag{Name: "gallery-seed", Usage: "with --gallery-sizes: the seed of the distractors' order"},
+		&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "with --gallery-sizes: class-bootstrap resamples of each interval (95 %)"},
+	}
 }
 
 // evalDistractors writes the distractor curve of --gallery-sizes.
 func evalDistractors(c *cli.Context, in metrics.Input, opt metrics.Options) error {
-	var sizes []int
-	for _, f := range splitList(c.String("gallery-sizes")) {
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || v < 1 || v != float64(int(v)) {
-			return usagef("--gallery-sizes: %q is not a whole number of items", f)
-		}
-		sizes = append(sizes, int(v))
+	sizes, err := distractors.ParseSizes(c.String("gallery-sizes"))
+	if err != nil {
+		return err
 	}
 	format := c.String("format")
 	if format != "table" && format != "json" {

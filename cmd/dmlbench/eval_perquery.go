@@ -7,7 +7,9 @@ import (
 	"github.com/dmlbench/dmlbench/reports/compare"
 )
 
-var evalPerQueryFlag = &cli.StringFlag{Name: "per-query", Usage: "also write every query's k-NN values to `FILE` (CSV; JSON lines if it ends in .jsonl): index, label, one column per k-NN metric; their means are the printed values bit for bit (docs/compare.md)"}
+func evalPerQueryFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "per-query", Usage: "also write every query's k-NN values to `FILE` (CSV; JSON lines if it ends in .jsonl): index, label, one column per k-NN metric; their means are the printed values bit for bit (docs/compare.md)"}
+}
 
 // writePerQuery writes --per-query's file, if asked.
 func writePerQuery(c *cli.Context, res *metrics.Result) error {

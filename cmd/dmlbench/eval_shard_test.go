@@ -173,13 +173,3 @@ func TestEvalGallerySizesCLI(t *testing.T) {
 		}
 	}
 }
-
-// A shard's command line drops the executor, shard and output flags in
-// both spellings and keeps the rest in order.
-func TestShardCommand(t *testing.T) {
-	got := shardCommand([]string{"eval", "--emb", "e.npy", "--executor", "slurm", "--shards=4", "--partial", "p",
-		"-q", "--out", "r.json", "--per-query=x.csv", "--compat", "pml", "--parallel", "2"})
-	if want := "eval --emb e.npy -q --compat pml"; strings.Join(got, " ") != want {
-		t.Fatalf("got %q, want %q", strings.Join(got, " "), want)
-	}
-}

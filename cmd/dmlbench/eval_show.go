@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -39,13 +38,8 @@ func showAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("show takes no positional arguments (got %q)", c.Args().First())
 	}
-	for _, n := range []string{"worst", "random", "top"} {
-		if c.Int(n) < 0 || (n == "top" && c.Int(n) < 1) {
-			return usagef("--%s %d: must be ≥ %d", n, c.Int(n), map[bool]int{true: 1, false: 0}[n == "top"])
-		}
-	}
-	if c.Int("worst")+c.Int("random") == 0 {
-		return usagef("--worst 0 and --random 0 show no query")
+	if err := show.CheckCounts(c.Int("worst"), c.Int("random"), c.Int("top")); err != nil {
+		return err
 	}
 	conv, err := metrics.ParseConvention(c.String("compat"))
 	if err != nil {
@@ -69,7 +63,7 @@ func showAction(c *cli.Context) error {
 	if err := classNames(c, c.String("emb"), &in); err != nil {
 		return err
 	}
-	imgs, err := showImages(c, in)
+	imgs, err := show.ImagesFor(c.String("dataset"), c.String("images"), c.String("split"), c.Int("size"), in.Emb.Rows, in.Gallery != nil)
 	if err != nil {
 		return err
 	}
@@ -90,22 +84,4 @@ func showAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %s: %d worst and %d random queries, top %d each\n", c.String("out"), len(p.Worst), len(p.Random), p.K)
 	return nil
-}
-
-// showImages are the rows' pictures from --dataset or --images (nil:
-// none).
-func showImages(c *cli.Context, in metrics.Input) (show.Images, error) {
-	ds, list := c.String("dataset"), c.String("images")
-	switch {
-	case ds == "" && list == "":
-		return nil, nil
-	case ds != "" && list != "":
-		return nil, usagef("--dataset and --images both give the pictures; use one")
-	case in.Gallery != nil:
-		return nil, usagef("pictures (--dataset, --images) are for one set searched leave-one-out; with --query-*/--gallery-* the page shows labels and distances")
-	}
-	if sp := c.String("split"); list == "" && !strings.HasPrefix(ds, "dir:") && sp != "train" && sp != "test" {
-		return nil, usagef("--split must be train or test (got %q)", sp)
-	}
-	return show.RowImages(ds, list, c.String("split"), c.Int("size"), in.Emb.Rows)
 }

@@ -50,7 +50,7 @@ func externalCellAction(c *cli.Context) error {
 	if err := json.Unmarshal([]byte(c.String("params")), &params); err != nil {
 		return usagef("--params: %v", err)
 	}
-	method, err := methodFlags(c.StringSlice("method"))
+	method, err := trainers.ParseMethod(c.StringSlice("method"))
 	if err != nil {
 		return err
 	}

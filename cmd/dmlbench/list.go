@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
@@ -35,7 +36,7 @@ func addList() {
 			kind := args[0]
 			format := c.String("format")
 			if format != "table" && format != "json" {
-				return usagef("--format must be table or json (got %q)", format)
+				return usagef("--format must be table or json (got %q)%s", format, suggest.Hint(format, []string{"table", "json"}))
 			}
 			rows, ok := reports.Catalog(kind)
 			if !ok {

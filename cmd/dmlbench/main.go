@@ -17,7 +17,9 @@ import (
 
 	_ "go4.org/unsafe/assume-no-moving-gc" // Go 1.26 start-up fix for gorgonia's dependencies
 
+	"github.com/dmlbench/dmlbench/internal/procout"
 	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/internal/usage"
 )
 
 // Version is set by -ldflags "-X main.Version=..." in release builds.
@@ -55,11 +57,9 @@ func buildCommands() []*cli.Command {
 }
 
 // usageError marks errors in how the command was called (exit code 2).
-type usageError struct{ error }
+type usageError = usage.Error
 
-func (u usageError) Unwrap() error { return u.error }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
 
 // defaultFlagStringer is urfave/cli's own flag line.
 var defaultFlagStringer = cli.FlagStringer
@@ -101,7 +101,7 @@ func newApp() *cli.App {
 		DisableSliceFlagSeparator: true,
 		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{withFlagSuggestion(err, nil)}
+			return usageError{Err: withFlagSuggestion(err, nil)}
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
@@ -120,7 +120,7 @@ func setUsageHandlers(c *cli.Command, path string) {
 	if c.OnUsageError == nil {
 		flags := c.Flags
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return usageError{fmt.Errorf("%s: %w (see dmlbench %s --help)", path, withFlagSuggestion(err, flags), path)}
+			return usageError{Err: fmt.Errorf("%s: %w (see dmlbench %s --help)", path, withFlagSuggestion(err, flags), path)}
 		}
 	}
 	requireFlags(c, path)
@@ -141,15 +141,12 @@ func setUsageHandlers(c *cli.Command, path string) {
 	}
 }
 
-// requiredFlags are the flags declared Required, per command path. The
-// check is the command's own (Before), not urfave/cli's, which prints the
-// whole help on stdout before its error.
-var requiredFlags = map[string][]string{}
-
-// requireFlags moves the Required check of c's flags into c.Before: a
-// missing one is a usage error naming it. Idempotent (newApp may run more
-// than once in a process).
+// requireFlags moves the Required check of c's flags into c.Before (not
+// urfave/cli's check, which prints the whole help on stdout before its
+// error): a missing one is a usage error naming it. c's flags must be its
+// own (newApp builds them per app).
 func requireFlags(c *cli.Command, path string) {
+	var names []string
 	for _, f := range c.Flags {
 		if rf, ok := f.(cli.RequiredFlag); !ok || !rf.IsRequired() {
 			continue
@@ -160,9 +157,8 @@ func requireFlags(c *cli.Command, path string) {
 		}
 		sf.Required = false
 		sf.Usage += " (required)"
-		requiredFlags[path] = append(requiredFlags[path], sf.Name)
+		names = append(names, sf.Name)
 	}
-	names := requiredFlags[path]
 	if len(names) == 0 || c.Before != nil {
 		return
 	}
@@ -191,27 +187,10 @@ func withFlagSuggestion(err error, flags []cli.Flag) error {
 	for _, f := range flags {
 		names = append(names, f.Names()...)
 	}
-	if best := nearest(m[1], names); best != "" {
+	if best := suggest.NearestCommandLine(m[1], names); best != "" {
 		return fmt.Errorf("%w; did you mean --%s?", err, best)
 	}
 	return err
-}
-
-// nearest returns the name of names closest to name (edit distance ≤ 2,
-// name a prefix of it of two or more letters, or it a prefix of name of
-// three or more: --embeddings is --emb), or "".
-func nearest(name string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		d := suggest.Distance(name, n)
-		if strings.HasPrefix(n, name) && len(name) >= 2 || strings.HasPrefix(name, n) && len(n) >= 3 {
-			d = min(d, 1)
-		}
-		if d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
 }
 
 // unknownCommand is the usage error for a command name that does not
@@ -229,7 +208,7 @@ func unknownCommand(name, path string, cmds []*cli.Command) error {
 			names = append(names, n)
 		}
 	}
-	best := primary[nearest(name, names)]
+	best := primary[suggest.NearestCommandLine(name, names)]
 	see := strings.TrimSpace("dmlbench " + path)
 	if best != "" {
 		return usagef("unknown command %q; did you mean %q? (see %s --help)", name, best, see)
@@ -249,6 +228,11 @@ func main() {
 	os.Exit(code)
 }
 
+// appRunMu lets one app at a time run in a process (tests run apps in
+// parallel): urfave/cli writes its package-level help flag (cli.HelpFlag)
+// and help subcommand while it sets up and parses any app's command.
+var appRunMu sync.Mutex
+
 // run executes the CLI and returns the process exit code: 0 success,
 // 1 error (one line on stderr), 2 usage error. A failed write to stdout
 // (a full disk, a closed pipe) is an error even when the command itself
@@ -259,51 +243,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	app := newApp()
-	out := &checkedWriter{w: stdout}
+	out := &procout.Checked{W: stdout}
 	app.Writer, app.ErrWriter = out, stderr
-	err := app.Run(args)
-	if err == nil && out.err != nil {
-		err = fmt.Errorf("writing standard output: %v", unwrapPathError(out.err))
+	err := func() error {
+		appRunMu.Lock()
+		defer appRunMu.Unlock()
+		return app.Run(args)
+	}()
+	if err == nil && out.Err != nil {
+		err = fmt.Errorf("writing standard output: %v", unwrapPathError(out.Err))
 	}
 	if err == nil {
 		return 0
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	fmt.Fprintln(stderr, "dmlbench:", msg)
-	var ue usageError
-	if errors.As(err, &ue) {
+	if usage.Is(err) {
 		return 2
 	}
 	return 1
-}
-
-// checkedWriter passes writes through to w and remembers the first error,
-// so that output lost to a full disk or a closed pipe fails the command.
-type checkedWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (c *checkedWriter) Write(p []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
-	}
-	n, err := c.w.Write(p)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		c.err = err
-	}
-	return n, err
-}
-
-// Fd lets terminal checks see through the wrapper to an *os.File.
-func (c *checkedWriter) Fd() uintptr {
-	if f, ok := c.w.(interface{ Fd() uintptr }); ok {
-		return f.Fd()
-	}
-	return ^uintptr(0)
 }
 
 // unwrapPathError reduces "write /dev/stdout: no space left on device" to

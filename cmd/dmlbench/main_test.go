@@ -104,11 +104,25 @@ func TestMissingRequiredInput(t *testing.T) {
 		}
 	}
 	walk(app.Commands, "")
-	for _, names := range requiredFlags {
-		for _, n := range names {
-			if !strings.Contains(fmt.Sprint(missing), "--"+n+" is required") {
-				t.Errorf("required flag --%s: no case shows its error", n)
+	var required []string
+	var collect func(cs []*cli.Command)
+	collect = func(cs []*cli.Command) {
+		for _, c := range cs {
+			for _, f := range c.Flags {
+				if rf, ok := f.(cli.RequiredFlag); ok && rf.IsRequired() {
+					required = append(required, f.Names()[0])
+				}
 			}
+			collect(c.Subcommands)
+		}
+	}
+	collect(buildCommands()) // as declared, before requireFlags takes their checks
+	if len(required) == 0 {
+		t.Fatal("no flag is declared Required")
+	}
+	for _, n := range required {
+		if !strings.Contains(fmt.Sprint(missing), "--"+n+" is required") {
+			t.Errorf("required flag --%s: no case shows its error", n)
 		}
 	}
 }

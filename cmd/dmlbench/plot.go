@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/plots"
 	"github.com/dmlbench/dmlbench/spectra"
@@ -19,11 +20,19 @@ func plotFigureFlags(what string, height float64) []cli.Flag {
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "image `FILE`: .png, .pdf, .svg, .eps, .jpg or .tif by extension, or a directory (ending in / or existing) to write " + what + ".png into; required"},
 		&cli.StringFlag{Name: "title", Usage: "figure title (--title \"\" draws none)", DefaultText: "one naming the figure"},
 		&cli.StringFlag{Name: "caption", Usage: "a line of text under the x axis (none unless given)"},
-		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: "default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text, no title unless --title)"},
-		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches (per panel); --style paper: " + fmt.Sprint(plots.PaperWidth)},
+	}, append(figureSizeFlags("default (text follows the figure size: 10 pt at 6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text, no title unless --title)",
+		"figure width in inches (per panel)", height), figureLabelFlags()...)...)
+}
+
+// figureSizeFlags are the style, size and resolution flags of every
+// figure, the style's and the width's help as given.
+func figureSizeFlags(styleUsage, widthUsage string, height float64) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: styleUsage},
+		&cli.Float64Flag{Name: "width", Value: 6, Usage: widthUsage + "; --style paper: " + fmt.Sprint(plots.PaperWidth)},
 		&cli.Float64Flag{Name: "height", Value: height, Usage: "figure height in inches; --style paper: " + fmt.Sprint(plots.PaperHeight)},
 		&cli.IntFlag{Name: "dpi", Value: plots.DefaultDPI, Usage: "resolution of .png, .jpg and .tif files"},
-	}, figureLabelFlags()...)
+	}
 }
 
 // plotCommonFlags are shared by the `dmlbench plot` subcommands that read
@@ -95,8 +104,8 @@ func addPlot() {
 				),
 				Action: plotSweepAction,
 			},
-			plotTSNECommand,
-			tunePlotCommand,
+			plotTSNECommand(),
+			tunePlotCommand(),
 		},
 	})
 }
@@ -115,7 +124,7 @@ func plotOptions(c *cli.Context, title, xlabel, ylabel string) (plots.PlotOption
 	}
 	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "source" }) {
 		if s := c.String("source"); s != "final" && s != "best" {
-			return plots.PlotOptions{}, usagef("--source must be final or best (got %q)", s)
+			return plots.PlotOptions{}, usagef("--source must be final or best (got %q)%s", s, suggest.Hint(s, []string{"final", "best"}))
 		}
 	}
 	opt := plots.PlotOptions{Title: title, XLabel: xlabel, YLabel: ylabel, Caption: c.String("caption"),
@@ -141,14 +150,14 @@ func plotRuns(c *cli.Context) ([]reports.LoadedRun, error) {
 	if len(paths) == 0 {
 		return nil, usagef("%s needs at least one run directory or run.json", c.Command.Name)
 	}
-	return reportLoad(paths, c.Bool("include-unfinished"))
+	return reports.LoadFinished(paths, c.Bool("include-unfinished"))
 }
 
 // plotCheck returns --group-by, a usage error when a key is in no run's
 // method or when no run has metric (unless ""; history: in its per-epoch
 // metrics).
 func plotCheck(c *cli.Context, runs []reports.LoadedRun, metric string, history bool) ([]string, error) {
-	groupBy := reportSplit(c.String("group-by"), ",")
+	groupBy := reports.SplitList(c.String("group-by"), ",")
 	err := plots.CheckGroupBy(runs, groupBy)
 	if err == nil && metric != "" {
 		err = plots.CheckMetric(runs, metric, c.String("source"), history)
@@ -194,34 +203,20 @@ func plotSpectrumAction(c *cli.Context) error {
 		return err
 	}
 	embs, labs, names := c.StringSlice("emb"), c.StringSlice("labels"), c.StringSlice("name")
-	if len(paths) == 0 && len(embs) == 0 {
-		return usagef("spectrum needs run directories and/or --emb files")
-	}
-	if len(labs) > 1 && len(labs) != len(embs) {
-		return usagef("give one --labels for all --emb files or one per --emb (%d vs %d)", len(labs), len(embs))
-	}
-	if len(names) > 0 && len(names) != len(embs) {
-		return usagef("give one --name per --emb file (%d vs %d)", len(names), len(embs))
-	}
-	if c.Bool("per-class") && len(labs) == 0 {
-		return usagef("--per-class needs --labels")
-	}
 	mode, top := c.String("normalize"), c.Int("top")
-	if !plots.ValidSpectrumNorm(mode) {
-		return usagef("--normalize must be sum, max or none (got %q)", mode)
-	}
-	if top < 0 {
-		return usagef("--top must be ≥ 0")
+	in := plots.SpectrumInputs{Embs: embs, Labels: labs, Names: names, Runs: len(paths), PerClass: c.Bool("per-class"), Normalize: mode, Top: top}
+	if err := in.Check(); err != nil {
+		return err
 	}
 	opt, err := plotOptions(c, "singular value spectrum", "index i (sorted)", "")
 	if err != nil {
 		return err
 	}
-	groupBy := reportSplit(c.String("group-by"), ",")
+	groupBy := reports.SplitList(c.String("group-by"), ",")
 	var series []plots.Series
 	var runs []reports.LoadedRun
 	if len(paths) > 0 {
-		if runs, err = reportLoad(paths, c.Bool("include-unfinished")); err != nil {
+		if runs, err = reports.LoadFinished(paths, c.Bool("include-unfinished")); err != nil {
 			return err
 		}
 		if groupBy, err = plotCheck(c, runs, "", false); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/reports/distractors"
 	"github.com/dmlbench/dmlbench/reports/plots"
 )
@@ -44,7 +45,7 @@ func addPlotDistractors() {
 			}
 			var keys []string
 			if m := c.String("metrics"); m != "" {
-				for _, k := range splitList(m) {
+				for _, k := range reports.SplitList(m, ",") {
 					if !strings.Contains(","+strings.Join(curve.Keys, ",")+",", ","+k+",") {
 						return usagef("--metrics %s: the curve holds %s", k, strings.Join(curve.Keys, ", "))
 					}

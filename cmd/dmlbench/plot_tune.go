@@ -39,10 +39,12 @@ func plotTuneAction(c *cli.Context) error {
 }
 
 // tunePlotCommand is `dmlbench plot tune` (a subcommand of plot).
-var tunePlotCommand = &cli.Command{
-	Name:      "tune",
-	Usage:     "best-so-far validation score vs trial, one curve per method, of a tune directory",
-	UsageText: "dmlbench plot tune TUNE_DIR --out FIG [options]",
-	Flags:     plotFigureFlags("tune", 4),
-	Action:    plotTuneAction,
+func tunePlotCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "tune",
+		Usage:     "best-so-far validation score vs trial, one curve per method, of a tune directory",
+		UsageText: "dmlbench plot tune TUNE_DIR --out FIG [options]",
+		Flags:     plotFigureFlags("tune", 4),
+		Action:    plotTuneAction,
+	}
 }

@@ -24,6 +24,9 @@ func newRunReporter(quiet bool, w io.Writer, tty bool) *runReporter {
 }
 
 func (r *runReporter) progress(p trainers.Progress) {
+	if onRunStep != nil {
+		onRunStep(p)
+	}
 	r.t.Progress(progress.Step{Epoch: p.Epoch, Epochs: p.Epochs, Iter: p.Iter, Iters: p.Iters, Loss: p.Loss, Phase: p.Phase})
 }
 

@@ -10,7 +10,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dmlbench/dmlbench/experiments/suite"
-	"github.com/dmlbench/dmlbench/internal/atomicfile"
+	"github.com/dmlbench/dmlbench/experiments/tune"
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports"
 )
@@ -59,13 +60,13 @@ func reportAction(c *cli.Context) error {
 		okFormat = okFormat || f == format
 	}
 	if !okFormat {
-		return usagef("--format must be one of %s (got %q)", strings.Join(reports.Formats, ", "), format)
+		return usagef("--format must be one of %s (got %q)%s", strings.Join(reports.Formats, ", "), format, suggest.Hint(format, reports.Formats))
 	}
 	color := c.String("color")
 	if color != "auto" && color != "always" && color != "never" {
-		return usagef("--color must be auto, always or never (got %q)", color)
+		return usagef("--color must be auto, always or never (got %q)%s", color, suggest.Hint(color, []string{"auto", "always", "never"}))
 	}
-	if len(paths) == 1 && isTuneDir(paths[0]) {
+	if len(paths) == 1 && tune.IsOutDir(paths[0]) {
 		return tuneReport(c, paths[0], format, color)
 	}
 	opt, err := reportOptions(c)
@@ -119,13 +120,13 @@ func reportWrite(c *cli.Context, rep *reports.Report, format, color string, fo r
 	if err := reports.Write(&buf, rep, format, fo); err != nil {
 		return err
 	}
-	return reportWriteOutput(c.App.Writer, out, buf.Bytes())
+	return reports.WriteOutput(c.App.Writer, out, buf.Bytes())
 }
 
 func reportOptions(c *cli.Context) (reports.Options, error) {
 	opt := reports.Options{
-		GroupBy:          reportSplit(c.String("group-by"), ","),
-		Metrics:          reportSplit(c.String("metrics"), ","),
+		GroupBy:          reports.SplitList(c.String("group-by"), ","),
+		Metrics:          reports.SplitList(c.String("metrics"), ","),
 		Source:           c.String("source"),
 		Raw:              c.Bool("raw"),
 		Baseline:         c.String("baseline"),
@@ -137,60 +138,15 @@ func reportOptions(c *cli.Context) (reports.Options, error) {
 		ReferenceDataset: c.String("reference-dataset"),
 	}
 	if err := opt.Check(); err != nil {
-		return opt, usageError{err}
+		return opt, usageError{Err: err}
 	}
-	if ref := c.String("reference"); ref != "" {
-		rows, err := reports.LoadReference(ref)
-		if err != nil {
-			return opt, err
-		}
-		opt.References = rows
-		opt.ReferenceApproaches = reportSplit(c.String("reference-rows"), ";")
-	} else if c.IsSet("reference-dataset") || c.IsSet("reference-rows") {
-		return opt, usagef("--reference-dataset and --reference-rows need --reference")
-	}
-	return opt, nil
-}
-
-// reportSplit splits s on sep, trimming blanks and dropping empty items.
-func reportSplit(s, sep string) []string {
-	var out []string
-	for _, p := range strings.Split(s, sep) {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
+	return opt, opt.SetReference(c.String("reference"), c.String("reference-rows"), c.IsSet("reference-dataset") || c.IsSet("reference-rows"))
 }
 
 // reportIsTTY reports whether w is a terminal.
 func reportIsTTY(w io.Writer) bool {
-	f, ok := w.(interface{ Fd() uintptr }) // *os.File, or main's checkedWriter around one
+	f, ok := w.(interface{ Fd() uintptr }) // *os.File, or a procout.Checked around one
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// reportWriteOutput writes b to path atomically, or to stdout for "" / "-".
-func reportWriteOutput(stdout io.Writer, path string, b []byte) error {
-	if path == "" || path == "-" {
-		_, err := stdout.Write(b)
-		return err
-	}
-	return atomicfile.WriteBytes(path, b)
-}
-
-// reportLoad loads finished runs for the plot commands.
-func reportLoad(paths []string, includeUnfinished bool) ([]reports.LoadedRun, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	l, err := reports.LoadRuns(paths, reports.LoadOptions{IncludeUnfinished: includeUnfinished})
-	if err != nil {
-		return nil, err
-	}
-	if len(l.Runs) == 0 {
-		return nil, fmt.Errorf("no finished runs under %s", strings.Join(paths, " "))
-	}
-	return l.Runs, nil
 }
 
 // oneArg is the single positional argument of command (reportArgs), or a

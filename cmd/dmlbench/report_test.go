@@ -73,9 +73,10 @@ func TestReportCommand(t *testing.T) {
 			t.Errorf("%v: exit %d, want 1", bad, code)
 		}
 	}
-	// An unknown --group-by key: one line naming the valid keys, nothing on stdout.
+	// An unknown --group-by key: a usage error, one line naming the valid
+	// keys, nothing on stdout.
 	out, errs, code = runCLI(t, "report", testRuns, "--group-by", "nope")
-	if code != 1 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "embed_dim, loss, miner, sampler") {
+	if code != 2 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "embed_dim, loss, miner, sampler") {
 		t.Errorf("--group-by nope: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"reflect"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -19,10 +14,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dmlbench/dmlbench/fixtures"
-	"github.com/dmlbench/dmlbench/internal/record"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/trainers"
-	"github.com/dmlbench/dmlbench/trainers/model"
 )
 
 func addRun() {
@@ -70,11 +63,6 @@ func datasetBatchSize(cfg *trainers.Config) {
 	}
 }
 
-// resumable are the settings that --resume may change: they are outside
-// the config hash (trainers.Config.Hash), so a finished run can be
-// extended (epochs) or re-scored (evaluation and test-time settings).
-const resumable = "epochs, eval-every, metrics, compat, distance, backend, test-time*, save-embeddings"
-
 // runConfig builds the run's configuration, the one place it is defaulted
 // and validated: the defaults (trainers.Defaults), then a --config file's
 // keys, then the flags given, then trainers.Config.Resolve. With --resume the base
@@ -94,24 +82,9 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 			return cfg, err
 		}
 	case c.Bool("resume"):
-		path := filepath.Join(out, trainers.RunFile)
-		r, err := record.Read(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			if _, serr := os.Stat(filepath.Join(out, trainers.CheckpointFile)); serr == nil {
-				return cfg, fmt.Errorf("resume: %s holds a checkpoint but no run.json with its settings (dmlbench writes run.json first; this directory was changed by hand): remove %s to start over", out, filepath.Join(out, trainers.CheckpointFile))
-			}
-			return cfg, fmt.Errorf("resume: %s holds no run to continue (no run.json)", out)
-		}
-		if err != nil {
-			return cfg, fmt.Errorf("resume: %w", err)
-		}
-		if r.Status == "failed" && len(r.History) == 0 && r.Initial == nil {
-			if _, serr := os.Stat(filepath.Join(out, trainers.CheckpointFile)); serr != nil {
-				return cfg, fmt.Errorf("resume: the run in %s failed before its first checkpoint: nothing to resume; start it again", out)
-			}
-		}
-		if err := json.Unmarshal(r.Config, &cfg); err != nil {
-			return cfg, fmt.Errorf("resume: config in %s: %w", path, err)
+		var err error
+		if cfg, err = trainers.RecordedConfig(out); err != nil {
+			return cfg, err
 		}
 		rc := cfg
 		recorded = &rc
@@ -126,7 +99,7 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 		datasetBatchSize(&cfg)
 	}
 	if recorded != nil {
-		if err := checkResumeFlags(*recorded, cfg, out); err != nil {
+		if err := trainers.CheckResume(*recorded, cfg, out); err != nil {
 			return cfg, err
 		}
 	}
@@ -135,33 +108,9 @@ func runConfig(c *cli.Context) (trainers.Config, error) {
 	}
 	resolved, err := cfg.Resolve()
 	if err != nil {
-		return cfg, usageError{err}
+		return cfg, usageError{Err: err}
 	}
 	return resolved, nil
-}
-
-// checkResumeFlags refuses flags given with --resume that change a setting
-// of the recorded run inside the config hash: the checkpoint was trained
-// under the recorded value.
-func checkResumeFlags(recorded, cfg trainers.Config, out string) error {
-	base := recorded.WithDefaults().Hash()
-	rv, cv := reflect.ValueOf(&recorded).Elem(), reflect.ValueOf(cfg)
-	var bad []string
-	for _, f := range trainers.Settings() {
-		if reflect.DeepEqual(rv.Field(f.Index).Interface(), cv.Field(f.Index).Interface()) {
-			continue
-		}
-		one := recorded
-		reflect.ValueOf(&one).Elem().Field(f.Index).Set(cv.Field(f.Index))
-		if one.WithDefaults().Hash() != base {
-			bad = append(bad, "--"+f.Flag)
-		}
-	}
-	if len(bad) > 0 {
-		return usagef("--resume continues the run recorded in %s, but %s would change its training settings; only %s may change on resume",
-			filepath.Join(out, trainers.RunFile), strings.Join(bad, ", "), resumable)
-	}
-	return nil
 }
 
 func runAction(c *cli.Context) error {
@@ -189,18 +138,18 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	method, err := methodFlags(*c.Generic("method").(*methodValues))
+	method, err := trainers.ParseMethod(*c.Generic("method").(*methodValues))
 	if err != nil {
 		return err
 	}
 	backend, err := openBackend(cfg.Backend, metrics.Convention(cfg.Convention), 0, c.App.ErrWriter)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	quiet := c.Bool("quiet")
 	rep := newRunReporter(quiet, os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
 	run, err := trainers.RunExperiment(ctx, cfg, out, trainers.ExperimentOptions{
-		Resume: c.Bool("resume"), Version: Version, Versions: buildVersions(),
+		Resume: c.Bool("resume"), Version: Version, Versions: trainers.BuildVersions(Version),
 		Progress: rep.progress,
 		OnEpoch:  rep.epoch,
 		Logf:     func(format string, a ...any) { fmt.Fprintf(c.App.ErrWriter, format+"\n", a...) },
@@ -214,7 +163,7 @@ func runAction(c *cli.Context) error {
 	}
 	var ce *trainers.ConfigError
 	if errors.As(err, &ce) {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if err != nil {
 		return err
@@ -239,22 +188,6 @@ func (f *methodFlag) Apply(set *flag.FlagSet) error {
 	return nil
 }
 
-// methodFlags parses --method KEY=VALUE values.
-func methodFlags(vals []string) (map[string]string, error) {
-	if len(vals) == 0 {
-		return nil, nil
-	}
-	m := make(map[string]string, len(vals))
-	for _, v := range vals {
-		k, val, ok := strings.Cut(v, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usagef("--method %q: want KEY=VALUE", v)
-		}
-		m[strings.TrimSpace(k)] = val
-	}
-	return m, nil
-}
-
 // shellQuote quotes s for a POSIX shell when it holds anything but plain
 // path characters.
 func shellQuote(s string) string {
@@ -262,17 +195,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func buildVersions() map[string]string {
-	v := map[string]string{"dmlbench": Version, "go": runtime.Version(), "blas": model.BLASName}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			switch d.Path {
-			case "gorgonia.org/gorgonia", "gorgonia.org/tensor", "gonum.org/v1/gonum":
-				v[d.Path] = d.Version
-			}
-		}
-	}
-	return v
 }

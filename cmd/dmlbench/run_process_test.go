@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +16,17 @@ import (
 	"time"
 
 	"github.com/dmlbench/dmlbench/internal/record"
+	"github.com/dmlbench/dmlbench/trainers"
 )
 
-// childEnv carries the CLI arguments of a re-executed test binary.
-const childEnv = "DMLBENCH_TEST_CHILD_ARGS"
+// childEnv carries the CLI arguments of a re-executed test binary;
+// holdEnv ("EPOCH/STEP") makes that child's run stop after the given
+// training step, print heldLine on stdout and wait there to be killed.
+const (
+	childEnv = "DMLBENCH_TEST_CHILD_ARGS"
+	holdEnv  = "DMLBENCH_TEST_CHILD_HOLD"
+	heldLine = "held"
+)
 
 // TestHelperChild is not a test: started by startChild with childEnv set,
 // it runs the CLI with those arguments as main does and exits.
@@ -29,33 +39,58 @@ func TestHelperChild(t *testing.T) {
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
 		os.Exit(3)
 	}
+	if hold := os.Getenv(holdEnv); hold != "" {
+		var epoch, step int
+		if _, err := fmt.Sscanf(hold, "%d/%d", &epoch, &step); err != nil {
+			os.Exit(3)
+		}
+		onRunStep = func(p trainers.Progress) {
+			if p.Phase == "train" && p.Epoch == epoch && p.Iter == step {
+				fmt.Println(heldLine)
+				for {
+					time.Sleep(time.Hour)
+				}
+			}
+		}
+	}
 	os.Exit(run(append([]string{"dmlbench"}, args...), os.Stdout, os.Stderr))
 }
 
-// startChild runs `dmlbench ARGS` in a separate process (this test binary).
-func startChild(t *testing.T, args ...string) *exec.Cmd {
+// startChild runs `dmlbench ARGS` in a separate process (this test binary)
+// with the extra environment variables env; its stderr is the test's.
+func startChild(t *testing.T, env []string, args ...string) (*exec.Cmd, io.Reader) {
 	t.Helper()
 	b, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperChild$")
-	cmd.Env = append(os.Environ(), childEnv+"="+string(b))
+	cmd.Env = append(append(os.Environ(), childEnv+"="+string(b)), env...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return cmd
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return cmd, stdout
 }
 
-// waitLocked waits until pid holds the lock of run directory dir.
-func waitLocked(t *testing.T, dir string, pid int) {
+// waitHeld reads the child's stdout until it reports heldLine (holdEnv).
+func waitHeld(t *testing.T, stdout io.Reader) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if b, err := os.ReadFile(filepath.Join(dir, ".lock")); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(pid) {
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if sc.Text() == heldLine {
 			return
 		}
 	}
-	t.Fatalf("pid %d never locked %s", pid, dir)
+	t.Fatal("the child ended before its hold step (its stderr is above)")
 }
 
-// Killing a resume (kill -9, while its first epoch runs) leaves the
+// Killing a resume (kill -9, held in the middle of its epoch) leaves the
 // finished run's run.json as it was, a second writer on the directory is
 // refused while the resume runs ("in use by pid N"), the kernel releases
 // the lock with the killed process, and resuming again reproduces the
@@ -65,11 +100,9 @@ func TestKillResumeAndRunDirLock(t *testing.T) {
 		t.Skip("trains three short runs in child processes")
 	}
 	tmp := t.TempDir()
-	// Under 1 ms per step here: an epoch of 6000 steps lasts seconds, long
-	// enough to kill the resume inside it.
 	train := func(out string, extra ...string) []string {
 		return append([]string{"run", "--quiet", "--dataset", "synthetic", "--loss", "multisimilarity", "--sampler", "spc-4",
-			"--iters-per-epoch", "6000", "--batch-size", "32", "--hidden", "16", "--embed-dim", "8", "--metrics", "R@1",
+			"--iters-per-epoch", "40", "--batch-size", "32", "--hidden", "16", "--embed-dim", "8", "--metrics", "R@1",
 			"--seed", "4", "--out", out}, extra...)
 	}
 	ref, dir := filepath.Join(tmp, "ref"), filepath.Join(tmp, "run")
@@ -82,13 +115,14 @@ func TestKillResumeAndRunDirLock(t *testing.T) {
 	runPath := filepath.Join(dir, "run.json")
 	before, _ := os.ReadFile(runPath)
 
-	child := startChild(t, "run", "--quiet", "--out", dir, "--resume", "--epochs", "2")
-	waitLocked(t, dir, child.Process.Pid)
+	// The resume stops after step 20 of epoch 2 (of 40) and waits there:
+	// the kill lands mid-epoch on a fast machine as on a slow one.
+	child, stdout := startChild(t, []string{holdEnv + "=2/20"}, "run", "--quiet", "--out", dir, "--resume", "--epochs", "2")
+	waitHeld(t, stdout)
 	code, msg := runExit("run", "--quiet", "--out", dir, "--resume", "--epochs", "2")
 	if want := "is in use by pid " + strconv.Itoa(child.Process.Pid); code == 0 || !strings.Contains(msg, want) {
 		t.Errorf("second writer: exit %d %q, want %q", code, msg, want)
 	}
-	time.Sleep(200 * time.Millisecond)
 	child.Process.Signal(syscall.SIGKILL)
 	child.Wait()
 	if after, _ := os.ReadFile(runPath); !bytes.Equal(before, after) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmlbench/dmlbench/reports"
 	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/regularizers"
 )
@@ -16,7 +17,7 @@ import (
 func regularizerFlags(c *cli.Context, cfg *trainers.Config) error {
 	if c.IsSet("regularizer") {
 		// The suite's "regularizer" axis: a comma list of none, rho[=P], das, mixup.
-		for _, r := range splitList(c.String("regularizer")) {
+		for _, r := range reports.SplitList(c.String("regularizer"), ",") {
 			name, val, hasVal := strings.Cut(r, "=")
 			switch {
 			case name == "none" && !hasVal:

@@ -2,11 +2,8 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/dmlbench/dmlbench/reports/show"
 )
@@ -23,46 +20,8 @@ func showFigureFlags() []cli.Flag {
 
 // showFigureOptions parses the figure flags; figure is false for the page.
 func showFigureOptions(c *cli.Context) (queries []int, fo show.FigureOptions, figure bool, err error) {
-	format := c.String("format")
-	switch format {
-	case "html":
-		if c.IsSet("queries") || c.IsSet("figure-width") {
-			return nil, fo, false, usagef("--queries and --figure-width are for --format pdf, png or svg")
-		}
-		return nil, fo, false, nil
-	case "pdf", "png", "svg":
-	default:
-		return nil, fo, false, usagef("--format must be html, pdf, png or svg (got %q)", format)
-	}
-	if !strings.HasSuffix(strings.ToLower(c.String("out")), "."+format) {
-		return nil, fo, false, usagef("--format %s writes a .%s file (got --out %s)", format, format, c.String("out"))
-	}
-	if s := c.String("queries"); s != "" {
-		for _, f := range strings.Split(s, ",") {
-			v, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || v < 0 {
-				return nil, fo, false, usagef("--queries: %q is not a row number", f)
-			}
-			queries = append(queries, v)
-		}
-	}
-	switch w := c.String("figure-width"); w {
-	case "column":
-		fo.Width = show.ColumnWidth * vg.Inch
-	case "page":
-		fo.Width = show.PageWidth * vg.Inch
-	default:
-		v, err := strconv.ParseFloat(w, 64)
-		if err != nil || !(v > 0 && v <= 100) {
-			return nil, fo, false, usagef("--figure-width must be column, page or inches in (0, 100] (got %q)", w)
-		}
-		fo.Width = vg.Length(v) * vg.Inch
-	}
-	if d := c.Int("dpi"); d < 10 || d > 2400 {
-		return nil, fo, false, usagef("--dpi must lie in [10, 2400] (got %d)", d)
-	}
-	fo.DPI = c.Int("dpi")
-	return queries, fo, true, nil
+	return show.FigureFlags{Format: c.String("format"), Out: c.String("out"), Queries: c.String("queries"), Width: c.String("figure-width"),
+		QueriesSet: c.IsSet("queries"), WidthSet: c.IsSet("figure-width"), DPI: c.Int("dpi")}.Parse()
 }
 
 // showWriteFigure writes p's retrieval figure.

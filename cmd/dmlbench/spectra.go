@@ -35,23 +35,9 @@ func spectraAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("spectra takes no positional arguments (got %q); use --emb", c.Args().First())
 	}
-	if c.String("emb") == "" {
-		return usagef("spectra needs --emb FILE")
-	}
-	format := c.String("format")
-	if format != "text" && format != "json" {
-		return usagef("--format must be text or json (got %q)", format)
-	}
-	mode := c.String("normalize")
-	if !plots.ValidSpectrumNorm(mode) {
-		return usagef("--normalize must be sum, max or none (got %q)", mode)
-	}
-	m, top := c.Int("m"), c.Int("top")
-	if m < 1 {
-		return usagef("--m must be ≥ 1 (got %d)", m)
-	}
-	if top < 0 {
-		return usagef("--top must be ≥ 0")
+	format, mode, m, top := c.String("format"), c.String("normalize"), c.Int("m"), c.Int("top")
+	if err := plots.CheckSpectra(c.String("emb"), format, mode, m, top); err != nil {
+		return err
 	}
 	sp, err := plots.LoadEmbeddingSpectrum(c.String("emb"), c.String("labels"), true)
 	if err != nil {

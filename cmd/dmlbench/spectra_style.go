@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/reports/plots"
@@ -11,12 +9,7 @@ import (
 // spectraFigureFlags size and colour the figure of spectra --out as plot's
 // figures are.
 func spectraFigureFlags() []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "style", Value: plots.StyleDefault, Usage: "default (6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text)"},
-		&cli.Float64Flag{Name: "width", Value: 6, Usage: "figure width in inches; --style paper: " + fmt.Sprint(plots.PaperWidth)},
-		&cli.Float64Flag{Name: "height", Value: 4, Usage: "figure height in inches; --style paper: " + fmt.Sprint(plots.PaperHeight)},
-		&cli.IntFlag{Name: "dpi", Value: plots.DefaultDPI, Usage: "resolution of .png, .jpg and .tif files"},
-	}, figureLabelFlags()...)
+	return append(figureSizeFlags("default (6 × 4 in) | paper (a 3.3 × 2.4 in column figure, 8 pt text)", "figure width in inches", 4), figureLabelFlags()...)
 }
 
 // spectraFigureOptions are the figure options of spectra --out; title is

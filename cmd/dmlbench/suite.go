@@ -28,7 +28,7 @@ func addSuite() {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},
 			&cli.StringFlag{Name: "executor", Value: "local", Usage: "where the runs execute: local | slurm (a job array, see docs/slurm.md)"},
 			&cli.IntFlag{Name: "cell", Value: -1, DefaultText: "all", Usage: "run only cell `N` (0-based, the order of --dry-run; what each Slurm array task runs)"},
-			suiteMaxCellsFlag,
+			suiteMaxCellsFlag(),
 		},
 		Action: suiteAction,
 		Subcommands: []*cli.Command{{
@@ -38,14 +38,16 @@ func addSuite() {
 			Description: helpText("suite-status"),
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "out", Usage: "output `DIR` (overrides the suite file's out)"},
-				suiteMaxCellsFlag,
+				suiteMaxCellsFlag(),
 			},
 			Action: suiteStatusAction,
 		}},
 	})
 }
 
-var suiteMaxCellsFlag = &cli.IntFlag{Name: "max-cells", Value: suite.DefaultMaxCells, Usage: "refuse a suite with more cells than `N` (counted before the grids are expanded)"}
+func suiteMaxCellsFlag() *cli.IntFlag {
+	return &cli.IntFlag{Name: "max-cells", Value: suite.DefaultMaxCells, Usage: "refuse a suite with more cells than `N` (counted before the grids are expanded)"}
+}
 
 func suiteAction(c *cli.Context) error {
 	arg, err := oneArg(c, "suite", "suite file")
@@ -114,7 +116,7 @@ func suiteProblems(c *cli.Context, file string, err error) error {
 	if len(pe.Problems) == 1 {
 		return usagef("suite %s: %s", file, pe.Problems[0])
 	}
-	return usageError{pe.List(c.App.ErrWriter, "suite "+file)}
+	return usageError{Err: pe.List(c.App.ErrWriter, "suite "+file)}
 }
 
 // suiteRunner is the Runner of every suite invocation: jobs runs at once,

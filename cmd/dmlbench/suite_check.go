@@ -12,6 +12,7 @@ import (
 	"github.com/dmlbench/dmlbench/experiments/suite"
 	"github.com/dmlbench/dmlbench/fixtures"
 	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/trainers"
 	"github.com/dmlbench/dmlbench/trainers/losses"
 	"github.com/dmlbench/dmlbench/trainers/miners"
 	"github.com/dmlbench/dmlbench/trainers/samplers"
@@ -81,7 +82,7 @@ func checkCellArgs(app *cli.App, args []string) error {
 		}
 	}
 	if err := set.Parse(args[1:]); err != nil {
-		return flagParseError(err, names)
+		return suggest.FlagParseError(err, names)
 	}
 	if set.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (extra flags are --name value)", set.Arg(0))
@@ -94,23 +95,6 @@ func checkCellArgs(app *cli.App, args []string) error {
 	if _, err := runConfig(c); err != nil {
 		return err
 	}
-	_, err := methodFlags(*c.Generic("method").(*methodValues))
+	_, err := trainers.ParseMethod(*c.Generic("method").(*methodValues))
 	return err
-}
-
-// flagParseError rewrites the flag package's errors as the command line's:
-// "--name" with a suggestion for an unknown flag.
-func flagParseError(err error, names []string) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		name = "--" + strings.TrimLeft(name, "-")
-		if near := suggest.Nearest(name, names); near != "" {
-			return fmt.Errorf("unknown flag %s; did you mean %s?", name, near)
-		}
-		return fmt.Errorf("unknown flag %s", name)
-	}
-	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
-		return fmt.Errorf("invalid value %s", strings.Replace(rest, "for flag -", "for --", 1))
-	}
-	return errors.New(strings.Replace(msg, "flag needs an argument: -", "flag needs a value: --", 1))
 }

@@ -2,20 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmlbench/dmlbench/experiments/tune"
 	"github.com/dmlbench/dmlbench/reports"
 )
-
-// isTuneDir reports whether path is the output directory of `dmlbench tune`.
-func isTuneDir(path string) bool {
-	_, err := os.Stat(filepath.Join(path, tune.SummaryFile))
-	return err == nil
-}
 
 // tuneReport prints the final-stage table of a tune directory
 // (tune.Table): one row per method and embedding variant, test metrics

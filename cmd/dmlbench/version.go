@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dmlbench/dmlbench/knn"
+	"github.com/dmlbench/dmlbench/metrics"
 )
 
 func addVersion() {
@@ -17,7 +17,7 @@ func addVersion() {
 		Description: `Examples:
    dmlbench version`,
 		Action: func(c *cli.Context) error {
-			names := knn.Backends.AvailableNames()
+			names := metrics.Backends.AvailableNames()
 			fmt.Fprintf(c.App.Writer, "dmlbench %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			fmt.Fprintf(c.App.Writer, "k-NN backends: %s\n", strings.Join(names, ", "))
 			for _, l := range versionLines() {
@@ -30,4 +30,4 @@ func addVersion() {
 
 // versionLines are version's lines after the backends: the kernels in use,
 // faiss and the GPU.
-func versionLines() []string { return append(kernelLines(), gpuLine()) }
+func versionLines() []string { return append(metrics.KernelLines(), gpuLine()) }

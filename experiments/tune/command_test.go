@@ -363,8 +363,9 @@ func TestCommandKilledIsResumed(t *testing.T) {
 		t.Errorf("resumed history %+v\nuninterrupted %+v", got, want)
 	}
 
-	// kill -9 of the dmlbench process running the cell, mid-command
-	params = map[string]string{"lr": "0.003", "sleep_ms": "400"}
+	// kill -9 of the dmlbench process running the cell, mid-command: the
+	// trainer holds after writing epoch 1 until it dies with its caller
+	params = map[string]string{"lr": "0.003", "hold_at": "1"}
 	dir = commandCell(t, []string{fakeTrainer}, params)
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), "TUNE_TEST_RUN_CELL="+dir)

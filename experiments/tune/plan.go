@@ -22,6 +22,13 @@ import (
 // SummaryFile is the tuning summary in the output directory.
 const SummaryFile = "tune.json"
 
+// IsOutDir reports whether path is the output directory of a tuning (it
+// holds SummaryFile), which report tabulates as tune.Table does.
+func IsOutDir(path string) bool {
+	_, err := os.Stat(filepath.Join(path, SummaryFile))
+	return err == nil
+}
+
 // Plan lays out the cells of a spec under an output directory. Cell
 // numbers are fixed by the spec: tuning cell (method m, trial t, fold f) is
 // (m·Budget + t)·Folds + f; after the M·Budget·Folds tuning cells come the

@@ -28,13 +28,22 @@ func TestStagesDisplay(t *testing.T) {
 	b.Reset()
 	p.idleSince = time.Now().Add(-2 * progressDelay)
 	go p.tick()
-	time.Sleep(600 * time.Millisecond)
+	// The spinner shows on the first tick (every 200 ms); a loaded machine
+	// may delay it, so wait for it rather than for a fixed time.
+	var out string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		p.mu.Lock()
+		out = b.String()
+		p.mu.Unlock()
+		if strings.Contains(out, "evaluating (k-means, other metrics)") || time.Now().After(deadline) {
+			break
+		}
+	}
 	close(p.stop)
 	p.mu.Lock()
-	out := b.String()
 	p.finish()
 	p.mu.Unlock()
 	if !strings.Contains(out, "evaluating (k-means, other metrics)") {
-		t.Fatalf("no spinner after the k-NN stage: %q", out)
+		t.Fatalf("no spinner after the k-NN stage within 30 s: %q", out)
 	}
 }

@@ -119,3 +119,13 @@ type unknownError struct{ msg, name string }
 
 func (e *unknownError) Error() string        { return e.msg }
 func (e *unknownError) Is(target error) bool { return target == ErrUnknown }
+
+// Hint is `; did you mean "x"?` for the name of names nearest to name
+// (Nearest), or "" when none is close: the ending of a message that
+// refuses name in a shape of its own.
+func Hint(name string, names []string) string {
+	if near := Nearest(name, names); near != "" && near != name {
+		return fmt.Sprintf("; did you mean %q?", near)
+	}
+	return ""
+}

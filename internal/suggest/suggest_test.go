@@ -63,3 +63,13 @@ func TestUnknown(t *testing.T) {
 		t.Errorf("Check without fold: %v (name %q)", err, name)
 	}
 }
+
+func TestHint(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"los", `; did you mean "loss"?`}, {"finl", `; did you mean "final"?`}, {"zzzz", ""}, {"loss", ""},
+	} {
+		if got := Hint(tc.name, []string{"best", "final", "loss", "miner"}); got != tc.want {
+			t.Errorf("Hint(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

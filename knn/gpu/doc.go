@@ -4,8 +4,8 @@
 // from kernels.cu by clang and embedded (gen.go).
 //
 // Searcher is the k-NN backend "gpu" and the device half of "auto"
-// (register.go puts both in knn.Backends; auto is knn.Exact when
-// Available says no device is usable). Its distances are those of
+// (Register adds both to a backend table, metrics.Backends; auto is
+// knn.Exact when Available says no device is usable). Its distances are those of
 // knn.Exact bit for bit: ⟨q, x⟩ is one fused-multiply-add chain over the
 // dimension and the norms are float32 sums in order (internal/fma32), so
 // the neighbour lists, their order and the tie rule (equal distances →

@@ -94,11 +94,11 @@ func TestKMeansAssignerEmulationMatchesCPU(t *testing.T) {
 func TestBackendsKMeans(t *testing.T) {
 	opt, _ := clustering.KMeansPreset("strict")
 	ok, why := Available()
-	auto, err := knn.New(AutoName)
+	auto, err := NewAuto()
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, gerr := knn.New(Name)
+	g, gerr := New()
 	if !ok {
 		if e := clustering.KMeansOn(auto, opt); e.Options().Assigner != nil || !strings.Contains(e.String(), "CPU") {
 			t.Fatalf("auto without a GPU (%s): %s", why, e)

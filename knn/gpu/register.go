@@ -3,12 +3,13 @@ package gpu
 import (
 	"fmt"
 
+	"github.com/dmlbench/dmlbench/internal/registry"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
-// Backend names this package registers in knn.Backends (a binary gets them
-// by importing the package). Their k-means assignment runs on the device
-// too: Searcher is a clustering.CentroidAssigner (clustering.KMeansOn).
+// The backend names Register adds to a k-NN backend table (metrics builds
+// its table with them). Their k-means assignment runs on the device too:
+// Searcher is a clustering.CentroidAssigner (clustering.KMeansOn).
 const (
 	// Name is the CUDA backend; asking for it without a usable GPU is an
 	// error that says why.
@@ -18,25 +19,32 @@ const (
 	AutoName = "auto"
 )
 
-func init() {
-	knn.Backends.Register(Name, knn.Backend{
+// New is the gpu backend's searcher, or why there is no device.
+func New() (knn.Searcher, error) {
+	ok, info := Available()
+	if !ok {
+		return nil, fmt.Errorf("k-NN backend %q: %s", Name, info)
+	}
+	return Searcher{Device: info}, nil
+}
+
+// NewAuto is the device's searcher when there is one, else knn.Exact.
+func NewAuto() (knn.Searcher, error) {
+	ok, info := Available()
+	if !ok {
+		return knn.Exact{}, nil
+	}
+	return Searcher{Device: info}, nil
+}
+
+// Register adds gpu and auto to the backend table r.
+func Register(r *registry.Registry[knn.Backend]) {
+	r.Register(Name, knn.Backend{
 		Summary: "exact k-NN on an NVIDIA GPU (CUDA driver loaded at run time), bit-identical to exact; see docs/gpu.md",
-		New: func() (knn.Searcher, error) {
-			ok, info := Available()
-			if !ok {
-				return nil, fmt.Errorf("k-NN backend %q: %s", Name, info)
-			}
-			return Searcher{Device: info}, nil
-		},
+		New:     New,
 	})
-	knn.Backends.Register(AutoName, knn.Backend{
+	r.Register(AutoName, knn.Backend{
 		Summary: "gpu when a CUDA device is present, else exact (same neighbours either way)",
-		New: func() (knn.Searcher, error) {
-			ok, info := Available()
-			if !ok {
-				return knn.Exact{}, nil
-			}
-			return Searcher{Device: info}, nil
-		},
+		New:     NewAuto,
 	})
 }

@@ -4,22 +4,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dmlbench/dmlbench/internal/registry"
 	"github.com/dmlbench/dmlbench/knn"
 )
 
-// TestRegistered: gpu and auto are in knn.Backends with summaries; gpu
+// TestRegistered: Register adds gpu and auto with summaries; gpu
 // fails with the one-line reason when there is no device, auto falls back
 // to the exact backend (and picks gpu when there is one).
 func TestRegistered(t *testing.T) {
+	table := registry.New[knn.Backend]("k-NN backend")
+	Register(table)
 	for _, name := range []string{Name, AutoName} {
-		b, err := knn.Backends.Get(name)
+		b, err := table.Get(name)
 		if err != nil || b.Summary == "" {
 			t.Fatalf("%s: %v (summary %q)", name, err, b.Summary)
 		}
 	}
 	ok, info := Available()
-	g, gerr := knn.New(Name)
-	a, aerr := knn.New(AutoName)
+	g, gerr := New()
+	a, aerr := NewAuto()
 	if aerr != nil {
 		t.Fatalf("auto: %v", aerr)
 	}

@@ -264,3 +264,17 @@ func WriteLaTeX(w io.Writer, r *Report, layout string) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// Write writes r in format: json, markdown, latex (in layout) or the
+// terminal table (any other).
+func Write(w io.Writer, r *Report, format, layout string) error {
+	switch format {
+	case "json":
+		return WriteJSON(w, r)
+	case "markdown":
+		return WriteMarkdown(w, r)
+	case "latex":
+		return WriteLaTeX(w, r, layout)
+	}
+	return WriteTable(w, r)
+}

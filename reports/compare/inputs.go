@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dmlbench/dmlbench/fixtures/arrays"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"github.com/dmlbench/dmlbench/metrics"
 )
 
@@ -27,6 +28,14 @@ func (f Files) QueryGallery() bool {
 func (f Files) Load() ([2]metrics.Input, [2]string, error) {
 	var ins [2]metrics.Input
 	var names [2]string
+	switch qg := f.QueryGallery(); {
+	case qg && len(f.Emb) > 0:
+		return ins, names, usage.Errorf("use either --emb/--labels or --query-*/--gallery-*, not both")
+	case qg && (len(f.QueryEmb) != 2 || len(f.GalleryEmb) != 2 || f.QueryLabels == "" || f.GalleryLabels == ""):
+		return ins, names, usage.Errorf("query/gallery mode needs --query-emb and --gallery-emb twice each (A, then B), --query-labels and --gallery-labels")
+	case !qg && (len(f.Emb) != 2 || f.Labels == ""):
+		return ins, names, usage.Errorf("compare needs --emb twice (A, then B) and --labels (got %d --emb)", len(f.Emb))
+	}
 	for i := range 2 {
 		if !f.QueryGallery() {
 			x, y, err := arrays.LoadPair(f.Emb[i], f.Labels, false)

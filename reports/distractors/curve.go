@@ -8,8 +8,11 @@ import (
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
 	"github.com/dmlbench/dmlbench/internal/record"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"github.com/dmlbench/dmlbench/metrics"
 	"github.com/dmlbench/dmlbench/reports/compare"
+	"strconv"
+	"strings"
 )
 
 // Options configure Run.
@@ -121,4 +124,21 @@ func subset(g mat32.Matrix, labels []int32, rows []int) (mat32.Matrix, []int32) 
 		lab[i] = labels[r]
 	}
 	return out, lab
+}
+
+// ParseSizes reads a comma-separated list of gallery sizes, each a whole
+// number of items in any float notation (1e5).
+func ParseSizes(s string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || v < 1 || v != float64(int(v)) {
+			return nil, usage.Errorf("--gallery-sizes: %q is not a whole number of items", f)
+		}
+		sizes = append(sizes, int(v))
+	}
+	return sizes, nil
 }

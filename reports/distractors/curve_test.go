@@ -108,3 +108,15 @@ func TestCurveNestedAndWhole(t *testing.T) {
 		t.Fatalf("series %+v", s)
 	}
 }
+
+func TestParseSizes(t *testing.T) {
+	got, err := ParseSizes("1e2, 1000,,20")
+	if err != nil || len(got) != 3 || got[0] != 100 || got[1] != 1000 || got[2] != 20 {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, bad := range []string{"0", "1.5", "x"} {
+		if _, err := ParseSizes(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/dmlbench/dmlbench/experiments/tune"
+	"github.com/dmlbench/dmlbench/internal/suggest"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"github.com/dmlbench/dmlbench/reports"
 )
 
@@ -32,7 +34,7 @@ func CheckGroupBy(runs []reports.LoadedRun, keys []string) error {
 	have := reports.MethodKeys(runs)
 	for _, k := range keys {
 		if !slices.Contains(have, k) {
-			return fmt.Errorf("unknown --group-by key %q; the runs' method keys are: %s", k, strings.Join(have, ", "))
+			return fmt.Errorf("unknown --group-by key %q; the runs' method keys are: %s%s", k, strings.Join(have, ", "), suggest.Hint(k, have))
 		}
 	}
 	return nil
@@ -82,7 +84,7 @@ func CheckMetric(runs []reports.LoadedRun, metric, source string, history bool) 
 	if len(names) == 0 {
 		return fmt.Errorf("no metric %q: %s hold no metric", metric, where)
 	}
-	return fmt.Errorf("no metric %q in %s; have: %s", metric, where, strings.Join(names, ", "))
+	return fmt.Errorf("no metric %q in %s; have: %s%s", metric, where, strings.Join(names, ", "), suggest.Hint(metric, names))
 }
 
 // MetricLabel is the axis label of metric: with its unit (%) when it is
@@ -161,4 +163,54 @@ func TuneCurves(sum *tune.Summary) (series []Series, names []string, ylabel stri
 		}
 	}
 	return series, names, "best-so-far validation " + sum.Objective + unit
+}
+
+// SpectrumInputs are plot spectrum's embedding files: their labels (one
+// for all or one per file), legend names (one per file or none), and
+// whether the spectra are class-averaged, with the normalisation and the
+// number of values drawn.
+type SpectrumInputs struct {
+	Embs, Labels, Names []string
+	Runs                int // run paths given beside the files
+	PerClass            bool
+	Normalize           string
+	Top                 int
+}
+
+// Check refuses inputs that do not pair up (usage errors).
+func (s SpectrumInputs) Check() error {
+	switch {
+	case s.Runs == 0 && len(s.Embs) == 0:
+		return usage.Errorf("spectrum needs run directories and/or --emb files")
+	case len(s.Labels) > 1 && len(s.Labels) != len(s.Embs):
+		return usage.Errorf("give one --labels for all --emb files or one per --emb (%d vs %d)", len(s.Labels), len(s.Embs))
+	case len(s.Names) > 0 && len(s.Names) != len(s.Embs):
+		return usage.Errorf("give one --name per --emb file (%d vs %d)", len(s.Names), len(s.Embs))
+	case s.PerClass && len(s.Labels) == 0:
+		return usage.Errorf("--per-class needs --labels")
+	case !ValidSpectrumNorm(s.Normalize):
+		return usage.Errorf("--normalize must be sum, max or none (got %q)%s", s.Normalize, suggest.Hint(s.Normalize, []string{"sum", "max", "none"}))
+	case s.Top < 0:
+		return usage.Errorf("--top must be ≥ 0")
+	}
+	return nil
+}
+
+// CheckSpectra refuses the spectra command's settings that cannot run
+// (usage errors): no embedding file, an unknown output format or
+// normalisation, ρ@m with m < 1, a negative number of values drawn.
+func CheckSpectra(emb, format, normalize string, m, top int) error {
+	switch {
+	case emb == "":
+		return usage.Errorf("spectra needs --emb FILE")
+	case format != "text" && format != "json":
+		return usage.Errorf("--format must be text or json (got %q)%s", format, suggest.Hint(format, []string{"text", "json"}))
+	case !ValidSpectrumNorm(normalize):
+		return usage.Errorf("--normalize must be sum, max or none (got %q)%s", normalize, suggest.Hint(normalize, []string{"sum", "max", "none"}))
+	case m < 1:
+		return usage.Errorf("--m must be ≥ 1 (got %d)", m)
+	case top < 0:
+		return usage.Errorf("--top must be ≥ 0")
+	}
+	return nil
 }

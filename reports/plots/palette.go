@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"image/color"
 	"sort"
 	"strings"
@@ -65,7 +66,7 @@ func PaletteNamed(name string) (Palette, error) {
 		}
 		return p, nil
 	}
-	return nil, fmt.Errorf("reports: unknown palette %q: want %s, or #rrggbb,#rrggbb,…", name, strings.Join(PaletteNames(), ", "))
+	return nil, fmt.Errorf("reports: unknown palette %q: want %s, or #rrggbb,#rrggbb,…%s", name, strings.Join(PaletteNames(), ", "), suggest.Hint(name, PaletteNames()))
 }
 
 // color is the colour of style index i (the default palette when p is

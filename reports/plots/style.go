@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"sort"
 
+	"github.com/dmlbench/dmlbench/internal/suggest"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotutil"
@@ -143,7 +144,7 @@ func FigureSize(style string, w, h float64, wSet, hSet bool, dpi int) (vg.Length
 	}
 	sty, err := StyleFor(style, vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch)
 	if err != nil {
-		return 0, 0, Style{}, fmt.Errorf("--style must be %s or %s (got %q)", StyleDefault, StylePaper, style)
+		return 0, 0, Style{}, fmt.Errorf("--style must be %s or %s (got %q)%s", StyleDefault, StylePaper, style, suggest.Hint(style, []string{StyleDefault, StylePaper}))
 	}
 	if dpi < 10 || dpi > 2400 {
 		return 0, 0, Style{}, fmt.Errorf("--dpi must lie in [10, 2400] (got %d)", dpi)

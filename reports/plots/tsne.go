@@ -10,7 +10,9 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/dmlbench/dmlbench/fixtures/arrays"
 	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/internal/usage"
 	"github.com/dmlbench/dmlbench/reports/projection"
 )
 
@@ -116,4 +118,48 @@ func TSNECaption(points, total, classes, allClasses int, perplexity, kl float64)
 	}
 	return fmt.Sprintf("random subsample: %d of %d points, %d of %d classes; perplexity %g, KL %.3g",
 		points, total, classes, allClasses, perplexity, kl)
+}
+
+// TSNEInputs are plot tsne's embedding and label files and the sample
+// and optimisation the map takes.
+type TSNEInputs struct {
+	Emb, Labels        string
+	Classes, MaxPoints int
+	Iters              int
+	Perplexity         float64
+	Seed               int64
+}
+
+// Check refuses missing files and out-of-range settings (usage errors).
+func (t TSNEInputs) Check() error {
+	switch {
+	case t.Emb == "" || t.Labels == "":
+		return usage.Errorf("--emb and --labels are required (see dmlbench plot tsne --help)")
+	case t.Classes < 0 || t.MaxPoints < 0:
+		return usage.Errorf("--classes and --max-points must be ≥ 0")
+	case t.Iters < 1:
+		return usage.Errorf("--iters must be ≥ 1")
+	case !(t.Perplexity > 0):
+		return usage.Errorf("--perplexity must be > 0")
+	}
+	return nil
+}
+
+// Load reads the files and draws the sample of rows the map shows; a
+// perplexity the sample is too small for is a usage error.
+func (t TSNEInputs) Load() (x mat32.Matrix, ids []int32, names []string, smp projection.Sample, err error) {
+	if x, err = arrays.LoadEmbeddings(t.Emb); err != nil {
+		return
+	}
+	if ids, names, err = arrays.LoadLabels(t.Labels); err != nil {
+		return
+	}
+	if err = arrays.CheckPair(x, ids, t.Emb, t.Labels); err != nil {
+		return
+	}
+	smp = projection.SampleRows(ids, t.Classes, t.MaxPoints, t.Seed)
+	if perp := t.Perplexity; perp >= float64(len(smp.Rows)-1) {
+		err = usage.Errorf("--perplexity %g needs more than %g points; the sample has %d (raise --classes / --max-points or lower --perplexity)", perp, perp+1, len(smp.Rows))
+	}
+	return
 }

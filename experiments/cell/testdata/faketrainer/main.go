@@ -2,7 +2,9 @@
 // cells: it reads DMLBENCH_CELL, records what it was given, and writes per
 // asked epoch the data set's features of the asked rows plus noise that
 // shrinks with the epoch and grows with |log10(lr) + 2| (params lr), so
-// that trials and epochs score differently. params.mode selects a fault.
+// that trials and epochs score differently. params.mode selects a fault;
+// params kill_at and hold_at (an epoch; first start only) make it kill
+// itself, or wait to be killed, after that epoch.
 package main
 
 import (
@@ -100,6 +102,7 @@ func run() error {
 		start++
 	}
 	killAt := int(num(c.Params, "kill_at", 0))
+	holdAt := int(num(c.Params, "hold_at", 0))
 	sleep := time.Duration(num(c.Params, "sleep_ms", 0)) * time.Millisecond
 	for e := start; e <= c.Epochs; e++ {
 		time.Sleep(sleep)
@@ -133,6 +136,13 @@ func run() error {
 		}
 		if e == killAt && !resume {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+		if e == holdAt && !resume {
+			// Held after this epoch's files until killed: a test kills
+			// its caller mid-command whatever the machine's speed.
+			for {
+				time.Sleep(time.Hour)
+			}
 		}
 	}
 	if mode == "rmtree" {

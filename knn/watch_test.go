@@ -288,8 +288,8 @@ func TestWatchBand(t *testing.T) {
 	for _, kind := range []string{"gauss", "grid", "dups"} {
 		n := 400
 		x := randMatrix(rng, n, 6, kind)
-		// Every 7th row watched, and every 2nd: runs of watched rows only
-		// inside the bands are then common (orderRuns keeps their order).
+		// Every 7th row watched, and every 2nd: bands holding watched
+		// rows only are then common.
 		for _, cfg := range []struct {
 			band float32
 			step int

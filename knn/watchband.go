@@ -36,17 +36,12 @@ import (
 // each live row's rank counted.
 type watchBand struct {
 	low, high []uint64
-	// hi32[b] and lo32[b] are the distance halves of high[b] and low[b]
-	// (their index halves are all ones): a candidate key k has
-	// high[b] ≥ k exactly when hi32[b] ≥ k>>32, and low[b] > k exactly
-	// when lo32[b] ≥ k>>32 (no row's index is 2³²−1). count searches
-	// hi32, a quarter of the bytes of keys and bands: the scan counts
-	// against many queries' bands at a time, and their edges must stay
-	// in cache.
-	hi32, lo32 []uint32
-	wAhead     []int32  // wAhead[b]: watched rows with key < low[b]
-	pool       []uint64 // unwatched candidates inside a live row's band
-	mixed      bool     // a dropped watched row lies inside a live row's band
+	// edge interleaves them, edge[2b] = high[b], edge[2b+1] = low[b]:
+	// count reads low[b] right after searching high, from the same line.
+	edge   []uint64
+	wAhead []int32  // wAhead[b]: watched rows with key < low[b]
+	pool   []uint64 // unwatched candidates inside a live row's band
+	mixed  bool     // a dropped watched row lies inside a live row's band
 }
 
 // newWatchBand sets w.low, w.high from w's (sorted) keys and the band.
@@ -78,10 +73,9 @@ func newWatchBand(w *watchState, band func(v float32) float32) *watchBand {
 		c, _ := slices.BinarySearch(w.keys, wb.low[b])
 		wb.wAhead[b] = int32(c)
 	}
-	e32 := make([]uint32, 2*n)
-	wb.hi32, wb.lo32 = e32[:n:n], e32[n:]
+	wb.edge = make([]uint64, 2*n)
 	for b := range n {
-		wb.hi32[b], wb.lo32[b] = uint32(wb.high[b]>>32), uint32(wb.low[b]>>32)
+		wb.edge[2*b], wb.edge[2*b+1] = wb.high[b], wb.low[b]
 	}
 	w.low, w.high = wb.low, wb.high
 	return wb
@@ -115,16 +109,15 @@ func (wb *watchBand) dropped(keys []uint64, alive int) {
 // it is counted below no live row.
 func (wb *watchBand) count(w *watchState, key uint64) int {
 	a := w.alive
-	k32 := uint32(key >> 32)
-	h := wb.hi32[:a]
+	e := wb.edge
 	b := 0 // the first b < a with high[b] ≥ key, branch-free (see watchState.count)
 	for n := a; n > 1; {
 		half := n >> 1
-		_, lt := bits.Sub32(h[b+half-1], k32, 0)
+		_, lt := bits.Sub64(e[2*(b+half-1)], key, 0)
 		b += half & -int(lt)
 		n -= half
 	}
-	if wb.lo32[b] >= k32 {
+	if e[2*b+1] > key {
 		return b // inside no band, so no watched row (low[j] ≤ keys[j] ≤ high[j])
 	}
 	for j := b; j < a && w.keys[j] <= key; j++ {
@@ -190,7 +183,7 @@ func (wb *watchBand) resolve(w *watchState, ahead []int, pool []uint64, order fu
 	type idPos struct{ id, pos int32 }
 	var byID []idPos
 	if len(ids) > 0 {
-		orderRuns(ids, pool, inU, w.keys[:alive], order)
+		order(ids)
 		byID = make([]idPos, len(ids))
 		for p, id := range ids {
 			byID[p] = idPos{id, int32(p)}
@@ -214,31 +207,6 @@ func (wb *watchBand) resolve(w *watchState, ahead []int, pool []uint64, order fu
 	}
 	slices.Sort(out)
 	return out
-}
-
-// orderRuns puts ids, U's rows in pool order, in exact order run by run:
-// a run is a maximal stretch of consecutive pool entries in U, and every
-// row of an earlier run lies below the bands of a later run's rows, so
-// exactly ahead of them. A run of live watched rows only keeps its pool
-// order: two of its rows that the exact order swaps lie inside each
-// other's band, so every row between them is in the run too, and the
-// watched rows then hold the same set of positions either way.
-func orderRuns(ids []int32, pool []uint64, inU []bool, live []uint64, order func(ids []int32)) {
-	start, pure := 0, true
-	u := 0 // ids[u] is pool[i]'s when inU[i]
-	for i := 0; i <= len(pool); i++ {
-		if i < len(pool) && inU[i] {
-			if _, ok := slices.BinarySearch(live, pool[i]); !ok {
-				pure = false
-			}
-			u++
-			continue
-		}
-		if u > start && !pure {
-			order(ids[start:u])
-		}
-		start, pure = u, true
-	}
 }
 
 // exactRanks is resolve over every candidate's key (sorted, the query's

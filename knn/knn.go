@@ -9,6 +9,11 @@ import (
 	"github.com/dmlbench/dmlbench/internal/registry"
 )
 
+// Matrix is the dense row-major float32 matrix every stage passes
+// (internal/mat32). The alias lets code outside this module build one for
+// Searcher.Search, metrics.Evaluate and the clusterers.
+type Matrix = mat32.Matrix
+
 // Metric selects the similarity measure.
 type Metric int
 

@@ -288,7 +288,13 @@ func TestWatchBand(t *testing.T) {
 	for _, kind := range []string{"gauss", "grid", "dups"} {
 		n := 400
 		x := randMatrix(rng, n, 6, kind)
-		for _, band := range []float32{0, 1e-3, 0.05, 1} {
+		// Every 7th row watched, and every 2nd: bands holding watched
+		// rows only are then common.
+		for _, cfg := range []struct {
+			band float32
+			step int
+		}{{0, 7}, {1e-3, 7}, {0.05, 7}, {1, 7}, {1e-3, 2}, {0.05, 2}} {
+			band, step := cfg.band, cfg.step
 			for _, metric := range []Metric{L2, IP} {
 				full, err := Exact{}.Search(context.Background(), x, x, n-1, Options{Metric: metric, Exclude: ExcludeSelf})
 				if err != nil {
@@ -328,7 +334,7 @@ func TestWatchBand(t *testing.T) {
 					Order: func(i int, ids []int32) { slices.SortFunc(ids, cmpExact(i)) }}
 				want := make([][]int32, n)
 				for i := range w.IDs {
-					for j := i % 7; j < n; j += 7 {
+					for j := i % step; j < n; j += step {
 						if j != i {
 							w.IDs[i] = append(w.IDs[i], int32(j))
 						}
@@ -355,7 +361,7 @@ func TestWatchBand(t *testing.T) {
 						}
 						for i := 0; i < n; i++ {
 							if !slices.Equal(nb.Ranks[i], want[i]) {
-								t.Fatalf("%s band %g %v sym=%v spec %d query %d: ranks %v, exact %v", kind, band, metric, !e.NoSymmetry, sp.sample, i, nb.Ranks[i], want[i])
+								t.Fatalf("%s band %g step %d %v sym=%v spec %d query %d: ranks %v, exact %v", kind, band, step, metric, !e.NoSymmetry, sp.sample, i, nb.Ranks[i], want[i])
 							}
 						}
 					}

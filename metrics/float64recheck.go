@@ -234,9 +234,15 @@ func allListed(ids, watched []int32) bool {
 // the watched rows in the list take their new positions, ranks beyond the
 // list stay (the rows before them are the same set).
 func listRanks(ids, watched, old []int32, maxRank int) []int32 {
+	if !slices.IsSorted(watched) {
+		watched = slices.Sorted(slices.Values(watched))
+	}
 	var out []int32
 	for p, id := range ids {
-		if p+1 <= maxRank && id >= 0 && slices.Contains(watched, id) {
+		if p+1 > maxRank || id < 0 {
+			continue
+		}
+		if _, ok := slices.BinarySearch(watched, id); ok {
 			out = append(out, int32(p+1))
 		}
 	}

@@ -214,3 +214,25 @@ func TestHardFloat32KernelsIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestListRanks checks the watched ranks after a reorder within a list,
+// with the watched rows given in any order: listed watched rows take
+// their positions within maxRank, ranks beyond the list stay.
+func TestListRanks(t *testing.T) {
+	ids := []int32{7, 3, 9, -1}
+	old := []int32{1, 2, 6, 8}
+	for _, watched := range [][]int32{{3, 5, 7}, {7, 5, 3}} {
+		if got := listRanks(ids, watched, old, 10); !slices.Equal(got, []int32{1, 2, 6, 8}) {
+			t.Fatalf("watched %v: ranks %v, want [1 2 6 8]", watched, got)
+		}
+		if got := listRanks(ids, watched, old, 1); !slices.Equal(got, []int32{1, 6, 8}) {
+			t.Fatalf("watched %v, maxRank 1: ranks %v, want [1 6 8]", watched, got)
+		}
+		if !slices.Equal(watched, []int32{3, 5, 7}) && !slices.Equal(watched, []int32{7, 5, 3}) {
+			t.Fatalf("watched rows reordered in place: %v", watched)
+		}
+	}
+	if got := listRanks([]int32{4, 2}, []int32{9, 2}, nil, 5); !slices.Equal(got, []int32{2}) {
+		t.Fatalf("ranks %v, want [2]", got)
+	}
+}

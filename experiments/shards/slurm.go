@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/dmlbench/dmlbench/experiments/suite"
@@ -113,26 +112,6 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// directives are the #SBATCH lines of cfg's resources.
-func directives(b *strings.Builder, cfg *suite.SlurmConfig) {
-	opt := func(flag, v string) {
-		if v != "" {
-			fmt.Fprintf(b, "#SBATCH --%s=%s\n", flag, suite.DirectiveValue(v))
-		}
-	}
-	opt("partition", cfg.Partition)
-	opt("time", cfg.Time)
-	if cfg.CPUsPerTask > 0 {
-		opt("cpus-per-task", strconv.Itoa(cfg.CPUsPerTask))
-	}
-	opt("mem", cfg.Mem)
-	opt("gpus", cfg.GPUs)
-	opt("account", cfg.Account)
-	for _, e := range cfg.Extra {
-		fmt.Fprintf(b, "#SBATCH %s\n", e)
-	}
-}
-
 // arrayScript runs shard $SLURM_ARRAY_TASK_ID of each task, with
 // GOMAXPROCS from the CPUs Slurm gave it and GOMEMLIMIT from its memory.
 func arrayScript(j Job, cfg *suite.SlurmConfig, name string, shards []int) string {
@@ -143,7 +122,7 @@ func arrayScript(j Job, cfg *suite.SlurmConfig, name string, shards []int) strin
 	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", suite.DirectiveValue(name))
 	fmt.Fprintf(&b, "#SBATCH --array=%s\n", suite.ArraySpec(shards, cfg.MaxParallel))
 	fmt.Fprintf(&b, "#SBATCH --output=%s\n", suite.DirectiveValue(suite.LogPattern(j.Dir)))
-	directives(&b, cfg)
+	cfg.WriteDirectives(&b)
 	b.WriteString("set -u\n")
 	b.WriteString("if [ -n \"${SLURM_CPUS_PER_TASK:-}\" ]; then export GOMAXPROCS=$SLURM_CPUS_PER_TASK; fi\n")
 	// The collector keeps to 90 % of the task's memory (--mem, in MB),
@@ -165,7 +144,7 @@ func mergeScript(j Job, cfg *suite.SlurmConfig, name, deps string) string {
 	if deps != "" {
 		fmt.Fprintf(&b, "#SBATCH --dependency=%s\n", deps)
 	}
-	directives(&b, cfg)
+	cfg.WriteDirectives(&b)
 	b.WriteString("set -u\n")
 	b.WriteString("if [ -n \"${SLURM_CPUS_PER_TASK:-}\" ]; then export GOMAXPROCS=$SLURM_CPUS_PER_TASK; fi\n")
 	b.WriteString("if [ -n \"${SLURM_MEM_PER_NODE:-}\" ]; then export GOMEMLIMIT=$((SLURM_MEM_PER_NODE * 9 / 10))MiB; fi\n")

@@ -123,6 +123,27 @@ func LogPattern(out string) string {
 	return filepath.Join(SlurmDir(out), "logs", "cell%a_job%A.out")
 }
 
+// WriteDirectives writes the #SBATCH lines of c's resources (partition,
+// time, CPUs, memory, GPUs, account, then Extra as given).
+func (c *SlurmConfig) WriteDirectives(b *strings.Builder) {
+	opt := func(flag, v string) {
+		if v != "" {
+			fmt.Fprintf(b, "#SBATCH --%s=%s\n", flag, DirectiveValue(v))
+		}
+	}
+	opt("partition", c.Partition)
+	opt("time", c.Time)
+	if c.CPUsPerTask > 0 {
+		opt("cpus-per-task", strconv.Itoa(c.CPUsPerTask))
+	}
+	opt("mem", c.Mem)
+	opt("gpus", c.GPUs)
+	opt("account", c.Account)
+	for _, e := range c.Extra {
+		fmt.Fprintf(b, "#SBATCH %s\n", e)
+	}
+}
+
 // DirectiveValue is v as the value of an #SBATCH directive: in double
 // quotes when it holds white space, which sbatch otherwise takes as the
 // end of the directive's argument.
@@ -167,22 +188,7 @@ func (s *Spec) Script(bin, suiteFile, out string, cells []int) string {
 	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", name)
 	fmt.Fprintf(&b, "#SBATCH --array=%s\n", ArraySpec(cells, c.MaxParallel))
 	fmt.Fprintf(&b, "#SBATCH --output=%s\n", DirectiveValue(LogPattern(out)))
-	opt := func(flag, v string) {
-		if v != "" {
-			fmt.Fprintf(&b, "#SBATCH --%s=%s\n", flag, v)
-		}
-	}
-	opt("partition", c.Partition)
-	opt("time", c.Time)
-	if c.CPUsPerTask > 0 {
-		opt("cpus-per-task", strconv.Itoa(c.CPUsPerTask))
-	}
-	opt("mem", c.Mem)
-	opt("gpus", c.GPUs)
-	opt("account", c.Account)
-	for _, e := range c.Extra {
-		fmt.Fprintf(&b, "#SBATCH %s\n", e)
-	}
+	c.WriteDirectives(&b)
 	b.WriteString("set -u\n")
 	fmt.Fprintf(&b, "exec %s --cell \"$SLURM_ARRAY_TASK_ID\"\n", shellJoin([]string{bin, "suite", suiteFile, "--out", out}))
 	return b.String()

@@ -74,6 +74,14 @@ func TestSlurmScript(t *testing.T) {
 			t.Errorf("%s: accepted", bad)
 		}
 	}
+	// A value with white space is one sbatch argument only in quotes.
+	s, err = Parse([]byte("grid: {dataset: d, loss: l, seed: 0}\nslurm: {partition: \"gpu long\"}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Script("/opt/dmlbench", "s.yaml", "runs", []int{0}); !strings.Contains(got, "#SBATCH --partition=\"gpu long\"\n") {
+		t.Errorf("partition with a space not quoted:\n%s", got)
+	}
 	s, err = Parse([]byte("grid: {dataset: d, loss: l, seed: 0}\nslurm: {max-parallel: 5}"))
 	if err != nil || s.Slurm.MaxParallel != 5 {
 		t.Errorf("max-parallel: %v %+v", err, s.Slurm)

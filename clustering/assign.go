@@ -68,6 +68,7 @@ var kernelSets = map[kernelsel.Level]func(){kernelsel.Portable: usePortableKerne
 func usePortableKernels() {
 	argminTile, argminPanels = argminTileGeneric, argminPanelsGeneric
 	boundsTile, boundsRows = boundsTileGeneric, boundsRowsGeneric
+	boundsTile2, boundsRows2 = boundsTile2Generic, boundsRows2Generic
 	groupArgmin = groupArgminGeneric
 	kernelName = "portable 4x16"
 }
@@ -140,6 +141,27 @@ var boundsTile = boundsTileGeneric
 // (x0..x3, each of length ≥ D) instead of a packed pre-broadcast tile; it
 // computes the same values.
 var boundsRows = boundsRowsGeneric
+
+// boundsTile2 is boundsTile over two consecutive panels (c, cn and ids
+// hold both, panel 1 at offsets 16·D, 16 and 16), both merged into the same
+// best/bidx; boundsRows2 likewise for boundsRows. The lexicographic minimum
+// does not depend on the order of the merges, so this is exactly two
+// single-panel calls (the portable and AVX2 form); the AVX-512 kernel runs
+// the two panels' 8 FMA chains interleaved.
+var (
+	boundsTile2 = boundsTile2Generic
+	boundsRows2 = boundsRows2Generic
+)
+
+func boundsTile2Generic(r, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
+	boundsTile(r, c, cn, ids, best, bidx, d)
+	boundsTile(r, c[d*tileCols:], cn[tileCols:], ids[tileCols:], best, bidx, d)
+}
+
+func boundsRows2Generic(x0, x1, x2, x3, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
+	boundsRows(x0, x1, x2, x3, c, cn, ids, best, bidx, d)
+	boundsRows(x0, x1, x2, x3, c[d*tileCols:], cn[tileCols:], ids[tileCols:], best, bidx, d)
+}
 
 func boundsRowsGeneric(x0, x1, x2, x3, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
 	r := make([]float32, tileRows*lanes*d+packPad)

@@ -30,6 +30,12 @@ func bounds4x16AVX512(r, c, cn *float32, ids *int32, best *float32, bidx *int32,
 func boundsRows4x16AVX512(x0, x1, x2, x3, c, cn *float32, ids *int32, best *float32, bidx *int32, d int)
 
 //go:noescape
+func bounds4x16x2AVX512(r, c, cn *float32, ids *int32, best *float32, bidx *int32, d int)
+
+//go:noescape
+func boundsRows4x16x2AVX512(x0, x1, x2, x3, c, cn *float32, ids *int32, best *float32, bidx *int32, d int)
+
+//go:noescape
 func groupArgmin4x16AVX512(best *float32, bidx *int32, out *float32, oid *int32)
 
 //go:noescape
@@ -48,6 +54,7 @@ func init() {
 func useAVX2Kernels() {
 	argminTile, argminPanels = argminTileAVX2, argminPanelsGeneric
 	boundsTile, boundsRows = boundsTileAVX2, boundsRowsAVX2
+	boundsTile2, boundsRows2 = boundsTile2Generic, boundsRows2Generic
 	groupArgmin = groupArgminAVX2
 	kernelName = "avx2-fma asm 4x16"
 }
@@ -57,6 +64,7 @@ func useAVX2Kernels() {
 func useAVX512Kernels() {
 	argminTile, argminPanels = argminTileAVX512, argminPanelsAVX512
 	boundsTile, boundsRows = boundsTileAVX512, boundsRowsAVX512
+	boundsTile2, boundsRows2 = boundsTile2AVX512, boundsRows2AVX512
 	groupArgmin = groupArgminAVX512
 	kernelName = "avx512 asm 4x16x2"
 }
@@ -107,6 +115,26 @@ func boundsTileAVX512(r, c, cn []float32, ids []int32, best []float32, bidx []in
 func boundsRowsAVX512(x0, x1, x2, x3, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
 	checkRows(x0, x1, x2, x3, c, cn, ids, best, bidx, d)
 	boundsRows4x16AVX512(&x0[0], &x1[0], &x2[0], &x3[0], &c[0], &cn[0], &ids[0], &best[0], &bidx[0], d)
+}
+
+// checkPair panics unless c, cn and ids hold two panels (d·32 centroid
+// values, 32 norms and ids).
+func checkPair(c, cn []float32, ids []int32, d int) {
+	if len(c) < 2*d*tileCols || len(cn) < 2*tileCols || len(ids) < 2*tileCols {
+		panic("clustering: two-panel kernel called with short buffers")
+	}
+}
+
+func boundsTile2AVX512(r, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
+	checkTile(r, c, cn, best, bidx, d)
+	checkPair(c, cn, ids, d)
+	bounds4x16x2AVX512(&r[0], &c[0], &cn[0], &ids[0], &best[0], &bidx[0], d)
+}
+
+func boundsRows2AVX512(x0, x1, x2, x3, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
+	checkRows(x0, x1, x2, x3, c, cn, ids, best, bidx, d)
+	checkPair(c, cn, ids, d)
+	boundsRows4x16x2AVX512(&x0[0], &x1[0], &x2[0], &x3[0], &c[0], &cn[0], &ids[0], &best[0], &bidx[0], d)
 }
 
 // argminTileAVX512 is one panel through the bounds kernel with ids

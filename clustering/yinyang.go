@@ -154,6 +154,9 @@ type yinyangAssigner struct {
 	gp   []int32
 	ids  []int32
 	real []int32
+	// treePos[j] is centroid j's lane in the grouping tree's order (the
+	// order of ids at makeGroups; sortByDrift reorders ids inside groups).
+	treePos []int32
 	// State between passes.
 	prev []float32 // centroids of the previous pass (original order)
 	// output slices of the previous pass (identity check for the
@@ -327,7 +330,11 @@ func sameBits(a, b []float32) bool {
 func (ya *yinyangAssigner) makeGroups(cent []float32, k, d int) {
 	g := min(numGroups(ya.n, k, ya.opt.groupSize), k)
 	npan := (k + tileCols - 1) / tileCols
-	size := tileCols * ((npan + g - 1) / g) // S
+	ppg := (npan + g - 1) / g // panels per group
+	if ya.opt.groupSize == 0 && ppg > 1 {
+		ppg += ppg % 2 // pairs of panels: the two-panel kernel
+	}
+	size := tileCols * ppg // S
 	all := make([]int32, k)
 	for j := range all {
 		all[j] = int32(j)
@@ -409,34 +416,39 @@ func (ya *yinyangAssigner) makeGroups(cent []float32, k, d int) {
 	})
 	ya.gp = append(ya.gp, int32(len(ya.real)))
 	ya.ng = ng
+	ya.treePos = make([]int32, k)
+	for p, j := range ya.ids {
+		if j != math.MaxInt32 {
+			ya.treePos[j] = int32(p)
+		}
+	}
 }
 
 // yyTile is the per-tile state of a pruned pass (4 rows).
 type yyTile struct {
 	rows [tileRows]int // original row indices
 	x32  [tileRows][]float32
-	// panels evaluated so far; from the second one on, the rows are
-	// expanded into the block's pack and boundsTile (faster per panel)
-	// replaces boundsRows (no expansion); both give the same values.
-	npan  int
-	nreal int // real rows (the rest is padding)
-	norm  [tileRows]float32
-	x     [tileRows]float64 // ‖x‖² (float64)
-	e     [tileRows]float64 // rounding margin e_i
-	tau   [tileRows]float64 // √(X + v* + e): skip d > tau
-	cur   [tileRows]float32 // v*: best kernel value so far
-	curID [tileRows]int32   // its centroid (lexicographic minimum)
-	homes [tileRows]int32   // groups evaluated first (fully)
-	nhome int
+	// kernel calls so far (evalPanels: the second one expands the rows)
+	ncalls int
+	nreal  int // real rows (the rest is padding)
+	norm   [tileRows]float32
+	x      [tileRows]float64 // ‖x‖² (float64)
+	e      [tileRows]float64 // rounding margin e_i
+	tau    [tileRows]float64 // √(X + v* + e): skip d > tau
+	cur    [tileRows]float32 // v*: best kernel value so far
+	curID  [tileRows]int32   // its centroid (lexicographic minimum)
+	homes  [tileRows]int32   // groups evaluated first (fully)
+	nhome  int
 	// need has bit g set when some row's decayed bound for group g is at
 	// most its τ right after the home groups (a superset of the groups
 	// evaluated later, τ only decreasing).
 	need []uint64
 	// Evaluated groups, in evaluation order: group, the smallest kernel
-	// value per row, and whether some panel was skipped.
-	evG    []int32
-	evM    []float32 // [len(evG)][tileRows]
-	evSkip []bool
+	// value per row, and the largest drift of a skipped panel (−1: none
+	// skipped).
+	evG     []int32
+	evM     []float32 // [len(evG)][tileRows]
+	evSkipD []float64
 }
 
 // pass runs one pruned assignment: rows in order of their previous
@@ -448,6 +460,10 @@ type yyTile struct {
 // It returns the number of distance evaluations.
 func (ya *yinyangAssigner) pass(ctx context.Context, x mat32.Matrix, cent []float32, assign []int32, dist []float32, first bool, cmax float64) (int64, error) {
 	n, d := x.Rows, x.Cols
+	cdrift := ya.centroidDrifts(cent, first)
+	if !first {
+		ya.sortByDrift(cdrift)
+	}
 	ps := &yyPass{ya: ya, x: x, assign: assign, dist: dist, first: first, cmax: cmax,
 		pk: ya.packGroups(cent), ord: ya.rowOrder(assign, n, first),
 		kappa:   2 * float64(d+2) / (1 << 24) * (1 + 1.0/(1<<10)),
@@ -455,7 +471,7 @@ func (ya *yinyangAssigner) pass(ctx context.Context, x mat32.Matrix, cent []floa
 		tileLen: tileRows * lanes * d,
 		nblocks: (n + yyBlockRows - 1) / yyBlockRows,
 	}
-	ps.pdrift, ps.gdrift = ya.drifts(cent, first)
+	ps.pdrift, ps.gdrift = ya.drifts(cdrift)
 	var (
 		mu      sync.Mutex
 		workers []*yyWorker
@@ -497,25 +513,64 @@ func (ya *yinyangAssigner) packGroups(cent []float32) *centroidPack {
 	return pk
 }
 
-// drifts returns how far the centroids moved since the previous pass,
-// rounded up: the largest drift per panel (local filter) and per group
-// (float32, for lbDecay); zero on the first pass.
-func (ya *yinyangAssigner) drifts(cent []float32, first bool) (pdrift []float64, gdrift []float32) {
+// centroidDrifts returns how far each centroid moved since the previous
+// pass, ‖c_j − c'_j‖ rounded up (the float64 squared distance and root
+// are within a relative 2⁻⁵⁰ of the exact value, the factor adds 2⁻³⁰);
+// zero on the first pass.
+func (ya *yinyangAssigner) centroidDrifts(cent []float32, first bool) []float64 {
 	d := ya.d
+	dr := make([]float64, ya.k)
+	if first {
+		return dr
+	}
+	for j := range dr {
+		dr[j] = math.Sqrt(knn.SquaredL2(cent[j*d:(j+1)*d], ya.prev[j*d:(j+1)*d])) * (1 + 1.0/(1<<30))
+	}
+	return dr
+}
+
+// sortByDrift orders the members of every group by decreasing drift (ties:
+// increasing id), padding last, so that the centroids that moved share a
+// few panels and the panels of centroids that barely moved keep the
+// group's bound almost whole (local filter: bound − the panel's largest
+// drift). A group's members, hence its bound, do not change; only the
+// order of its lanes does, which the lexicographic (value, id) minimum does
+// not see.
+func (ya *yinyangAssigner) sortByDrift(dr []float64) {
+	for g := 0; g < ya.ng; g++ {
+		lanes := ya.ids[int(ya.gp[g])*tileCols : int(ya.gp[g+1])*tileCols]
+		sort.Slice(lanes, func(a, b int) bool {
+			ja, jb := lanes[a], lanes[b]
+			if ja == math.MaxInt32 || jb == math.MaxInt32 {
+				return jb == math.MaxInt32 && ja != math.MaxInt32
+			}
+			return dr[ja] > dr[jb] || (dr[ja] == dr[jb] && ja < jb)
+		})
+		for p := ya.gp[g]; p < ya.gp[g+1]; p++ {
+			nr := int32(0)
+			for _, j := range ya.ids[int(p)*tileCols : int(p+1)*tileCols] {
+				if j != math.MaxInt32 {
+					nr++
+				}
+			}
+			ya.real[p] = nr
+		}
+	}
+}
+
+// drifts returns the largest centroid drift (dr, rounded up) per panel
+// (local filter) and per group (float32, for lbDecay).
+func (ya *yinyangAssigner) drifts(dr []float64) (pdrift []float64, gdrift []float32) {
 	pdrift = make([]float64, len(ya.real))
 	gdrift = make([]float32, ya.ng)
-	if first {
-		return pdrift, gdrift
-	}
 	for p := range pdrift {
 		var m float64
 		for _, j := range ya.ids[p*tileCols : (p+1)*tileCols] {
-			if j == math.MaxInt32 {
-				continue
+			if j != math.MaxInt32 {
+				m = max(m, dr[j])
 			}
-			m = max(m, knn.SquaredL2(cent[int(j)*d:int(j+1)*d], ya.prev[int(j)*d:int(j+1)*d]))
 		}
-		pdrift[p] = math.Sqrt(m) * (1 + 1.0/(1<<30))
+		pdrift[p] = m
 	}
 	for g := range gdrift {
 		var m float64
@@ -540,12 +595,7 @@ func (ya *yinyangAssigner) rowOrder(assign []int32, n int, first bool) []int32 {
 		}
 		return ord
 	}
-	pos := make([]int32, ya.k)
-	for p, j := range ya.ids {
-		if j != math.MaxInt32 {
-			pos[j] = int32(p)
-		}
-	}
+	pos := ya.treePos
 	start := make([]int32, len(ya.ids)+1)
 	for _, a := range assign {
 		start[pos[a]+1]++
@@ -609,7 +659,7 @@ func newYYWorker(ps *yyPass) *yyWorker {
 	for t := range w.tiles {
 		w.tiles[t].evG = make([]int32, 0, ng)
 		w.tiles[t].evM = make([]float32, 0, ng*tileRows)
-		w.tiles[t].evSkip = make([]bool, 0, ng)
+		w.tiles[t].evSkipD = make([]float64, 0, ng)
 		w.tiles[t].need = make([]uint64, (ng+63)/64)
 	}
 	inf := float32(math.Inf(1))
@@ -644,8 +694,8 @@ func (w *yyWorker) loadTile(ti, r0, r1 int) {
 	tl := &w.tiles[ti]
 	tl.nreal = min(tileRows, r1-r0-ti*tileRows)
 	tl.nhome = 0
-	tl.npan = 0
-	tl.evG, tl.evM, tl.evSkip = tl.evG[:0], tl.evM[:0], tl.evSkip[:0]
+	tl.ncalls = 0
+	tl.evG, tl.evM, tl.evSkipD = tl.evG[:0], tl.evM[:0], tl.evSkipD[:0]
 	for r := 0; r < tileRows; r++ {
 		tl.tau[r] = math.Inf(-1)
 		if r >= tl.nreal {
@@ -759,50 +809,49 @@ func (w *yyWorker) flush(ntiles int) {
 // row cannot exclude when filter is set) and updates the tile's best
 // values and thresholds τ.
 func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
-	ya, d, ng := w.ya, w.x.Cols, w.ya.ng
-	old, pdrift, pk, gbest, gbidx := w.old, w.pdrift, w.pk, w.gbest, w.gbidx
+	ya, ng := w.ya, w.ya.ng
+	old, pdrift := w.old, w.pdrift
 	tl := &w.tiles[ti]
-	copy(gbest, w.infs)
-	copy(gbidx, w.maxIDs)
-	evaluated, skipped := false, false
-	for p := ya.gp[g]; p < ya.gp[g+1]; p++ {
-		if filter {
-			need := false
-			for r := 0; r < tl.nreal; r++ {
-				if float64(old[(ti*tileRows+r)*ng+int(g)])-pdrift[p] <= tl.tau[r] {
-					need = true
-					break
-				}
-			}
-			if !need {
-				skipped = true
-				continue
+	copy(w.gbest, w.infs)
+	copy(w.gbidx, w.maxIDs)
+	evaluated, skipD := false, -1.0
+	needed := func(p int32) bool {
+		if !filter {
+			return true
+		}
+		for r := 0; r < tl.nreal; r++ {
+			if float64(old[(ti*tileRows+r)*ng+int(g)])-pdrift[p] <= tl.tau[r] {
+				return true
 			}
 		}
-		cp, cn, ci := pk.panels[int(p)*d*tileCols:], pk.norms[int(p)*tileCols:int(p+1)*tileCols], ya.ids[int(p)*tileCols:int(p+1)*tileCols]
-		rt := w.pack[ti*w.tileLen:]
-		switch tl.npan {
-		case 0:
-			boundsRows(tl.x32[0], tl.x32[1], tl.x32[2], tl.x32[3], cp, cn, ci, gbest, gbidx, d)
-		case 1:
-			expandTileRows(rt, &tl.x32, d)
-			fallthrough
-		default:
-			boundsTile(rt, cp, cn, ci, gbest, gbidx, d)
+		skipD = max(skipD, pdrift[p])
+		return false
+	}
+	for p, pe := ya.gp[g], ya.gp[g+1]; p < pe; p++ {
+		if !needed(p) {
+			continue
 		}
-		tl.npan++
-		w.pairs += int64(tl.nreal) * int64(ya.real[p])
+		// Two adjacent needed panels go through the two-panel kernel.
+		np := int32(1)
+		if p+1 < pe && needed(p+1) {
+			np = 2
+		}
+		w.evalPanels(ti, int(p), int(np))
+		for q := p; q < p+np; q++ {
+			w.pairs += int64(tl.nreal) * int64(ya.real[q])
+		}
+		p += np - 1
 		evaluated = true
 	}
 	if !evaluated {
 		return
 	}
 	tl.evG = append(tl.evG, g)
-	tl.evSkip = append(tl.evSkip, skipped)
+	tl.evSkipD = append(tl.evSkipD, skipD)
 	// The worker's arrays, not locals: passed to the function variable
 	// groupArgmin, locals would escape and cost a heap allocation each.
 	gv, gid := &w.gv, &w.gid
-	groupArgmin(gbest, gbidx, gv, gid)
+	groupArgmin(w.gbest, w.gbidx, gv, gid)
 	tl.evM = append(tl.evM, gv[:]...)
 	for r := 0; r < tl.nreal; r++ {
 		if a := gv[r]; a < tl.cur[r] || (a == tl.cur[r] && gid[r] < tl.curID[r]) {
@@ -812,6 +861,33 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 			tl.cur[r], tl.curID[r] = a, gid[r]
 		}
 	}
+}
+
+// evalPanels merges np (1 or 2) consecutive panels from p on into tile
+// ti's lane minima (w.gbest, w.gbidx). The tile's first call reads its rows
+// in place (boundsRows); later ones read the packed tile, expanded at the
+// second call (boundsTile, faster per panel); both give the same values.
+func (w *yyWorker) evalPanels(ti, p, np int) {
+	d, pk, tl := w.x.Cols, w.pk, &w.tiles[ti]
+	cp, cn, ci := pk.panels[p*d*tileCols:], pk.norms[p*tileCols:(p+np)*tileCols], w.ya.ids[p*tileCols:(p+np)*tileCols]
+	rt := w.pack[ti*w.tileLen:]
+	if tl.ncalls == 0 {
+		if np == 2 {
+			boundsRows2(tl.x32[0], tl.x32[1], tl.x32[2], tl.x32[3], cp, cn, ci, w.gbest, w.gbidx, d)
+		} else {
+			boundsRows(tl.x32[0], tl.x32[1], tl.x32[2], tl.x32[3], cp, cn, ci, w.gbest, w.gbidx, d)
+		}
+	} else {
+		if tl.ncalls == 1 {
+			expandTileRows(rt, &tl.x32, d)
+		}
+		if np == 2 {
+			boundsTile2(rt, cp, cn, ci, w.gbest, w.gbidx, d)
+		} else {
+			boundsTile(rt, cp, cn, ci, w.gbest, w.gbidx, d)
+		}
+	}
+	tl.ncalls++
 }
 
 // expandTileRows writes the packed row tile boundsTile reads, the layout
@@ -858,8 +934,11 @@ func (w *yyWorker) store(ntiles int) {
 				v := tl.evM[q*tileRows+r]
 				// float32(y·(1−2⁻²⁰)) ≤ y(1−2⁻²⁰)(1+2⁻²⁴) < y.
 				l := float32(math.Sqrt(max(0, tl.x[r]+float64(v)-tl.e[r])) * (1 - 1.0/(1<<20)))
-				if tl.evSkip[q] {
-					l = min(l, lbi[g])
+				if sd := tl.evSkipD[q]; sd >= 0 {
+					// The skipped panels' centroids moved at most sd
+					// since the old bound: it less sd bounds them.
+					old := w.old[(ti*tileRows+r)*ng+int(g)]
+					l = min(l, max((old-roundUp32(sd))*lbDown, 0))
 				}
 				lbi[g] = l
 			}

@@ -29,6 +29,8 @@ same bits (the portable kernel follows it with internal/fma32).`)
 	genAVX512(a, "argmin4x16x2AVX512", 2, false, false)
 	genAVX512(a, "bounds4x16AVX512", 1, false, true)
 	genAVX512(a, "boundsRows4x16AVX512", 1, true, true)
+	genAVX512(a, "bounds4x16x2AVX512", 2, false, true)
+	genAVX512(a, "boundsRows4x16x2AVX512", 2, true, true)
 	genGroupArgminAVX512(a)
 	genGroupArgminAVX2(a)
 }
@@ -155,9 +157,13 @@ func genAVX2Epilogue(a *asm, bounds bool) {
 }
 
 // genAVX512 writes the AVX-512 kernels: argmin4x16x2AVX512 (two panels per
-// call), bounds4x16AVX512 and boundsRows4x16AVX512 (one panel). Per (row,
+// call), bounds4x16AVX512 and boundsRows4x16AVX512 (one panel), and their
+// two-panel forms bounds4x16x2AVX512 and boundsRows4x16x2AVX512 (ids of
+// both panels contiguous, both merged into the same best/bidx). Per (row,
 // centroid) one FMA chain in ascending dimension, as in the AVX2 kernels,
-// so all levels agree bit for bit; 4 (one panel) or 8 (two) ZMM chains.
+// so all levels agree bit for bit; 4 (one panel) or 8 (two) ZMM chains:
+// with 4, the FMA latency bounds the kernel on cores with two 512-bit FMA
+// pipes.
 //
 // Registers: Z0..Z7 accumulators, (row i, panel q) → Z(4q + i); Z16..Z19
 // centroid values (panel q, load set e → Z(16+2q+e));

@@ -69,6 +69,7 @@ func usePortableKernels() {
 	argminTile, argminPanels = argminTileGeneric, argminPanelsGeneric
 	boundsTile, boundsRows = boundsTileGeneric, boundsRowsGeneric
 	boundsTile2, boundsRows2 = boundsTile2Generic, boundsRows2Generic
+	boundsTileFaster = true
 	groupArgmin = groupArgminGeneric
 	kernelName = "portable 4x16"
 }
@@ -152,6 +153,11 @@ var (
 	boundsTile2 = boundsTile2Generic
 	boundsRows2 = boundsRows2Generic
 )
+
+// boundsTileFaster reports whether boundsTile on a packed tile beats
+// boundsRows enough to pay for packing the tile (AVX2 loads pre-broadcast
+// rows; the AVX-512 kernels broadcast from memory either way).
+var boundsTileFaster = true
 
 func boundsTile2Generic(r, c, cn []float32, ids []int32, best []float32, bidx []int32, d int) {
 	boundsTile(r, c, cn, ids, best, bidx, d)

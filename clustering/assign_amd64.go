@@ -55,6 +55,7 @@ func useAVX2Kernels() {
 	argminTile, argminPanels = argminTileAVX2, argminPanelsGeneric
 	boundsTile, boundsRows = boundsTileAVX2, boundsRowsAVX2
 	boundsTile2, boundsRows2 = boundsTile2Generic, boundsRows2Generic
+	boundsTileFaster = true
 	groupArgmin = groupArgminAVX2
 	kernelName = "avx2-fma asm 4x16"
 }
@@ -65,6 +66,7 @@ func useAVX512Kernels() {
 	argminTile, argminPanels = argminTileAVX512, argminPanelsAVX512
 	boundsTile, boundsRows = boundsTileAVX512, boundsRowsAVX512
 	boundsTile2, boundsRows2 = boundsTile2AVX512, boundsRows2AVX512
+	boundsTileFaster = false
 	groupArgmin = groupArgminAVX512
 	kernelName = "avx512 asm 4x16x2"
 }

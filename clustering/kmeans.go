@@ -84,12 +84,14 @@ const initSeedStride = 15486557
 // (Ding et al., "Yinyang K-Means: A Drop-In Replacement of the Classic
 // K-Means with Consistent Speedup", ICML 2015; see yinyang.go): the
 // centroids are split once into G groups (a balanced bisection tree of the
-// initial centroids, G = min(⌈K/16⌉, 256, 2²⁴/n), so that the n·G float32
-// lower bounds take at most 64 MiB), every point keeps a lower bound on its
-// distance to each group's centroids other than its own, lowered after each
-// update by the group's largest centroid drift, and a group (or a panel of
-// 16 centroids inside it) is searched only if its bound does not exceed the
-// point's best distance so far plus a rigorous float32 rounding margin.
+// initial centroids, about 256 centroids per group, see numGroups; the n·G
+// float32 lower bounds take at most 64 MiB), every point keeps a lower
+// bound on its distance to each group's centroids other than its own, and
+// a group is searched only if its bound, lowered by the group's largest
+// centroid drift, does not exceed the point's best distance so far plus a
+// rigorous float32 rounding margin; inside a searched group, whose members
+// are ordered by drift every pass, a panel of 16 centroids is searched only
+// if the bound less the panel's own largest drift passes the same test.
 // Every candidate kept is evaluated with the same float32 arithmetic as the
 // full pass and the lexicographic (distance, index) minimum is taken, so
 // the assignments, distances, History, centroids and Objective are
@@ -100,11 +102,13 @@ const initSeedStride = 15486557
 // fixed point) returns the previous assignment without any work.
 //
 // Cost: at most (NIter·nt + n)·k·D multiply-adds for the assignments; the
-// pruning leaves a fraction of it (on Stanford-Online-Products-shaped data,
-// n = 60 500, K = 12 100, D = 128: ≈ 14 % over the 21 passes — the first
-// two are full, the third to fifth 17–37 %, later ones under 6 % and none
-// once converged), plus O(n·G) per pass for the bounds, O(NIter·nt·D) for
-// the updates and O(n) for the permutations; memory O((n + k)·D + n·G).
+// pruning leaves a fraction of it (on the realistic Stanford-Online-
+// Products-shaped set of docs/performance.md, n = 60 502, K = 11 316,
+// D = 128: 11 % over the 21 passes — the first two are full, the first
+// update moving every centroid by about its class radius, the third to
+// eighth 10 % down to 2.5 %, none once converged), plus O(n·G) per pass for
+// the bounds, O(NIter·nt·D) for the updates and O(n) for the permutations;
+// memory O((n + k)·D + n·G).
 //
 // Errors (wrapping ErrBadInput): n == 0, D == 0, data length ≠ n·D, k <= 0,
 // k > n, NIter < 0, MaxPointsPerCentroid < 0, non-finite values.

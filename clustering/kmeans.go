@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/internal/parallel"
 )
 
 // ErrBadInput is wrapped by every input-validation error of this package.
@@ -154,7 +155,7 @@ func KMeans(ctx context.Context, x mat32.Matrix, k int, opt KMeansOptions) (*KMe
 				obj += v
 			}
 			res.History = append(res.History, float64(obj))
-			updateCentroids(cent, counts, train, assign)
+			updateCentroids(cent, counts, train, assign, opt.Threads)
 			res.Splits += splitEmpty(cent, counts, d, nt)
 			res.Iterations++
 		}
@@ -275,28 +276,47 @@ func initPerm(nt, k int, seed int64) []int32 {
 // updateCentroids is faiss's compute_centroids without weights: each
 // centroid becomes the float32 sum of its rows in row order times
 // float32(1/count); counts (float32, as faiss's hassign) receives the
-// cluster sizes. Empty clusters are left at zero for splitEmpty.
-func updateCentroids(cent, counts []float32, train mat32.Matrix, assign []int32) {
-	d := train.Cols
-	clear(cent)
-	clear(counts)
+// cluster sizes. Empty clusters are left at zero for splitEmpty. The
+// centroids are split among threads workers, each summing its centroids'
+// rows (listed in row order by a stable counting sort), so every centroid
+// sees the same additions in the same order whatever the thread count.
+func updateCentroids(cent, counts []float32, train mat32.Matrix, assign []int32, threads int) {
+	d, k := train.Cols, len(counts)
+	start := make([]int32, k+1)
+	for _, a := range assign {
+		start[a+1]++
+	}
+	for j := 0; j < k; j++ {
+		start[j+1] += start[j]
+	}
+	rows := make([]int32, len(assign))
+	next := append([]int32(nil), start[:k]...)
 	for i, a := range assign {
-		counts[a]++
-		c := cent[int(a)*d : int(a+1)*d]
-		for t, v := range train.Row(i) {
-			c[t] += v
-		}
+		rows[next[a]] = int32(i)
+		next[a]++
 	}
-	for j, h := range counts {
-		if h == 0 {
-			continue
+	const block = 64 // centroids per work item
+	parallel.For(threads, (k+block-1)/block, func(b int) {
+		for j := b * block; j < min(k, (b+1)*block); j++ {
+			c := cent[j*d : (j+1)*d]
+			clear(c)
+			var h float32
+			for _, i := range rows[start[j]:start[j+1]] {
+				h++
+				for t, v := range train.Row(int(i)) {
+					c[t] += v
+				}
+			}
+			counts[j] = h
+			if h == 0 {
+				continue
+			}
+			norm := 1 / h
+			for t := range c {
+				c[t] *= norm
+			}
 		}
-		norm := 1 / h
-		c := cent[j*d : (j+1)*d]
-		for t := range c {
-			c[t] *= norm
-		}
-	}
+	})
 }
 
 // splitEmpty is faiss's split_clusters (see KMeans) for a training set of

@@ -560,3 +560,46 @@ func TestKMeansSubsampleToKCopiesInput(t *testing.T) {
 		t.Fatalf("centroids %v, iterations %d, train %d", res.Centroids.Data, res.Iterations, res.TrainPoints)
 	}
 }
+
+// TestUpdateCentroidsThreads: the parallel update equals the serial
+// reference (faiss's compute_centroids: row order, float32 sums, times
+// float32(1/count); empty clusters zero) bit for bit, at any thread count.
+func TestUpdateCentroidsThreads(t *testing.T) {
+	rng := rand.New(rand.NewSource(41))
+	n, d, k := 3001, 17, 700
+	x := randMatrix(rng, n, d)
+	assign := make([]int32, n)
+	for i := range assign {
+		assign[i] = int32(rng.Intn(k / 2)) // half the clusters empty
+		if rng.Intn(10) == 0 {
+			assign[i] = 3 // one large cluster
+		}
+	}
+	want := make([]float32, k*d)
+	wantCounts := make([]float32, k)
+	for i, a := range assign {
+		wantCounts[a]++
+		for t, v := range x.Row(i) {
+			want[int(a)*d+t] += v
+		}
+	}
+	for j, h := range wantCounts {
+		if h > 0 {
+			norm := 1 / h
+			for t := 0; t < d; t++ {
+				want[j*d+t] *= norm
+			}
+		}
+	}
+	for _, threads := range []int{1, 2, 7} {
+		cent := make([]float32, k*d)
+		for i := range cent {
+			cent[i] = 9 // overwritten
+		}
+		counts := make([]float32, k)
+		updateCentroids(cent, counts, x, assign, threads)
+		if !reflect.DeepEqual(bits32(cent), bits32(want)) || !reflect.DeepEqual(counts, wantCounts) {
+			t.Fatalf("%d threads: centroids or counts differ from the serial update", threads)
+		}
+	}
+}

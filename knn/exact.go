@@ -308,6 +308,7 @@ func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
 	k := r.k
 	st.flush(r.keff, r.out.IDs[qi*k:(qi+1)*k], r.out.Dist[qi*k:(qi+1)*k], r.ip, r.pad, scratch)
 	if st.w != nil {
+		st.w.drain()
 		if st.w.needsRecount() {
 			r.out.Ranks[qi] = r.exactRanks(qi, st.w)
 		} else {

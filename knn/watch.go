@@ -56,6 +56,9 @@ type watchState struct {
 	specing bool   // the cap is in force and not yet proven
 	dropped bool   // the cap dropped watched rows that maxRank alone kept
 	below   int    // candidates with key < spec while specing
+
+	bound uint64   // candidates below it are queued (setBound)
+	pend  []uint64 // queued candidates, counted by drain
 }
 
 func (w *watchState) reset(maxRank int) {
@@ -80,12 +83,17 @@ func (w *watchState) reset(maxRank int) {
 	if w.band != nil {
 		w.band.dropped(w.keys, w.alive)
 	}
+	if w.pend == nil && len(w.keys) > 0 {
+		w.pend = make([]uint64, 0, pendCap)
+	}
+	w.pend = w.pend[:0]
+	w.setBound()
 }
 
 // release drops a finished query's buffers (they are per query, and the
 // scan holds every query's until it ends).
 func (w *watchState) release() {
-	w.keys, w.cnt, w.low, w.high, w.band, w.bandFn = nil, nil, nil, nil, nil, nil
+	w.keys, w.cnt, w.low, w.high, w.band, w.bandFn, w.pend = nil, nil, nil, nil, nil, nil, nil
 }
 
 // needsRecount reports whether the speculative cap dropped watched rows and
@@ -171,22 +179,59 @@ func (w *watchState) ranks(order func(ids []int32)) []int32 {
 }
 
 // offer is push plus the watch count; it reports whether the float
-// pre-filter threshold (thrF) may have changed.
+// pre-filter threshold (thrF) may have changed. Watched candidates are
+// queued (pend) and counted a batch at a time (drain): the query's
+// watch state is then read once per batch, from L1, instead of once
+// per candidate from wherever the scan left it.
 func (t *topk) offer(key uint64, k int, scratch []uint64) bool {
 	tight := t.push(key, k, scratch)
-	if w := t.w; w != nil {
-		if w.specing && key < w.specLow {
-			w.below++
-			if w.below >= w.maxRank { // proven: lift the cap
-				w.specing = false
-				tight = true
-			}
-		}
-		if w.alive > 0 && key < w.high[w.alive-1] && w.count(key) {
+	if w := t.w; w != nil && key < w.bound {
+		w.pend = append(w.pend, key)
+		if len(w.pend) == cap(w.pend) && w.drain() {
 			tight = true
 		}
 	}
 	return tight
+}
+
+// pendCap is the watch queue's length per query: long enough that a
+// drain's loads of the query's state are amortised, short enough that
+// every query of the symmetric path holds one (8·pendCap bytes each).
+const pendCap = 64
+
+// drain counts the queued candidates in arrival order, exactly as if
+// each had been counted when offered (a candidate that the bound has
+// since passed is skipped, as the scan's threshold would have skipped
+// it), and reports whether the watch bound moved.
+func (w *watchState) drain() bool {
+	old := w.bound
+	for _, key := range w.pend {
+		if w.specing && key < w.specLow {
+			w.below++
+			if w.below >= w.maxRank { // proven: lift the cap
+				w.specing = false
+			}
+		}
+		if w.alive > 0 && key < w.high[w.alive-1] {
+			w.count(key)
+		}
+	}
+	w.pend = w.pend[:0]
+	w.setBound()
+	return w.bound != old
+}
+
+// setBound sets the key below which candidates must be counted: the
+// speculative cap while it is unproven, and the band's top of the last
+// row that may still rank within maxRank.
+func (w *watchState) setBound() {
+	w.bound = 0
+	if w.specing {
+		w.bound = w.spec // every candidate below the cap must be tallied
+	}
+	if w.alive > 0 {
+		w.bound = max(w.bound, w.high[w.alive-1])
+	}
 }
 
 // initWatch computes every watched key with the scan's micro-kernel (the
@@ -421,15 +466,8 @@ func (r *exactRun) exactRanks(qi int, w *watchState) []int32 {
 
 // watchBound raises a top-k bound to the watch bound where that is larger.
 func (t *topk) watchBound(b uint64) uint64 {
-	w := t.w
-	if w == nil {
-		return b
-	}
-	if w.specing && w.spec > b {
-		b = w.spec // every candidate below the cap must be tallied
-	}
-	if w.alive > 0 && w.high[w.alive-1] > b {
-		b = w.high[w.alive-1]
+	if w := t.w; w != nil {
+		b = max(b, w.bound)
 	}
 	return b
 }

@@ -205,20 +205,51 @@ const pendCap = 64
 // it), and reports whether the watch bound moved.
 func (w *watchState) drain() bool {
 	old := w.bound
-	for _, key := range w.pend {
-		if w.specing && key < w.specLow {
-			w.below++
-			if w.below >= w.maxRank { // proven: lift the cap
-				w.specing = false
+	pend := w.pend
+	i := 0
+	if w.band != nil {
+		// Four bucket searches at a time, against the rows alive when
+		// they start; a key met after a drop is searched again.
+		for ; i+4 <= len(pend) && w.alive > 1; i += 4 {
+			a := w.alive
+			var bs [4]int
+			bs[0], bs[1], bs[2], bs[3] = w.band.firstHigh4(a, min(pend[i], w.high[a-1]), min(pend[i+1], w.high[a-1]),
+				min(pend[i+2], w.high[a-1]), min(pend[i+3], w.high[a-1]))
+			for t, key := range pend[i : i+4] {
+				w.tally(key)
+				if w.alive == 0 || key >= w.high[w.alive-1] {
+					continue
+				}
+				b := bs[t]
+				if w.alive != a {
+					b = w.band.firstHigh(w.alive, key)
+				}
+				if lo := w.band.countFrom(w, key, b); lo >= 0 {
+					w.add(lo)
+				}
 			}
 		}
+	}
+	for _, key := range pend[i:] {
+		w.tally(key)
 		if w.alive > 0 && key < w.high[w.alive-1] {
 			w.count(key)
 		}
 	}
-	w.pend = w.pend[:0]
+	w.pend = pend[:0]
 	w.setBound()
 	return w.bound != old
+}
+
+// tally counts a candidate below the speculative cap and lifts the cap
+// once maxRank of them prove it.
+func (w *watchState) tally(key uint64) {
+	if w.specing && key < w.specLow {
+		w.below++
+		if w.below >= w.maxRank {
+			w.specing = false
+		}
+	}
 }
 
 // setBound sets the key below which candidates must be counted: the

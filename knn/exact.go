@@ -109,6 +109,7 @@ type exactRun struct {
 	watch    []watchState // per query, with Options.Watch
 	watchOpt *Watch
 	kspec    []uint64 // per query: speculative top-k bound (see initKSpec), or nil
+	noKSpec  bool
 	maxRank  int
 	spec     specParams
 	recounts *atomic.Int64
@@ -131,7 +132,7 @@ func (e Exact) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Option
 		return out, nil
 	}
 	r := &exactRun{q: q, db: db, k: k, excl: opt.Exclude == ExcludeSelf, self: opt.SelfOffset, ip: opt.Metric == IP,
-		d: q.Cols, out: out, progress: opt.Progress, spec: defaultSpecParams(), recounts: e.recounts}
+		d: q.Cols, out: out, progress: opt.Progress, spec: defaultSpecParams(), recounts: e.recounts, noKSpec: e.NoKSpec}
 	if e.spec != nil {
 		r.spec = *e.spec
 	}
@@ -203,9 +204,7 @@ func (e Exact) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Option
 			r.maxRank = opt.Watch.MaxRank
 			r.initWatch(opt.Watch)
 		}
-		if !e.NoKSpec {
-			r.initKSpec()
-		}
+		r.initKSpec()
 	}
 	if symOK {
 		r.capacity = symCap

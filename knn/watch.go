@@ -401,6 +401,12 @@ func (r *exactRun) initSpec() {
 	S1 := min(S, max(nr, r.spec.stage1/nr*nr))
 	np1 := (S1 + nr - 1) / nr
 	spack, sid, snx, np := r.sampleRows(S, S1)
+	// The top-k bounds (initKSpec) come from the same sample rows (in
+	// another order): scored once here for both.
+	ksel := r.kspecSel()
+	if ksel > 0 {
+		r.kspec = make([]uint64, n)
+	}
 	nblk := (n + mr - 1) / mr
 	parallel.For(r.threads, (nblk+63)/64, func(c int) {
 		sc := r.newSampleScorer(spack, sid, snx)
@@ -412,6 +418,12 @@ func (r *exactRun) initSpec() {
 			sc.score(0, np1)
 			var need [mr]bool
 			any := false
+			if ksel > 0 {
+				sc.score(np1, np)
+				for rr := 0; rr < mr && i0+rr < n; rr++ {
+					r.kspec[i0+rr] = radixKth(keys[rr], ksel, scratch)
+				}
+			}
 			for rr := 0; rr < mr && i0+rr < n; rr++ {
 				w := &r.watch[i0+rr]
 				alive := min(len(w.keys), r.maxRank)
@@ -433,7 +445,9 @@ func (r *exactRun) initSpec() {
 			if !any {
 				continue
 			}
-			sc.score(np1, np)
+			if ksel == 0 {
+				sc.score(np1, np)
+			}
 			for rr := 0; rr < mr && i0+rr < n; rr++ {
 				if need[rr] {
 					w := &r.watch[i0+rr]
@@ -518,16 +532,11 @@ func (t *topk) watchBound(b uint64) uint64 {
 // Used when the bound is expected to lie well inside the database
 // (sel ≤ S/4, N ≥ 2S).
 func (r *exactRun) initKSpec() {
-	n, nd := r.q.Rows, r.db.Rows
-	S := min(r.spec.sample, nd)
-	if r.keff <= smallK || nd < 2*S || S < 4 {
-		return
+	sel := r.kspecSel()
+	if sel == 0 || r.kspec != nil {
+		return // none, or set with the watch's caps (initSpec)
 	}
-	lambda := r.spec.factor * float64(S) * float64(r.keff) / float64(nd)
-	sel := max(1, int(lambda+r.spec.sigmas*math.Sqrt(lambda)+r.spec.sigmas))
-	if sel > S/4 {
-		return
-	}
+	n, S := r.q.Rows, min(r.spec.sample, r.db.Rows)
 	spack, sid, snx, np := r.sampleRows(S, S)
 	r.kspec = make([]uint64, n)
 	nblk := (n + mr - 1) / mr
@@ -544,6 +553,22 @@ func (r *exactRun) initKSpec() {
 			}
 		}
 	})
+}
+
+// kspecSel is the rank among the sample keys that initKSpec takes as a
+// query's bound, or 0 when no bound is used.
+func (r *exactRun) kspecSel() int {
+	nd := r.db.Rows
+	S := min(r.spec.sample, nd)
+	if r.noKSpec || r.keff <= smallK || nd < 2*S || S < 4 {
+		return 0
+	}
+	lambda := r.spec.factor * float64(S) * float64(r.keff) / float64(nd)
+	sel := max(1, int(lambda+r.spec.sigmas*math.Sqrt(lambda)+r.spec.sigmas))
+	if sel > S/4 {
+		return 0
+	}
+	return sel
 }
 
 // exactList fills query qi's buffer with its keff nearest candidates by

@@ -214,22 +214,18 @@ func (w *watchState) drain() bool {
 	i := 0
 	if w.band != nil {
 		// Four bucket searches at a time, against the rows alive when
-		// they start; a key met after a drop is searched again.
+		// they start. A search's answer, the first b with high[b] ≥ key,
+		// stays right after rows drop: a key that is still counted lies
+		// below high[alive−1], so its b is below alive either way.
 		for ; i+4 <= len(pend) && w.alive > 1; i += 4 {
-			a := w.alive
 			var bs [4]int
-			bs[0], bs[1], bs[2], bs[3] = w.band.firstHigh4(a, min(pend[i], w.high[a-1]), min(pend[i+1], w.high[a-1]),
-				min(pend[i+2], w.high[a-1]), min(pend[i+3], w.high[a-1]))
+			bs[0], bs[1], bs[2], bs[3] = w.band.firstHigh4(w.alive, pend[i], pend[i+1], pend[i+2], pend[i+3])
 			for t, key := range pend[i : i+4] {
 				w.tally(key)
 				if w.alive == 0 || key >= w.high[w.alive-1] {
 					continue
 				}
-				b := bs[t]
-				if w.alive != a {
-					b = w.band.firstHigh(w.alive, key)
-				}
-				if lo := w.band.countFrom(w, key, b); lo >= 0 {
+				if lo := w.band.countFrom(w, key, bs[t]); lo >= 0 {
 					w.add(lo)
 				}
 			}
@@ -311,6 +307,9 @@ func (r *exactRun) initWatch(w *Watch) {
 				ws.keys = make([]uint64, len(ids))
 				ws.cnt = make([]int32, len(ids))
 				ws.pendCap = pendCap(n)
+				if r.spec.pend > 0 {
+					ws.pendCap = r.spec.pend
+				}
 				uni = append(uni, ids...)
 			}
 			if len(uni) == 0 {
@@ -363,6 +362,7 @@ type specParams struct {
 	stage1 int     // of which the first stage scores these
 	factor float64 // the cap aims at rank factor·maxRank (+ margin)
 	sigmas float64 // plus this many standard deviations of the count
+	pend   int     // the watch queue's length (0: pendCap)
 }
 
 func defaultSpecParams() specParams {

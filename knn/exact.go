@@ -458,15 +458,17 @@ func newSymRun(r *exactRun, tile int) *symRun {
 		thr: make([]float32, nb*tile), // ≥ npan*nr
 		mus: make([]sync.Mutex, nb), rem: make([]int, nb)}
 	backing := make([]uint64, n*r.capacity)
-	for i := range s.states {
-		s.states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
-	}
-	for i := range s.thr {
+	for i := n; i < len(s.thr); i++ {
 		s.thr[i] = negInf
-		if i < n {
+	}
+	// Attaching builds each query's watch band: in parallel, 1 024
+	// queries at a time.
+	parallel.For(r.threads, (n+1023)/1024, func(c int) {
+		for i := c * 1024; i < min(n, (c+1)*1024); i++ {
+			s.states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
 			s.thr[i] = r.attach(&s.states[i], i)
 		}
-	}
+	})
 	for i := range s.rem {
 		s.rem[i] = nb
 	}

@@ -295,9 +295,9 @@ func (t *nearTies) check(ctx context.Context, x mat32.Matrix, cent []float32, k 
 	nb := (n + nearTieBlock - 1) / nearTieBlock
 	p.hits, p.evals = make([]int64, nb), make([]int64, nb)
 	// Phase 1: which rows the bounds do not settle.
-	if err := parallel.Blocks(ctx, threads, nb, func() struct{} { return struct{}{} }, func(_ struct{}, b int) error {
+	if err := parallel.Blocks(ctx, threads, nb, func() []uint64 { return make([]uint64, (p.ng+63)/64) }, func(mask []uint64, b int) error {
 		for i := b * nearTieBlock; i < min((b+1)*nearTieBlock, n); i++ {
-			p.settle(i, dist[i])
+			p.settle(i, dist[i], mask)
 		}
 		return nil
 	}); err != nil {
@@ -342,11 +342,11 @@ func (p *tiePass) group(j int32) int {
 	return int(p.grp[j])
 }
 
-// settle sets row i's T and state from its float32 distance dist to its
+// settle sets row i's T and state (mask: scratch of a bit per group) from its float32 distance dist to its
 // centroid a (a float32 evaluation of the formula, so D(x, c_a) ≤ dist +
 // E(x, c_a)) and the bounds: T = D(x, c_a) + E(x, c_a) + E(x, c_B) bounded
 // above; a group is a candidate when its bound squared is at most T.
-func (p *tiePass) settle(i int, dist float32) {
+func (p *tiePass) settle(i int, dist float32, mask []uint64) {
 	d := p.d
 	a := p.assign[i]
 	xn := math.Sqrt(p.xnorm[i])
@@ -358,22 +358,43 @@ func (p *tiePass) settle(i int, dist float32) {
 	tt := (up + ba + roundingBound(d, xn, cB)) * (1 + 0x1p-40)
 	p.tt[i] = tt
 	var st uint8
-	if p.secFor[i] != a || p.sec[i]*p.sec[i] <= tt {
+	own := p.group(a)
+	if l := p.ownBound(i, own); l > 0 {
+		// Yinyang's pass kept a bound on the own group (appendSecond).
+		if l*l <= tt {
+			st = tieOwn
+		}
+		p.sec[i], p.secFor[i] = l, a
+	} else if p.secFor[i] != a || p.sec[i]*p.sec[i] <= tt {
 		st = tieScreen
 		if !p.screenKernel {
 			st = tieOwn
 		}
 	}
 	if p.lb != nil {
-		own := p.group(a)
-		for g, l := range p.lb[i*p.ng : (i+1)*p.ng] {
-			if g != own && float64(l)*float64(l) <= tt {
+		// Yinyang's mask kernel marks every group with lb ≤ √T (a
+		// superset: τ is rounded up); evaluate decides exactly.
+		clear(mask)
+		lbMask(p.lb[i*p.ng:(i+1)*p.ng], roundUp32(math.Sqrt(tt)*(1+0x1p-40)), mask)
+		mask[own>>6] &^= 1 << (own & 63)
+		for _, m := range mask {
+			if m != 0 {
 				st |= tieOther
 				break
 			}
 		}
 	}
 	p.state[i] = st
+}
+
+// ownBound returns Yinyang's bound on the distance from row i to the
+// members of its own group g other than its centroid (ownGroupBound), 0
+// when none.
+func (p *tiePass) ownBound(i, g int) float64 {
+	if p.lb == nil {
+		return 0
+	}
+	return float64(p.lb[i*p.ng+g])
 }
 
 // evaluate computes in float64 the distances from row i to the members of
@@ -662,4 +683,38 @@ func (p *tiePass) exactPair(i int, j int32) bool {
 	}
 	s := math.Sqrt(p.xnorm[i]) + p.cn[j]
 	return s*s*(1+0x1p-40) < math.Ldexp(1, 24+2*int(q))
+}
+
+// appendSecond appends to m2, for each row of a Yinyang tile, the
+// second-smallest kernel value of the group just evaluated (the smallest
+// over the lanes other than the row's minimum's, gid) when keep is set —
+// a group of one panel, evaluated whole, so that each lane is one
+// centroid — and −Inf otherwise.
+func appendSecond(m2, best []float32, bidx []int32, gid *[tileRows]int32, keep bool) []float32 {
+	for r := 0; r < tileRows; r++ {
+		v := float32(math.Inf(-1))
+		if keep {
+			v = float32(math.Inf(1))
+			for l := r * tileCols; l < (r+1)*tileCols; l++ {
+				if bidx[l] != gid[r] {
+					v = min(v, best[l])
+				}
+			}
+		}
+		m2 = append(m2, v)
+	}
+	return m2
+}
+
+// ownGroupBound is the lower bound Yinyang keeps for a row's own group:
+// with v2 the second-smallest kernel value of the group (appendSecond),
+// every member other than the row's centroid is at least √(‖x‖² + v2 − e)
+// away (yinyang.go's rounding margin e; stored rounded down, as every
+// bound), which lets nearties.go skip the group; 0 (always valid) when v2
+// was not kept.
+func ownGroupBound(v2 float32, x2, e float64) float32 {
+	if math.IsInf(float64(v2), -1) {
+		return 0
+	}
+	return float32(math.Sqrt(max(0, x2+float64(v2)-e)) * (1 - 1.0/(1<<20)))
 }

@@ -436,6 +436,7 @@ type yyTile struct {
 	// value per row, and whether some panel was skipped.
 	evG    []int32
 	evM    []float32 // [len(evG)][tileRows]
+	evM2   []float32 // second-smallest values, or −Inf (nearties.go)
 	evSkip []bool
 }
 
@@ -609,6 +610,7 @@ func newYYWorker(ps *yyPass) *yyWorker {
 	for t := range w.tiles {
 		w.tiles[t].evG = make([]int32, 0, ng)
 		w.tiles[t].evM = make([]float32, 0, ng*tileRows)
+		w.tiles[t].evM2 = make([]float32, 0, ng*tileRows)
 		w.tiles[t].evSkip = make([]bool, 0, ng)
 		w.tiles[t].need = make([]uint64, (ng+63)/64)
 	}
@@ -646,6 +648,7 @@ func (w *yyWorker) loadTile(ti, r0, r1 int) {
 	tl.nhome = 0
 	tl.npan = 0
 	tl.evG, tl.evM, tl.evSkip = tl.evG[:0], tl.evM[:0], tl.evSkip[:0]
+	tl.evM2 = tl.evM2[:0]
 	for r := 0; r < tileRows; r++ {
 		tl.tau[r] = math.Inf(-1)
 		if r >= tl.nreal {
@@ -804,6 +807,7 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 	gv, gid := &w.gv, &w.gid
 	groupArgmin(gbest, gbidx, gv, gid)
 	tl.evM = append(tl.evM, gv[:]...)
+	tl.evM2 = appendSecond(tl.evM2, gbest, gbidx, gid, !filter && ya.gp[g+1]-ya.gp[g] == 1)
 	for r := 0; r < tl.nreal; r++ {
 		if a := gv[r]; a < tl.cur[r] || (a == tl.cur[r] && gid[r] < tl.curID[r]) {
 			if a < tl.cur[r] {
@@ -851,8 +855,8 @@ func (w *yyWorker) store(ntiles int) {
 				if g == ga {
 					// The group of the new centroid is the row's home
 					// group next pass: searched fully, its bound is
-					// never read (0 is valid).
-					lbi[g] = 0
+					// never read; nearties.go reads it.
+					lbi[g] = ownGroupBound(tl.evM2[q*tileRows+r], tl.x[r], tl.e[r])
 					continue
 				}
 				v := tl.evM[q*tileRows+r]

@@ -72,6 +72,7 @@ type nearTies struct {
 	n, k, d int
 	x0      *float32  // the rows the per-row state belongs to
 	xnorm   []float64 // ‖x_i‖²
+	xn      []float64 // ‖x_i‖
 	xq      []int32   // dyadicExp of each row
 	grp     []int32   // the grouping the bounds hold for (nil: one group)
 	members [][]int32 // centroids of each group
@@ -115,6 +116,10 @@ func (t *nearTies) reset(x mat32.Matrix, k int) {
 			s += float64(v) * float64(v)
 		}
 		t.xnorm[i] = s
+	}
+	t.xn = make([]float64, n)
+	for i, v := range t.xnorm {
+		t.xn[i] = math.Sqrt(v)
 	}
 	t.xq = make([]int32, n)
 	for i := range t.xq {
@@ -349,7 +354,7 @@ func (p *tiePass) group(j int32) int {
 func (p *tiePass) settle(i int, dist float32, mask []uint64) {
 	d := p.d
 	a := p.assign[i]
-	xn := math.Sqrt(p.xnorm[i])
+	xn := p.xn[i]
 	ba := roundingBound(d, xn, p.cn[a])
 	up := float64(dist) + ba // ≥ D(x, c_a)
 	cB := min(p.cMax, xn+math.Sqrt(up+ba+roundingBound(d, xn, p.cMax)))
@@ -405,7 +410,7 @@ func (p *tiePass) evaluate(i int, want []bool) (int64, bool) {
 	d := p.d
 	a := p.assign[i]
 	xi, ca := p.x.Row(i), p.cent.Row(int(a))
-	xn := math.Sqrt(p.xnorm[i])
+	xn := p.xn[i]
 	da, ea := rowDist64(xi, ca)
 	ba := roundingBound(d, xn, p.cn[a])
 	own := p.group(a)
@@ -481,6 +486,14 @@ func (p *tiePass) screenOwn(ctx context.Context, threads int, ya *yinyangAssigne
 		}
 	}
 	if len(rows) == 0 {
+		return nil
+	}
+	if len(rows) < 2*p.ng {
+		// Packing the K centroids would cost more than the float64
+		// distances of these few rows to their groups (K/G each).
+		for _, i := range rows {
+			p.state[i] |= tieOwn
+		}
 		return nil
 	}
 	// Panels per group: Yinyang's packing in group order, or all
@@ -681,7 +694,7 @@ func (p *tiePass) exactPair(i int, j int32) bool {
 	if q < -74 || q > 200 {
 		return false
 	}
-	s := math.Sqrt(p.xnorm[i]) + p.cn[j]
+	s := p.xn[i] + p.cn[j]
 	return s*s*(1+0x1p-40) < math.Ldexp(1, 24+2*int(q))
 }
 

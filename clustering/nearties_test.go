@@ -181,8 +181,9 @@ func integerGrid(side, d int) (mat32.Matrix, []int32) {
 // centroids and assignment are those of a run with NIter = m), the rows
 // the check finds within rounding and tied are exactly the reference's
 // (refTies), alone and inside KMeans (RoundingPasses, RoundingRows,
-// TiedRows), with pruned and full passes and any thread count: the
-// verdict depends only on the data.
+// TiedRows), with pruned passes (groups of one panel, whose own-group
+// bound Yinyang keeps, and of two, which the check screens itself), full
+// passes and any thread count: the verdict depends only on the data.
 func TestNearTiesExactReference(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -237,11 +238,11 @@ func TestNearTiesExactReference(t *testing.T) {
 		}
 		t.Logf("%s: %d rows within rounding (%d tied), per pass %v", c.name, rows, tied, want)
 		for _, v := range []struct {
-			full    bool
-			threads int
-		}{{false, 1}, {false, 3}, {true, 2}} {
+			full         bool
+			threads, grp int
+		}{{false, 1, 0}, {false, 3, 0}, {false, 2, 32}, {true, 2, 0}} {
 			o := opt
-			o.fullPasses, o.Threads = v.full, v.threads
+			o.fullPasses, o.Threads, o.groupSize = v.full, v.threads, v.grp
 			r, err := KMeans(ctx, c.x, c.k, o)
 			if err != nil {
 				t.Fatal(err)

@@ -81,12 +81,12 @@ func (e *evalRun) builtinKMeans(ctx context.Context, k int, seed int64) ([]int32
 		e.kmeansRounding(r, e.cLabels, r.Assign)
 		return r.Assign, nil
 	}
-	e.kmeansRounding(r, e.cLabels, r.Assign)
 	if err := r.Float32Check(); err != nil && !e.float32Warned() {
 		if err := e.float32Problem(err); err != nil {
 			return nil, err
 		}
 	}
+	e.kmeansRounding(r, e.cLabels, r.Assign)
 	return r.Assign, nil
 }
 

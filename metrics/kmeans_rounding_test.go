@@ -57,26 +57,36 @@ func TestNMIMoveShift(t *testing.T) {
 	}
 }
 
-// ulpClassCopies is classes points of dimension d with copies rows each, every
-// copy 1 ulp from its class's point in one coordinate: k-means's initial
-// centroids are often 1 ulp apart and the rows between them are assigned
-// by rounding.
-func ulpClassCopies(classes, copies, d int) (mat32.Matrix, []int32) {
+// ulpClassCopies is classes of points·copies rows in dimension d: class
+// means at scale 4, points spread around them by N(0, 1), and copies of
+// each point 1 ulp from it in one coordinate. k-means's initial centroids
+// often include two copies of one point, 1 ulp apart; every row nearest
+// to them is then assigned by rounding, and most of them (the other
+// points of the class) are far from both, so float32 keeps their
+// distances' bits (no cancellation warning).
+func ulpClassCopies(classes, points, copies, d int) (mat32.Matrix, []int32) {
 	rng := rand.New(rand.NewSource(4))
-	x := mat32.Matrix{Rows: classes * copies, Cols: d, Data: make([]float32, classes*copies*d)}
-	labels := make([]int32, x.Rows)
+	n := classes * points * copies
+	x := mat32.Matrix{Rows: n, Cols: d, Data: make([]float32, n*d)}
+	labels := make([]int32, n)
+	mean, v := make([]float64, d), make([]float32, d)
+	i := 0
 	for b := 0; b < classes; b++ {
-		v := make([]float32, d)
-		for k := range v {
-			v[k] = float32(4 * rng.NormFloat64())
+		for k := range mean {
+			mean[k] = 4 * rng.NormFloat64()
 		}
-		for c := 0; c < copies; c++ {
-			i := b*copies + c
-			row := x.Row(i)
-			copy(row, v)
-			k := rng.Intn(d)
-			row[k] = math.Nextafter32(row[k], float32(math.Inf(2*(c%2)-1)))
-			labels[i] = int32(b)
+		for p := 0; p < points; p++ {
+			for k := range v {
+				v[k] = float32(mean[k] + rng.NormFloat64())
+			}
+			for c := 0; c < copies; c++ {
+				row := x.Row(i)
+				copy(row, v)
+				k := rng.Intn(d)
+				row[k] = math.Nextafter32(row[k], float32(math.Inf(2*(c%2)-1)))
+				labels[i] = int32(b)
+				i++
+			}
 		}
 	}
 	return x, labels
@@ -84,8 +94,9 @@ func ulpClassCopies(classes, copies, d int) (mat32.Matrix, []int32) {
 
 // TestKMeansRoundingWarning: the JSON result always carries the k-means
 // rounding counts; the warning speaks where tied decisions can move NMI
-// at the 4 digits shown (1-ulp copies: every convention) and stays quiet
-// on the Omniglot fixture, where no decision is tied.
+// at the 4 digits shown (1-ulp copies) under the peers' conventions
+// (strict records the counts only) and stays quiet on the Omniglot
+// fixture, where no decision is tied.
 func TestKMeansRoundingWarning(t *testing.T) {
 	ctx := context.Background()
 	warned := func(res *Result) bool {
@@ -96,14 +107,15 @@ func TestKMeansRoundingWarning(t *testing.T) {
 		}
 		return false
 	}
-	x, labels := ulpClassCopies(20, 40, 8)
+	x, labels := ulpClassCopies(20, 4, 10, 8)
 	for _, conv := range []Convention{Strict, Roth, PML} {
 		res, err := Evaluate(ctx, Input{Emb: x, Labels: labels}, Options{Convention: conv, Metrics: []string{"NMI"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		kr := res.KMeansRounding
-		if kr == nil || kr.TiedRows == 0 || kr.Rows < kr.TiedRows || len(kr.Passes) != 21 || kr.NMIShift < nmiShown || !warned(res) {
+		t.Logf("%s, 1-ulp copies: %+v, NMI %.6f", conv, kr, res.Metrics["NMI"])
+		if kr == nil || kr.TiedRows == 0 || kr.Rows < kr.TiedRows || len(kr.Passes) != 21 || kr.NMIShift < nmiShown || warned(res) != (conv != Strict) || len(res.Warnings) != 1 && conv == Roth {
 			t.Errorf("%s, 1-ulp copies: rounding %+v, warnings %q", conv, kr, res.Warnings)
 		}
 	}

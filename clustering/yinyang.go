@@ -807,7 +807,7 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 	gv, gid := &w.gv, &w.gid
 	groupArgmin(gbest, gbidx, gv, gid)
 	tl.evM = append(tl.evM, gv[:]...)
-	tl.evM2 = appendSecond(tl.evM2, gbest, gbidx, gid, !filter && ya.gp[g+1]-ya.gp[g] == 1)
+	tl.evM2 = appendSecond(tl.evM2, gbest, gbidx, gid, !filter && !w.first && ya.gp[g+1]-ya.gp[g] == 1)
 	for r := 0; r < tl.nreal; r++ {
 		if a := gv[r]; a < tl.cur[r] || (a == tl.cur[r] && gid[r] < tl.curID[r]) {
 			if a < tl.cur[r] {

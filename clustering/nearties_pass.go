@@ -180,9 +180,13 @@ func (p *tiePass) candidates(i int, dist float32, mask []uint64, out []tieCand) 
 	if p.lb == nil {
 		return out
 	}
-	clear(mask)
 	lb := p.lb[i*p.ng : (i+1)*p.ng]
-	lbMask(lb, roundUp32(math.Sqrt(tt)*(1+0x1p-40)), mask)
+	thr := roundUp32(math.Sqrt(tt) * (1 + 0x1p-40))
+	if !anyAtMost(lb[:own], thr) && !anyAtMost(lb[own+1:], thr) {
+		return out
+	}
+	clear(mask)
+	lbMask(lb, thr, mask)
 	for q, m := range mask {
 		for ; m != 0; m &= m - 1 {
 			g := q*64 + bits.TrailingZeros64(m)
@@ -262,4 +266,21 @@ func (p *tiePass) exactPair(i int, j int32) bool {
 	}
 	s := p.xn[i] + p.cn[j]
 	return s*s*(1+0x1p-40) < math.Ldexp(1, 24+2*int(q))
+}
+
+// anyAtMost reports whether some v[g] ≤ thr (four comparisons a step: the
+// common answer is no, for every group).
+func anyAtMost(v []float32, thr float32) bool {
+	g := 0
+	for ; g+4 <= len(v); g += 4 {
+		if v[g] <= thr || v[g+1] <= thr || v[g+2] <= thr || v[g+3] <= thr {
+			return true
+		}
+	}
+	for ; g < len(v); g++ {
+		if v[g] <= thr {
+			return true
+		}
+	}
+	return false
 }

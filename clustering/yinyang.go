@@ -438,6 +438,9 @@ type yyTile struct {
 	evM    []float32 // [len(evG)][tileRows]
 	evM2   []float32 // second-smallest values, or −Inf (nearties.go)
 	evSkip []bool
+	// evSkipLow: per row, the smallest old bound minus panel drift over
+	// the skipped panels (a lower bound on their members' distances).
+	evSkipLow []float32
 }
 
 // pass runs one pruned assignment: rows in order of their previous
@@ -612,6 +615,7 @@ func newYYWorker(ps *yyPass) *yyWorker {
 		w.tiles[t].evM = make([]float32, 0, ng*tileRows)
 		w.tiles[t].evM2 = make([]float32, 0, ng*tileRows)
 		w.tiles[t].evSkip = make([]bool, 0, ng)
+		w.tiles[t].evSkipLow = make([]float32, 0, ng*tileRows)
 		w.tiles[t].need = make([]uint64, (ng+63)/64)
 	}
 	inf := float32(math.Inf(1))
@@ -648,7 +652,7 @@ func (w *yyWorker) loadTile(ti, r0, r1 int) {
 	tl.nhome = 0
 	tl.npan = 0
 	tl.evG, tl.evM, tl.evSkip = tl.evG[:0], tl.evM[:0], tl.evSkip[:0]
-	tl.evM2 = tl.evM2[:0]
+	tl.evM2, tl.evSkipLow = tl.evM2[:0], tl.evSkipLow[:0]
 	for r := 0; r < tileRows; r++ {
 		tl.tau[r] = math.Inf(-1)
 		if r >= tl.nreal {
@@ -768,6 +772,7 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 	copy(gbest, w.infs)
 	copy(gbidx, w.maxIDs)
 	evaluated, skipped := false, false
+	skipLow := [tileRows]float64{math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)}
 	for p := ya.gp[g]; p < ya.gp[g+1]; p++ {
 		if filter {
 			need := false
@@ -779,6 +784,9 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 			}
 			if !need {
 				skipped = true
+				for r := 0; r < tl.nreal; r++ {
+					skipLow[r] = min(skipLow[r], float64(old[(ti*tileRows+r)*ng+int(g)])-pdrift[p])
+				}
 				continue
 			}
 		}
@@ -802,6 +810,10 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 	}
 	tl.evG = append(tl.evG, g)
 	tl.evSkip = append(tl.evSkip, skipped)
+	for _, v := range skipLow {
+		// float32(y·(1−2⁻²⁰)) < y, as for the evaluated panels (store).
+		tl.evSkipLow = append(tl.evSkipLow, float32(max(0, v)*(1-1.0/(1<<20))))
+	}
 	// The worker's arrays, not locals: passed to the function variable
 	// groupArgmin, locals would escape and cost a heap allocation each.
 	gv, gid := &w.gv, &w.gid
@@ -863,7 +875,9 @@ func (w *yyWorker) store(ntiles int) {
 				// float32(y·(1−2⁻²⁰)) ≤ y(1−2⁻²⁰)(1+2⁻²⁴) < y.
 				l := float32(math.Sqrt(max(0, tl.x[r]+float64(v)-tl.e[r])) * (1 - 1.0/(1<<20)))
 				if tl.evSkip[q] {
-					l = min(l, lbi[g])
+					// The skipped panels' own bound (the local filter's),
+					// tighter than the group's decayed one.
+					l = min(l, tl.evSkipLow[q*tileRows+r])
 				}
 				lbi[g] = l
 			}

@@ -253,3 +253,48 @@ func TestNearTiesExactReference(t *testing.T) {
 		}
 	}
 }
+
+// TestNearTiesSubsampleAndNoIterations: with a training sample the final
+// pass over all rows is checked on its own rows (counted apart from the
+// sample's), and a run without iterations (K = n) checks its one pass.
+func TestNearTiesSubsampleAndNoIterations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	x := ulpClusters(20, 40, 8)
+	opt, err := KMeansPreset("pml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.MaxPointsPerCentroid = 20 // 400 of the 800 rows train
+	r, err := KMeans(ctx, x, 20, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := r.RoundingPasses[len(r.RoundingPasses)-1]
+	ref := refTies(x, r.Centroids, r.Assign)
+	want := 0
+	for _, v := range ref {
+		if v.within {
+			want++
+		}
+	}
+	if r.TrainPoints != 400 || len(r.RoundingPasses) != opt.NIter+1 || last != want || r.RoundingRows < last || len(r.TiedPairs) != x.Rows {
+		t.Errorf("subsampled: %d training rows, passes %v, final pass %d (reference %d), rows %d, %d tied pairs", r.TrainPoints, r.RoundingPasses, last, want, r.RoundingRows, len(r.TiedPairs))
+	}
+	// Rows 1 and 2 are equal, and not small dyadic numbers: the two
+	// centroids they become are bitwise equal, and both rows are tied.
+	small := mat32.Matrix{Rows: 3, Cols: 2, Data: []float32{0, 0, 0.1, 0.3, 0.1, 0.3}}
+	r, err = KMeans(ctx, small, 3, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(r.RoundingPasses) != "[2]" || r.RoundingRows != 2 || r.TiedRows != 2 {
+		t.Errorf("K = n with two equal rows: passes %v, rows %d, tied %d; want [2], 2, 2", r.RoundingPasses, r.RoundingRows, r.TiedRows)
+	}
+	// Small integers are computed exactly in any order: equal distances
+	// are equal everywhere and go to the lower index; no row is tied.
+	ints := mat32.Matrix{Rows: 3, Cols: 2, Data: []float32{0, 0, 1, 3, 1, 3}}
+	if r, err = KMeans(ctx, ints, 3, opt); err != nil || r.RoundingRows != 0 {
+		t.Errorf("K = n with two equal integer rows: %v, passes %v", err, r.RoundingPasses)
+	}
+}

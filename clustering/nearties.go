@@ -111,11 +111,7 @@ func (t *nearTies) reset(x mat32.Matrix, k int) {
 	t.n, t.k, t.d, t.x0 = n, k, d, &x.Data[0]
 	t.xnorm = make([]float64, n)
 	for i := range t.xnorm {
-		var s float64
-		for _, v := range x.Row(i) {
-			s += float64(v) * float64(v)
-		}
-		t.xnorm[i] = s
+		t.xnorm[i] = sqNorm64(x.Row(i))
 	}
 	t.xn = make([]float64, n)
 	for i, v := range t.xnorm {
@@ -191,6 +187,16 @@ func (t *nearTies) report(res *KMeansResult) {
 			res.TiedPairs[i] = [2]int32{t.tieOf[i], j}
 		}
 	}
+}
+
+// sqNorm64 is ‖row‖² summed in float64 in index order (each square is
+// exact, the sum errs by at most (D − 1)·2⁻⁵³ relatively).
+func sqNorm64(row []float32) float64 {
+	var s float64
+	for _, v := range row {
+		s += float64(v) * float64(v)
+	}
+	return s
 }
 
 // roundingBound is E(x, c) for rows of norms a and b in dimension d.

@@ -124,10 +124,7 @@ func (p *tiePass) centroidNorms() {
 	p.cn = make([]float64, k)
 	p.cq = make([]int32, k)
 	for j := range p.cn {
-		var s float64
-		for _, v := range p.cent.Row(j) {
-			s += float64(v) * float64(v)
-		}
+		s := sqNorm64(p.cent.Row(j))
 		p.cn[j] = math.Sqrt(s)
 		p.cq[j] = dyadicExp(p.cent.Row(j))
 		p.cMax = max(p.cMax, p.cn[j])

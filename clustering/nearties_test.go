@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/knn"
 )
 
 // refTie is the exact reference's verdict on one row.
@@ -25,13 +26,8 @@ type refTie struct{ within, tied bool }
 func refTies(x, cent mat32.Matrix, assign []int32) []refTie {
 	d := x.Cols
 	out := make([]refTie, x.Rows)
-	norm := func(v []float32) float64 {
-		var s float64
-		for _, f := range v {
-			s += float64(f) * float64(f)
-		}
-		return math.Sqrt(s)
-	}
+	zero := make([]float32, d)
+	norm := func(v []float32) float64 { return math.Sqrt(knn.SquaredL2(v, zero)) }
 	e := func(a, b float64) float64 {
 		s := a + b
 		return float64(d+4)*math.Ldexp(1, -24)*s*s + float64(d+4)*math.Ldexp(1, -144)
@@ -40,7 +36,7 @@ func refTies(x, cent mat32.Matrix, assign []int32) []refTie {
 		xi, ca := x.Row(i), cent.Row(int(a))
 		xn, an := norm(xi), norm(ca)
 		exactA := refExact(xi, ca, xn, an)
-		da := refDist(xi, ca)
+		da := knn.SquaredL2(xi, ca)
 		for j := 0; j < cent.Rows; j++ {
 			cj := cent.Row(j)
 			if j == int(a) {
@@ -50,7 +46,7 @@ func refTies(x, cent mat32.Matrix, assign []int32) []refTie {
 			if exactA && refExact(xi, cj, xn, jn) {
 				continue
 			}
-			dj := refDist(xi, cj)
+			dj := knn.SquaredL2(xi, cj)
 			if refLE(xi, cj, ca, dj-da, e(xn, an)+e(xn, jn)) {
 				out[i].within = true
 				sa, sj := xn+an, xn+jn
@@ -63,21 +59,11 @@ func refTies(x, cent mat32.Matrix, assign []int32) []refTie {
 	return out
 }
 
-// refDist is ‖x − c‖² summed in float64 in index order.
-func refDist(x, c []float32) float64 {
-	var s float64
-	for t := range x {
-		e := float64(x[t]) - float64(c[t])
-		s += e * e
-	}
-	return s
-}
-
 // refLE reports whether ‖x − cj‖² − ‖x − ca‖² ≤ bound, given the float64
 // estimate g of the difference: decided in float64 when the estimate's
 // error bound ((D+3)·2⁻⁵² of each sum) keeps it apart, else exactly.
 func refLE(x, cj, ca []float32, g, bound float64) bool {
-	err := float64(len(x)+3) * math.Ldexp(1, -52) * (refDist(x, cj) + refDist(x, ca)) * 2
+	err := float64(len(x)+3) * math.Ldexp(1, -52) * (knn.SquaredL2(x, cj) + knn.SquaredL2(x, ca)) * 2
 	if g+err <= bound {
 		return true
 	}

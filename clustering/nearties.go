@@ -136,22 +136,17 @@ func (t *nearTies) reset(x mat32.Matrix, k int) {
 
 // flaggedRows counts the rows of the current matrix that some pass
 // decided within rounding.
-func (t *nearTies) flaggedRows() int {
-	c := 0
-	for _, p := range t.firstHit {
-		if p >= 0 {
-			c++
-		}
-	}
-	return c
-}
+func (t *nearTies) flaggedRows() int { return countSet(t.firstHit) }
 
 // tiedRows counts the rows of the current matrix that some pass found
 // tied at float32 resolution.
-func (t *nearTies) tiedRows() int {
+func (t *nearTies) tiedRows() int { return countSet(t.tie) }
+
+// countSet counts the entries ≥ 0.
+func countSet(v []int32) int {
 	c := 0
-	for _, j := range t.tie {
-		if j >= 0 {
+	for _, x := range v {
+		if x >= 0 {
 			c++
 		}
 	}

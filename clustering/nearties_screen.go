@@ -53,20 +53,11 @@ func (p *tiePass) screen(ctx context.Context, threads int, ya *yinyangAssigner, 
 		}
 		gp = []int32{0, int32(np)}
 	}
-	// Candidates by group (counting sort, stable: rows in order).
-	start := make([]int32, p.ng+1)
-	for _, c := range idx {
-		start[cands[c].group+1]++
-	}
-	for g := 1; g <= p.ng; g++ {
-		start[g] += start[g-1]
-	}
-	sorted := make([]int32, len(idx))
-	for _, c := range idx {
-		g := cands[c].group
-		sorted[start[g]] = c
-		start[g]++
-	}
+	// Candidates by group, then by the rows' centroids (two stable
+	// counting sorts), so that a tile's rows mostly share their centroid
+	// and few lanes need float64 distances.
+	byCent := countingSort(idx, p.cent.Rows, func(c int32) int32 { return p.assign[cands[c].row] })
+	sorted := countingSort(byCent, p.ng, func(c int32) int32 { return cands[c].group })
 	var tiles [][2]int // [start, end) in sorted, one group each
 	for s := 0; s < len(sorted); {
 		g := cands[sorted[s]].group
@@ -141,4 +132,22 @@ func (p *tiePass) screenTile(cands []tieCand, tile []int32, need []bool, pk *cen
 		}
 		need[c] = bound*bound <= p.tt[i]
 	}
+}
+
+// countingSort returns v stably sorted by key (in [0, n)).
+func countingSort(v []int32, n int, key func(int32) int32) []int32 {
+	start := make([]int32, n+1)
+	for _, c := range v {
+		start[key(c)+1]++
+	}
+	for g := 1; g <= n; g++ {
+		start[g] += start[g-1]
+	}
+	out := make([]int32, len(v))
+	for _, c := range v {
+		g := key(c)
+		out[start[g]] = c
+		start[g]++
+	}
+	return out
 }

@@ -29,8 +29,9 @@ import (
 // drift still exceeds it (local filter, at the kernel's granularity).
 // Here the groups are the nodes of a balanced bisection tree of the initial
 // centroids (makeGroups) rather than Yinyang's k-means of them, so that
-// every group is a whole number of full 16-centroid panels; the bound of
-// the point's own group is not kept: its home group (that of its previous
+// every group is a whole number of full 16-centroid panels; the pass does
+// not use a bound on the point's own group (the slot holds one on its
+// other members for nearties.go): its home group (that of its previous
 // centroid) is always searched first, which also gives the exact value of
 // its previous centroid that History needs anyway. Rows are processed in
 // tiles of 4 (the kernel's), sorted by their previous centroid, and a tile

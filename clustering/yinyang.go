@@ -29,8 +29,9 @@ import (
 // drift still exceeds it (local filter, at the kernel's granularity).
 // Here the groups are the nodes of a balanced bisection tree of the initial
 // centroids (makeGroups) rather than Yinyang's k-means of them, so that
-// every group is a whole number of full 16-centroid panels; the bound of
-// the point's own group is not kept: its home group (that of its previous
+// every group is a whole number of full 16-centroid panels; the pass does
+// not use a bound on the point's own group (the slot holds one on its
+// other members for nearties.go): its home group (that of its previous
 // centroid) is always searched first, which also gives the exact value of
 // its previous centroid that History needs anyway. Rows are processed in
 // tiles of 4 (the kernel's), sorted by their previous centroid, and a tile
@@ -458,11 +459,14 @@ type yyTile struct {
 	// evaluated later, τ only decreasing).
 	need []uint64
 	// Evaluated groups, in evaluation order: group, the smallest kernel
-	// value per row, and the largest drift of a skipped panel (−1: none
-	// skipped).
-	evG     []int32
-	evM     []float32 // [len(evG)][tileRows]
-	evSkipD []float64
+	// value per row, and whether some panel was skipped.
+	evG    []int32
+	evM    []float32 // [len(evG)][tileRows]
+	evM2   []float32 // second-smallest values, or −Inf (nearties.go)
+	evSkip []bool
+	// evSkipLow: per row, the smallest old bound minus panel drift over
+	// the skipped panels (a lower bound on their members' distances).
+	evSkipLow []float32
 }
 
 // pass runs one pruned assignment: rows in order of their previous
@@ -673,7 +677,9 @@ func newYYWorker(ps *yyPass) *yyWorker {
 	for t := range w.tiles {
 		w.tiles[t].evG = make([]int32, 0, ng)
 		w.tiles[t].evM = make([]float32, 0, ng*tileRows)
-		w.tiles[t].evSkipD = make([]float64, 0, ng)
+		w.tiles[t].evM2 = make([]float32, 0, ng*tileRows)
+		w.tiles[t].evSkip = make([]bool, 0, ng)
+		w.tiles[t].evSkipLow = make([]float32, 0, ng*tileRows)
 		w.tiles[t].need = make([]uint64, (ng+63)/64)
 	}
 	inf := float32(math.Inf(1))
@@ -709,7 +715,8 @@ func (w *yyWorker) loadTile(ti, r0, r1 int) {
 	tl.nreal = min(tileRows, r1-r0-ti*tileRows)
 	tl.nhome = 0
 	tl.ncalls = 0
-	tl.evG, tl.evM, tl.evSkipD = tl.evG[:0], tl.evM[:0], tl.evSkipD[:0]
+	tl.evG, tl.evM, tl.evSkip = tl.evG[:0], tl.evM[:0], tl.evSkip[:0]
+	tl.evM2, tl.evSkipLow = tl.evM2[:0], tl.evSkipLow[:0]
 	for r := 0; r < tileRows; r++ {
 		tl.tau[r] = math.Inf(-1)
 		if r >= tl.nreal {
@@ -828,7 +835,8 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 	tl := &w.tiles[ti]
 	copy(w.gbest, w.infs)
 	copy(w.gbidx, w.maxIDs)
-	evaluated, skipD := false, -1.0
+	evaluated, skipped := false, false
+	skipLow := [tileRows]float64{math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)}
 	needed := func(p int32) bool {
 		if !filter {
 			return true
@@ -838,7 +846,10 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 				return true
 			}
 		}
-		skipD = max(skipD, pdrift[p])
+		skipped = true
+		for r := 0; r < tl.nreal; r++ {
+			skipLow[r] = min(skipLow[r], float64(old[(ti*tileRows+r)*ng+int(g)])-pdrift[p])
+		}
 		return false
 	}
 	for p, pe := ya.gp[g], ya.gp[g+1]; p < pe; p++ {
@@ -861,12 +872,17 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 		return
 	}
 	tl.evG = append(tl.evG, g)
-	tl.evSkipD = append(tl.evSkipD, skipD)
+	tl.evSkip = append(tl.evSkip, skipped)
+	for _, v := range skipLow {
+		// float32(y·(1−2⁻²⁰)) < y, as for the evaluated panels (store).
+		tl.evSkipLow = append(tl.evSkipLow, float32(max(0, v)*(1-1.0/(1<<20))))
+	}
 	// The worker's arrays, not locals: passed to the function variable
 	// groupArgmin, locals would escape and cost a heap allocation each.
 	gv, gid := &w.gv, &w.gid
 	groupArgmin(w.gbest, w.gbidx, gv, gid)
 	tl.evM = append(tl.evM, gv[:]...)
+	tl.evM2 = appendSecond(tl.evM2, w.gbest, w.gbidx, gid, !filter && !w.first && ya.gp[g+1]-ya.gp[g] == 1)
 	for r := 0; r < tl.nreal; r++ {
 		if a := gv[r]; a < tl.cur[r] || (a == tl.cur[r] && gid[r] < tl.curID[r]) {
 			if a < tl.cur[r] {
@@ -942,18 +958,17 @@ func (w *yyWorker) store(ntiles int) {
 				if g == ga {
 					// The group of the new centroid is the row's home
 					// group next pass: searched fully, its bound is
-					// never read (0 is valid).
-					lbi[g] = 0
+					// never read; nearties.go reads it.
+					lbi[g] = ownGroupBound(tl.evM2[q*tileRows+r], tl.x[r], tl.e[r])
 					continue
 				}
 				v := tl.evM[q*tileRows+r]
 				// float32(y·(1−2⁻²⁰)) ≤ y(1−2⁻²⁰)(1+2⁻²⁴) < y.
 				l := float32(math.Sqrt(max(0, tl.x[r]+float64(v)-tl.e[r])) * (1 - 1.0/(1<<20)))
-				if sd := tl.evSkipD[q]; sd >= 0 {
-					// The skipped panels' centroids moved at most sd
-					// since the old bound: it less sd bounds them.
-					old := w.old[(ti*tileRows+r)*ng+int(g)]
-					l = min(l, max((old-roundUp32(sd))*lbDown, 0))
+				if tl.evSkip[q] {
+					// The skipped panels' own bound (the local filter's),
+					// tighter than the group's decayed one.
+					l = min(l, tl.evSkipLow[q*tileRows+r])
 				}
 				lbi[g] = l
 			}

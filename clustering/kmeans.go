@@ -254,41 +254,34 @@ func initPerm(nt, k int, seed int64) []int32 {
 // centroid becomes the float32 sum of its rows in row order times
 // float32(1/count); counts (float32, as faiss's hassign) receives the
 // cluster sizes. Empty clusters are left at zero for splitEmpty. The
-// centroids are split among threads workers, each summing its centroids'
-// rows (listed in row order by a stable counting sort), so every centroid
-// sees the same additions in the same order whatever the thread count.
+// threads workers split the dimensions (one block each, at least 16 wide),
+// each streaming all rows in order, so every centroid coordinate sees the same additions in
+// the same order whatever the thread count.
 func updateCentroids(cent, counts []float32, train mat32.Matrix, assign []int32, threads int) {
-	d, k := train.Cols, len(counts)
-	start := make([]int32, k+1)
+	d := train.Cols
+	clear(counts)
 	for _, a := range assign {
-		start[a+1]++
+		counts[a]++
 	}
-	for j := 0; j < k; j++ {
-		start[j+1] += start[j]
-	}
-	rows := make([]int32, len(assign))
-	next := append([]int32(nil), start[:k]...)
-	for i, a := range assign {
-		rows[next[a]] = int32(i)
-		next[a]++
-	}
-	const block = 64 // centroids per work item
-	parallel.For(threads, (k+block-1)/block, func(b int) {
-		for j := b * block; j < min(k, (b+1)*block); j++ {
-			c := cent[j*d : (j+1)*d]
-			clear(c)
-			var h float32
-			for _, i := range rows[start[j]:start[j+1]] {
-				h++
-				for t, v := range train.Row(int(i)) {
-					c[t] += v
-				}
+	nb := min(parallel.Threads(threads), (d+15)/16) // work items
+	block := (d + nb - 1) / nb                      // dimensions per item
+	parallel.For(threads, nb, func(b int) {
+		t0, t1 := b*block, min(d, (b+1)*block)
+		for j := range counts {
+			clear(cent[j*d+t0 : j*d+t1])
+		}
+		for i, a := range assign {
+			c := cent[int(a)*d+t0 : int(a)*d+t1]
+			for t, v := range train.Data[i*d+t0 : i*d+t1] {
+				c[t] += v
 			}
-			counts[j] = h
+		}
+		for j, h := range counts {
 			if h == 0 {
 				continue
 			}
 			norm := 1 / h
+			c := cent[j*d+t0 : j*d+t1]
 			for t := range c {
 				c[t] *= norm
 			}

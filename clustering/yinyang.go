@@ -852,9 +852,14 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 		}
 		return false
 	}
-	for p, pe := ya.gp[g], ya.gp[g+1]; p < pe; p++ {
+	// With filter (a pass after the first) the group's panels are in
+	// decreasing order of their largest drift (sortByDrift), so once a
+	// panel is not needed no later one is, and the first skipped panel
+	// gives every row's smallest old bound less drift (float64
+	// subtraction is monotone): the rest are skipped without a test.
+	for p, pe := ya.gp[g], ya.gp[g+1]; p < pe; p += 2 {
 		if !needed(p) {
-			continue
+			break
 		}
 		// Two adjacent needed panels go through the two-panel kernel.
 		np := int32(1)
@@ -865,8 +870,10 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 		for q := p; q < p+np; q++ {
 			w.pairs += int64(tl.nreal) * int64(ya.real[q])
 		}
-		p += np - 1
 		evaluated = true
+		if np == 1 {
+			break
+		}
 	}
 	if !evaluated {
 		return

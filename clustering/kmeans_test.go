@@ -404,29 +404,40 @@ func sphereClasses(classes, perClass, d int, spread float64) mat32.Matrix {
 	mu := make([]float64, d)
 	row := make([]float64, d)
 	for c := 0; c < classes; c++ {
-		var s float64
-		for t := range mu {
-			mu[t] = rng.NormFloat64()
-			s += mu[t] * mu[t]
-		}
-		s = math.Sqrt(s)
-		for t := range mu {
-			mu[t] /= s
-		}
+		unitMean(rng, mu)
 		for p := 0; p < perClass; p++ {
-			var q float64
-			for t := range row {
-				row[t] = mu[t] + spread*rng.NormFloat64()
-				q += row[t] * row[t]
-			}
-			q = math.Sqrt(q)
-			out := x.Row(c*perClass + p)
-			for t := range row {
-				out[t] = float32(row[t] / q)
-			}
+			noisyUnitRow(rng, mu, row, spread, x.Row(c*perClass+p))
 		}
 	}
 	return x
+}
+
+// unitMean sets mu to a direction uniform on the unit sphere (Gaussian
+// draws, normalised).
+func unitMean(rng *rand.Rand, mu []float64) {
+	var s float64
+	for t := range mu {
+		mu[t] = rng.NormFloat64()
+		s += mu[t] * mu[t]
+	}
+	s = math.Sqrt(s)
+	for t := range mu {
+		mu[t] /= s
+	}
+}
+
+// noisyUnitRow writes mu plus Gaussian noise of standard deviation spread
+// per coordinate, L2-normalised, to out (row is scratch of len(mu)).
+func noisyUnitRow(rng *rand.Rand, mu, row []float64, spread float64, out []float32) {
+	var q float64
+	for t := range row {
+		row[t] = mu[t] + spread*rng.NormFloat64()
+		q += row[t] * row[t]
+	}
+	q = math.Sqrt(q)
+	for t := range row {
+		out[t] = float32(row[t] / q)
+	}
 }
 
 // benchKMeans runs KMeans on x with k clusters as sub-benchmarks "pruned"

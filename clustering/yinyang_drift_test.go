@@ -102,23 +102,10 @@ func sopLike(classes, d int, spread float64) (mat32.Matrix, int) {
 	mu := make([]float64, d)
 	row := make([]float64, d)
 	for c := 0; c < classes; c++ {
-		var s float64
-		for t := range mu {
-			mu[t] = rng.NormFloat64()
-			s += mu[t] * mu[t]
-		}
-		for t := range mu {
-			mu[t] /= math.Sqrt(s)
-		}
+		unitMean(rng, mu)
 		for p := 2 + rng.Intn(8); p > 0; p-- {
-			var q float64
-			for t := range row {
-				row[t] = mu[t] + spread*rng.NormFloat64()
-				q += row[t] * row[t]
-			}
-			for t := range row {
-				data = append(data, float32(row[t]/math.Sqrt(q)))
-			}
+			data = append(data, make([]float32, d)...)
+			noisyUnitRow(rng, mu, row, spread, data[len(data)-d:])
 		}
 	}
 	return mat32.Matrix{Rows: len(data) / d, Cols: d, Data: data}, classes

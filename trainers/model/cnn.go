@@ -100,7 +100,7 @@ func NewCNN(c Config) (*CNN, error) {
 		w := m.newParam(fmt.Sprintf("cnn.%d.weight", l), []int{cin * 9, cout}, false)
 		uniformFill(rng, w.Data, math.Sqrt(6/float64(cin*9)))
 		b := m.newParam(fmt.Sprintf("cnn.%d.bias", l), []int{1, cout}, true)
-		blk := newConvBlock(w, b, geom{B: c.Chunk, C: cin, H: H, W: W, nhwc: l > 0}, l == last)
+		blk := newConvBlock(w, b, geom{B: c.Chunk, C: cin, H: H, W: W, nchw: l == 0}, l == last)
 		m.add(blk, blk.outWidth())
 		cin, H, W = cout, H/2, W/2
 	}

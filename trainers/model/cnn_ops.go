@@ -3,168 +3,292 @@ package model
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
-	"gonum.org/v1/gonum/blas"
-
+	"github.com/dmlbench/dmlbench/internal/blas32"
 	"github.com/dmlbench/dmlbench/internal/parallel"
 	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
-// The CNN's convolution block: im2col → one GEMM (internal/blas32) → one
-// fused pool+bias+ReLU pass, with maps kept channels-last between blocks so
-// that there is no transpose; each step and its gradient is one tight loop
-// over preallocated memory.
+// The CNN's convolution block: one GEMM whose im2col operand is packed
+// straight from the input map (blas32.SgemmPanels; no im2col matrix is
+// stored), then one fused pool+bias+ReLU pass. Maps are channels-first
+// over the whole batch between blocks, so that the pixels the GEMM packs
+// side by side are contiguous in memory.
 //
-// Layouts, for a batch of B maps of C channels, H×W pixels:
+// Layouts, for a batch of B maps of C channels, H×W pixels, pixel index
+// q = (b·H + y)·W + x:
 //
-//	channels-first (NCHW): x[b][c·H·W + y·W + x], a B×(C·H·W) matrix (the
-//	  input rows, and the output of the last block, so that the flatten
-//	  order is that of the type comment of CNN);
-//	channels-last (NHWC): z[(b·H + y)·W + x][c], a (B·H·W)×C matrix (the
-//	  GEMM's output, and the input of every block but the first);
-//	im2col: col[(b·H + y)·W + x][c·9 + ky·3 + kx] = x(b, c, y+ky−1, x+kx−1),
-//	  zero outside the map (stride 1, zero padding 1), a (B·H·W)×(C·9)
-//	  matrix, the row order of the conv weight.
+//	NCHW: x[b][c·H·W + y·W + x], a B×(C·H·W) matrix (the network input,
+//	  and the output of the last block, so that the flatten order is that
+//	  of the type comment of CNN);
+//	CNHW: x[c][q], a C×(B·H·W) matrix, one plane per channel (the GEMM's
+//	  output and every other map); NCHW with C = 1 is the same;
+//	NHWC: x[q][c], a (B·H·W)×C matrix (the gradient of the GEMM output,
+//	  for the weight gradient's right operand);
+//	im2col: col[q][c·9 + ky·3 + kx] = x(b, c, y+ky−1, x+kx−1), zero outside
+//	  the map (stride 1, zero padding 1), a (B·H·W)×(C·9) matrix whose column
+//	  order is the row order of the conv weight. It is never stored.
+
+// tapEdges[t] are the map edges at which tap t = ky·3 + kx reads outside
+// the map (edgeTop: y = 0, edgeBottom: y = H−1, edgeLeft: x = 0,
+// edgeRight: x = W−1).
+const (
+	edgeTop = 1 << iota
+	edgeBottom
+	edgeLeft
+	edgeRight
+)
+
+var tapEdges = func() (e [9]uint8) {
+	for t := range e {
+		ky, kx := t/3, t%3
+		if ky == 0 {
+			e[t] |= edgeTop
+		}
+		if ky == 2 {
+			e[t] |= edgeBottom
+		}
+		if kx == 0 {
+			e[t] |= edgeLeft
+		}
+		if kx == 2 {
+			e[t] |= edgeRight
+		}
+	}
+	return e
+}()
+
+// mapEdges returns, per pixel of B maps of H×W, the edges it lies on.
+func mapEdges(B, H, W int) []uint8 {
+	e := make([]uint8, B*H*W)
+	for q := range e {
+		y, x := q/W%H, q%W
+		if y == 0 {
+			e[q] |= edgeTop
+		}
+		if y == H-1 {
+			e[q] |= edgeBottom
+		}
+		if x == 0 {
+			e[q] |= edgeLeft
+		}
+		if x == W-1 {
+			e[q] |= edgeRight
+		}
+	}
+	return e
+}
+
+// tapShifts returns the offset of tap t's source pixel in a map W wide:
+// (ky−1)·W + (kx−1).
+func tapShifts(W int) (s [9]int) {
+	for t := range s {
+		s[t] = (t/3-1)*W + t%3 - 1
+	}
+	return s
+}
+
+// im2col is the implicit im2col matrix of a CNHW map x (C planes of n
+// pixels each), V[q][c·9+t] = x[c·n + q + shift[t]], zero where tap t of
+// pixel q falls outside its map; as blas32.Panels it packs w pixels side by
+// side (the right operand of z = Wᵀ·colᵀ). The same type serves the input
+// gradient, whose taps are mirrored (package layouts, convBlock).
+type im2col struct {
+	x     []float32
+	n     int     // pixels per plane: B·H·W
+	edge  []uint8 // per pixel, mapEdges
+	shift [9]int
+}
+
+// Pack implements blas32.Panels: for each block of w pixels, one contiguous
+// copy per (channel, tap) from the plane, then zeros where the tap leaves
+// the map (the bits of inv).
+func (m im2col) Pack(dst []float32, q0, p0, n, kb, w int) {
+	for g := 0; g*w < n; g++ {
+		j0, nv := q0+g*w, min(w, n-g*w)
+		panel := dst[g*w*kb : (g+1)*w*kb]
+		var on [4]uint64 // bit r: pixel j0+r lies on that edge
+		for r, e := range m.edge[j0 : j0+nv] {
+			for k := range on {
+				on[k] |= uint64(e>>k&1) << r
+			}
+		}
+		pad := ^uint64(0) << nv // pixels past n: zero
+		if w < 64 {
+			pad &= 1<<w - 1
+		}
+		var inv [9]uint64
+		for t, te := range tapEdges {
+			inv[t] = pad
+			for k := range on {
+				if te>>k&1 != 0 {
+					inv[t] |= on[k]
+				}
+			}
+		}
+		c, t := p0/9, p0%9
+		for p := range kb {
+			out := panel[p*w : p*w+w : p*w+w]
+			start := c*m.n + j0 + m.shift[t]
+			if start >= 0 && start+w <= len(m.x) {
+				copyPixels(out, m.x[start:start+w])
+				for zs := inv[t]; zs != 0; zs &= zs - 1 {
+					out[bits.TrailingZeros64(zs)] = 0
+				}
+			} else {
+				for r := range out {
+					v := float32(0)
+					if inv[t]>>r&1 == 0 {
+						v = m.x[start+r]
+					}
+					out[r] = v
+				}
+			}
+			if t++; t == 9 {
+				c, t = c+1, 0
+			}
+		}
+	}
+}
+
+// copyPixels copies src into dst (same length), through a local array for
+// the kernels' register widths (a few vector moves; copy, or an array
+// assignment between slices that may overlap, calls memmove).
+func copyPixels(dst, src []float32) {
+	switch len(dst) {
+	case 32:
+		v := *(*[32]float32)(src)
+		*(*[32]float32)(dst) = v
+	case 16:
+		v := *(*[16]float32)(src)
+		*(*[16]float32)(dst) = v
+	case 12:
+		v := *(*[12]float32)(src)
+		*(*[12]float32)(dst) = v
+	case 6:
+		v := *(*[6]float32)(src)
+		*(*[6]float32)(dst) = v
+	default:
+		copy(dst, src)
+	}
+}
+
+// im2colT is the transpose of im2col, V[c·9+t][q], packed w (channel, tap)
+// rows side by side over kb pixels: the left operand of the weight gradient
+// colᵀ·dz, summed over pixels.
+type im2colT struct{ im2col }
+
+// Pack implements blas32.Panels.
+func (m im2colT) Pack(dst []float32, i0, q0, n, kb, w int) {
+	edge := m.edge[q0 : q0+kb]
+	for g := 0; g*w < n; g++ {
+		panel := dst[g*w*kb : (g+1)*w*kb]
+		for r := range w {
+			i := i0 + g*w + r
+			if g*w+r >= n {
+				for p := range kb {
+					panel[p*w+r] = 0
+				}
+				continue
+			}
+			c, t := i/9, i%9
+			te, base := tapEdges[t], c*m.n+q0+m.shift[t]
+			lo, hi := max(0, -base), min(kb, len(m.x)-base) // outside: off the map, zero
+			hi = max(hi, lo)
+			for p := range lo {
+				panel[p*w+r] = 0
+			}
+			for p, v := range m.x[base+lo : base+hi] {
+				if edge[lo+p]&te != 0 {
+					v = 0
+				}
+				panel[(lo+p)*w+r] = v
+			}
+			for p := hi; p < kb; p++ {
+				panel[p*w+r] = 0
+			}
+		}
+	}
+}
 
 // geom is the geometry of a block input.
 type geom struct {
 	B, C, H, W int
-	nhwc       bool // the input layout: channels-last, or channels-first
-}
-
-// at returns the offset of pixel (b, c, y, x) in a map of this layout.
-func (g geom) at(b, c, y, x int) int {
-	if g.nhwc {
-		return ((b*g.H+y)*g.W+x)*g.C + c
-	}
-	return ((b*g.C+c)*g.H+y)*g.W + x
+	nchw       bool // the input layout: NCHW (the network input), or CNHW
 }
 
 func (g geom) String() string {
-	l := "NCHW"
-	if g.nhwc {
-		l = "NHWC"
+	l := "CNHW"
+	if g.nchw {
+		l = "NCHW"
 	}
 	return fmt.Sprintf("%d×%d×%d×%d %s", g.B, g.C, g.H, g.W, l)
 }
 
-// chanStride is the distance between channels of one pixel.
-func (g geom) chanStride() int {
-	if g.nhwc {
-		return 1
+// toPlanes copies the NCHW batch x of B maps into the CNHW dst.
+func toPlanes(g geom, x, dst []float32) {
+	hw := g.H * g.W
+	for b := range g.B {
+		for c := range g.C {
+			copy(dst[(c*g.B+b)*hw:][:hw], x[(b*g.C+c)*hw:][:hw])
+		}
 	}
-	return g.H * g.W
 }
 
-// im2col fills col from x (package layouts), one goroutine per range of maps.
-func im2col(g geom, x, col []float32) {
-	K, cs := g.C*9, g.chanStride()
-	parallelBatch(g.B, func(b0, b1 int) {
-		for b := b0; b < b1; b++ {
-			for y := 0; y < g.H; y++ {
-				for xx := 0; xx < g.W; xx++ {
-					row := col[((b*g.H+y)*g.W+xx)*K:][:K]
-					for k := 0; k < 9; k++ {
-						sy, sx := y+k/3-1, xx+k%3-1
-						if sy < 0 || sy >= g.H || sx < 0 || sx >= g.W {
-							for c := 0; c < g.C; c++ {
-								row[c*9+k] = 0
-							}
-							continue
-						}
-						off := g.at(b, 0, sy, sx)
-						for c := 0; c < g.C; c++ {
-							row[c*9+k] = x[off+c*cs]
-						}
-					}
-				}
-			}
+// fromPlanes copies the CNHW src of B maps into the NCHW dst.
+func fromPlanes(g geom, src, dst []float32) {
+	hw := g.H * g.W
+	for b := range g.B {
+		for c := range g.C {
+			copy(dst[(b*g.C+c)*hw:][:hw], src[(c*g.B+b)*hw:][:hw])
 		}
-	})
-}
-
-// col2im adds the entries of col into dx (zeroed here), im2col's adjoint;
-// each pixel sums its entries in ascending row, then tap, order.
-func col2im(g geom, col, dx []float32) {
-	K, cs := g.C*9, g.chanStride()
-	parallelBatch(g.B, func(b0, b1 int) {
-		per := g.C * g.H * g.W // one map, either layout
-		clear(dx[b0*per : b1*per])
-		for b := b0; b < b1; b++ {
-			for y := 0; y < g.H; y++ {
-				for xx := 0; xx < g.W; xx++ {
-					row := col[((b*g.H+y)*g.W+xx)*K:][:K]
-					for k := 0; k < 9; k++ {
-						sy, sx := y+k/3-1, xx+k%3-1
-						if sy < 0 || sy >= g.H || sx < 0 || sx >= g.W {
-							continue
-						}
-						off := g.at(b, 0, sy, sx)
-						for c := 0; c < g.C; c++ {
-							dx[off+c*cs] += row[c*9+k]
-						}
-					}
-				}
-			}
-		}
-	})
+	}
 }
 
 // pool is out = max(0, max_window z + bias[c]) over non-overlapping 2×2
 // windows (stride 2, no padding, trailing odd row/column dropped) of the
-// channels-last GEMM output z ((B·H·W)×C) and the bias (1×C). Adding a
-// per-channel constant commutes with the window maximum, and ReLU (monotone)
-// with both, so this is ReLU(MaxPool(conv + bias)) in one pass. The output
-// is channels-last ((B·H/2·W/2)×C), or channels-first (B×(C·H/2·W/2)) when
-// chw is set (the last block, for the flatten order). Its gradient routes
-// each pooled pixel's gradient to its window's first maximum when the output
-// is positive (ReLU), else nowhere; the bias gradient is, per channel, the
-// sum of the gradients of the positive outputs (ascending output offset).
+// NHWC GEMM output z ((B·H·W)×C) and the bias (1×C). Adding a per-channel
+// constant commutes with the window maximum, and ReLU (monotone) with both,
+// so this is ReLU(MaxPool(conv + bias)) in one pass. The output is CNHW (C
+// planes of B·H/2·W/2), or NCHW (B×(C·H/2·W/2)) when chw is set (the last
+// block, for the flatten order). Its gradient routes each pooled pixel's
+// gradient to its window's first maximum when the output is positive
+// (ReLU), else nowhere; the bias gradient is, per channel, the sum of the
+// gradients of the positive outputs in ascending (b, y, x). Both passes run
+// over one row of windows at a time (2·W·C values of z, in L1) for every
+// channel, so that z and the outputs are each read or written in order.
 type pool struct {
-	g   geom // of z: B, C (= cout), H, W; nhwc is ignored (always NHWC)
-	chw bool
+	B, C, H, W int // of z
+	chw        bool
 }
 
-func (op pool) ho() int { return op.g.H / 2 }
-func (op pool) wo() int { return op.g.W / 2 }
+func (op pool) ho() int { return op.H / 2 }
+func (op pool) wo() int { return op.W / 2 }
 
-// outAt is the output offset of pooled pixel (b, c, oy, ox).
-func (op pool) outAt(b, c, oy, ox int) int {
+// outRow is the output offset of pooled pixel (b, c, oy, 0).
+func (op pool) outRow(b, c, oy int) int {
 	if op.chw {
-		return ((b*op.g.C+c)*op.ho()+oy)*op.wo() + ox
+		return ((b*op.C+c)*op.ho() + oy) * op.wo()
 	}
-	return ((b*op.ho()+oy)*op.wo()+ox)*op.g.C + c
-}
-
-// window returns the offsets in z of the 2×2 window of pooled pixel
-// (b, oy, ox), channel 0, in row-major window order.
-func (op pool) window(b, oy, ox int) (p0, p1, p2, p3 int) {
-	C, W := op.g.C, op.g.W
-	p0 = ((b*op.g.H+2*oy)*W + 2*ox) * C
-	return p0, p0 + C, p0 + W*C, p0 + W*C + C
+	return ((c*op.B+b)*op.ho() + oy) * op.wo()
 }
 
 // forward writes the pooled pixels of maps b0..b1−1: per channel the
 // window maximum, plus the bias, through ReLU.
 func (op pool) forward(z, bias, o []float32, b0, b1 int) {
-	C, ho, wo := op.g.C, op.ho(), op.wo()
-	bias = bias[:C]
+	C, H, W, ho, wo := op.C, op.H, op.W, op.ho(), op.wo()
 	for b := b0; b < b1; b++ {
-		for oy := 0; oy < ho; oy++ {
-			for ox := 0; ox < wo; ox++ {
-				p0, p1, p2, p3 := op.window(b, oy, ox)
-				r0, r1, r2, r3 := z[p0:p0+C], z[p1:p1+C], z[p2:p2+C], z[p3:p3+C]
-				if op.chw {
-					base, step := op.outAt(b, 0, oy, ox), ho*wo
-					for c := range r0 {
-						o[base+c*step] = poolValue(r0[c], r1[c], r2[c], r3[c], bias[c])
-					}
-					continue
-				}
-				base := op.outAt(b, 0, oy, ox)
-				oc := o[base : base+C]
-				for c := range oc {
-					oc[c] = poolValue(r0[c], r1[c], r2[c], r3[c], bias[c])
+		zb := z[b*H*W*C:][:H*W*C]
+		for c := range C {
+			bc := bias[c]
+			out := o[op.outRow(b, c, 0):][:ho*wo]
+			for oy := range ho {
+				r0, r1 := zb[2*oy*W*C:][:W*C], zb[(2*oy+1)*W*C:][:W*C]
+				row := out[oy*wo:][:wo]
+				for ox := range row {
+					i := 2*ox*C + c
+					row[ox] = poolValue(r0[i], r0[i+C], r1[i], r1[i+C], bc)
 				}
 			}
 		}
@@ -180,31 +304,49 @@ func poolValue(v0, v1, v2, v3, b float32) float32 {
 	return max(max(max(v0, v1), max(v2, v3))+b, 0)
 }
 
-// backward writes the gradient of maps b0..b1−1 into dz (zeroed): each
-// pooled pixel's gradient goes to the first window position holding the
-// window maximum when the output is positive (ReLU), else nowhere. Written
-// without data-dependent branches (random data mispredicts them).
-func (op pool) backward(z, o, gr, dz []float32, b0, b1 int) {
-	C, ho, wo := op.g.C, op.ho(), op.wo()
+// backward writes the gradient of z for maps b0..b1−1 into dz (NHWC, as
+// z) and, when not nil, dzc (CNHW): each pooled pixel's gradient goes to
+// the first window position holding the window maximum when the output is
+// positive (ReLU), zero elsewhere. Written without data-dependent branches
+// (random data mispredicts them).
+func (op pool) backward(z, o, gr, dz, dzc []float32, b0, b1 int) {
+	C, H, W, wo := op.C, op.H, op.W, op.wo()
+	n := op.B * H * W
+	if H%2 != 0 || W%2 != 0 { // pixels outside every window
+		clear(dz[b0*H*W*C : b1*H*W*C])
+		for c := range C {
+			if dzc != nil {
+				clear(dzc[c*n+b0*H*W : c*n+b1*H*W])
+			}
+		}
+	}
+	ho, hw := op.ho(), H*W
 	for b := b0; b < b1; b++ {
-		for oy := 0; oy < ho; oy++ {
-			for ox := 0; ox < wo; ox++ {
-				p0, p1, p2, p3 := op.window(b, oy, ox)
-				r0, r1, r2, r3 := z[p0:p0+C], z[p1:p1+C], z[p2:p2+C], z[p3:p3+C]
-				base, step := op.outAt(b, 0, oy, ox), 1
-				if op.chw {
-					step = ho * wo
-				}
-				offs := [4]int{p0, p1, p2, p3}
-				for c := range r0 {
-					v0, v1, v2, v3 := r0[c], r1[c], r2[c], r3[c]
+		zb, db := z[b*hw*C:][:hw*C], dz[b*hw*C:][:hw*C]
+		for c := range C {
+			ob := op.outRow(b, c, 0)
+			oc, gc := o[ob:][:ho*wo], gr[ob:][:ho*wo]
+			for oy := range ho {
+				y0, y1 := 2*oy*W*C, (2*oy+1)*W*C
+				r0, r1, d0, d1 := zb[y0:][:W*C], zb[y1:][:W*C], db[y0:][:W*C], db[y1:][:W*C]
+				oo, gg := oc[oy*wo:][:wo], gc[oy*wo:][:wo]
+				for ox := range oo {
+					i := 2*ox*C + c
+					v0, v1, v2, v3 := r0[i], r0[i+C], r1[i], r1[i+C]
 					m := max(max(v0, v1), max(v2, v3))
-					// k = index of the first v == m (3 if none: NaN)
-					n0, n1, n2 := b2i(v0 != m), b2i(v1 != m), b2i(v2 != m)
-					k := n0 * (1 + n1*(1+n2))
-					i := base + c*step
-					g := gr[i]
-					dz[offs[k]+c] = math.Float32frombits(math.Float32bits(g) & -uint32(b2i(o[i] > 0)))
+					// the first v == m takes the gradient (v3 if none: NaN)
+					e0 := b2i(v0 == m)
+					e1 := b2i(v1 == m) &^ e0
+					e2 := b2i(v2 == m) &^ (e0 | e1)
+					e3 := 1 &^ (e0 | e1 | e2)
+					g := math.Float32bits(gg[ox]) & -uint32(b2i(oo[ox] > 0))
+					g0, g1 := math.Float32frombits(g&-uint32(e0)), math.Float32frombits(g&-uint32(e1))
+					g2, g3 := math.Float32frombits(g&-uint32(e2)), math.Float32frombits(g&-uint32(e3))
+					d0[i], d0[i+C], d1[i], d1[i+C] = g0, g1, g2, g3
+					if dzc != nil {
+						p := dzc[c*n+b*hw+2*oy*W+2*ox:][:W+2]
+						p[0], p[1], p[W], p[W+1] = g0, g1, g2, g3
+					}
 				}
 			}
 		}
@@ -220,34 +362,27 @@ func b2i(b bool) int {
 	return i
 }
 
-// biasGrad writes the bias gradient of output o and its gradient gr
-// into db (zeroed here).
-func (op pool) biasGrad(o, gr, db []float32) {
-	C := op.g.C
-	no := op.g.B * op.ho() * op.wo() * C
-	clear(db)
-	if op.chw {
-		hw := op.ho() * op.wo()
-		for i := 0; i < no; i++ {
-			if o[i] > 0 {
-				db[(i/hw)%C] += gr[i]
+// biasGrad writes the bias gradient of channels c0..c1−1 of the output o
+// and its gradient gr into db.
+func (op pool) biasGrad(o, gr, db []float32, c0, c1 int) {
+	hw := op.ho() * op.wo()
+	for c := c0; c < c1; c++ {
+		s := float32(0)
+		for b := range op.B {
+			off := op.outRow(b, c, 0)
+			for i, v := range o[off : off+hw] {
+				if v > 0 {
+					s += gr[off+i]
+				}
 			}
 		}
-		return
-	}
-	for i := 0; i < no; i += C {
-		oi, gi := o[i:i+C], gr[i:i+C]
-		for c := range oi {
-			if oi[c] > 0 {
-				db[c] += gi[c]
-			}
-		}
+		db[c] = s
 	}
 }
 
-// parallelBatch runs f over [0, B) split into one contiguous range of maps
-// per worker (GOMAXPROCS of them at most). The steps write disjoint
-// outputs per map, so the numbers do not depend on the split.
+// parallelBatch runs f over [0, B) split into one contiguous range per
+// worker (GOMAXPROCS of them at most). The steps write disjoint outputs per
+// range, so the numbers do not depend on the split.
 func parallelBatch(B int, f func(b0, b1 int)) {
 	t := min(parallel.Threads(0), B)
 	if t <= 1 {
@@ -258,25 +393,40 @@ func parallelBatch(B int, f func(b0, b1 int)) {
 	parallel.For(t, (B+per-1)/per, func(i int) { f(i*per, min((i+1)*per, B)) })
 }
 
+// gemmPanels computes the convolutions' products.
+var gemmPanels = blas32.Implementation{}
+
 // convBlock is ReLU(MaxPool2×2(Conv3×3(x; W) + b)) on a batch of maps of
-// cin channels, H×W pixels, channels-first (the network input) or
-// channels-last (nhwc): im2col, z = col·W with the (cin·9)×cout weight,
-// then the fused pool. Its gradient: dz from the pool, dW += colᵀ·dz, the
-// bias from the pool, and dx = col2im(dz·Wᵀ).
+// cin channels, H×W pixels: z = col·W (NHWC) with the (cin·9)×cout weight
+// and the implicit im2col matrix of x, then the fused pool. Its gradient:
+// dz and the bias from the pool, dW += colᵀ·dz (summed over pixels in
+// ascending order, as Sgemm sums the stored matrices), and dx = the full
+// convolution of dz with the mirrored weight,
+// dx[c][q] = Σ_{o,t} W[c·9+8−t][o]·dz[q + shift(t)][o], one GEMM with the
+// implicit im2col matrix of dz (tap t of pixel q reads q − shift(8−t)).
 type convBlock struct {
-	w, b       *param.Param
-	in         geom // B is the chunk; forward and backward use their rows
-	cout       int
-	chw        bool
-	col, z, dz []float32 // im2col matrix (then its gradient), GEMM output and its gradient
-	dw, db     []float32 // the gradients of one pass
+	w, b    *param.Param
+	in      geom // B is the chunk; forward and backward use their rows
+	cout    int
+	chw     bool
+	edge    []uint8 // mapEdges of the chunk's maps
+	shift   [9]int
+	xc, dxc []float32 // the input and its gradient in CNHW, when the input is NCHW with cin > 1
+	z       []float32 // GEMM output, NHWC
+	dz, dzc []float32 // its gradient, NHWC (for dW) and CNHW (for dx)
+	wd      []float32 // the mirrored weight of dx, cin×(cout·9)
+	dw, db  []float32 // the gradients of one pass
 }
 
 func newConvBlock(w, b *param.Param, in geom, chw bool) *convBlock {
 	cout := w.Shape[1]
 	n := in.B * in.H * in.W
-	return &convBlock{w: w, b: b, in: in, cout: cout, chw: chw,
-		col: make([]float32, n*in.C*9), z: make([]float32, n*cout), dz: make([]float32, n*cout), dw: make([]float32, len(w.Data)), db: make([]float32, cout)}
+	l := &convBlock{w: w, b: b, in: in, cout: cout, chw: chw, edge: mapEdges(in.B, in.H, in.W), shift: tapShifts(in.W),
+		z: make([]float32, n*cout), dz: make([]float32, n*cout), dw: make([]float32, len(w.Data)), db: make([]float32, cout)}
+	if in.nchw && in.C > 1 {
+		l.xc = make([]float32, n*in.C)
+	}
+	return l
 }
 
 // outWidth is the width of one output row (one map).
@@ -285,15 +435,24 @@ func (l *convBlock) outWidth() int { return l.cout * (l.in.H / 2) * (l.in.W / 2)
 func (l *convBlock) geom(rows int) (geom, pool) {
 	g := l.in
 	g.B = rows
-	return g, pool{g: geom{B: rows, C: l.cout, H: g.H, W: g.W, nhwc: true}, chw: l.chw}
+	return g, pool{B: rows, C: l.cout, H: g.H, W: g.W, chw: l.chw}
+}
+
+// cols is the implicit im2col matrix of the input x of rows maps.
+func (l *convBlock) cols(g geom, x []float32) im2col {
+	n := g.B * g.H * g.W
+	if l.xc != nil {
+		toPlanes(g, x, l.xc[:n*g.C])
+		x = l.xc[:n*g.C]
+	}
+	return im2col{x: x[:n*g.C], n: n, edge: l.edge[:n], shift: l.shift}
 }
 
 func (l *convBlock) forward(x []float32, rows int, y []float32) {
 	g, p := l.geom(rows)
-	n, k := rows*g.H*g.W, g.C*9
-	col, z := l.col[:n*k], l.z[:n*l.cout]
-	im2col(g, x, col)
-	gemm32.Sgemm(blas.NoTrans, blas.NoTrans, n, l.cout, k, 1, col, k, l.w.Data, l.cout, 0, z, l.cout)
+	n := rows * g.H * g.W
+	z := l.z[:n*l.cout]
+	gemmPanels.SgemmPanels(n, l.cout, g.C*9, 1, l.cols(g, x), blas32.Matrix(l.w.Data, l.cout, true), z, l.cout)
 	bias := l.b.Data
 	parallelBatch(rows, func(b0, b1 int) { p.forward(z, bias, y, b0, b1) })
 }
@@ -301,19 +460,50 @@ func (l *convBlock) forward(x []float32, rows int, y []float32) {
 func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
 	g, p := l.geom(rows)
 	n, k := rows*g.H*g.W, g.C*9
-	col, z, dz := l.col[:n*k], l.z[:n*l.cout], l.dz[:n*l.cout]
-	parallelBatch(rows, func(b0, b1 int) {
-		per := g.H * g.W * l.cout // one map of z
-		clear(dz[b0*per : b1*per])
-		p.backward(z, y, dy, dz, b0, b1)
-	})
-	p.biasGrad(y, dy, l.db)
+	z, dz := l.z[:n*l.cout], l.dz[:n*l.cout]
+	var dzc []float32
+	if dx != nil {
+		if l.dzc == nil {
+			l.dzc = make([]float32, len(l.z))
+		}
+		dzc = l.dzc[:n*l.cout]
+	}
+	parallelBatch(rows, func(b0, b1 int) { p.backward(z, y, dy, dz, dzc, b0, b1) })
+	parallelBatch(l.cout, func(c0, c1 int) { p.biasGrad(y, dy, l.db, c0, c1) })
 	addTo(l.b.Grad, l.db)
-	gemm32.Sgemm(blas.Trans, blas.NoTrans, k, l.cout, n, 1, col, k, dz, l.cout, 0, l.dw, l.cout)
+	gemmPanels.SgemmPanels(k, l.cout, n, 1, im2colT{l.cols(g, x)}, blas32.Matrix(dz, l.cout, true), l.dw, l.cout)
 	addTo(l.w.Grad, l.dw)
 	if dx != nil {
-		// the im2col matrix is not needed any more: it takes its gradient
-		gemm32.Sgemm(blas.NoTrans, blas.Trans, n, k, l.cout, 1, dz, l.cout, l.w.Data, l.cout, 0, col, k)
-		col2im(g, col, dx)
+		l.inputGrad(g, dzc, dx)
+	}
+}
+
+// inputGrad writes dx, the full convolution of dz with the mirrored weight:
+// Wd[c][o·9+t] = W[c·9+8−t][o] times the implicit im2col matrix of dz.
+func (l *convBlock) inputGrad(g geom, dz, dx []float32) {
+	n, cout := g.B*g.H*g.W, l.cout
+	if l.wd == nil {
+		l.wd = make([]float32, g.C*cout*9)
+	}
+	w := l.w.Data
+	for c := range g.C {
+		row := l.wd[c*cout*9:][:cout*9]
+		for o := range cout {
+			for t := range 9 {
+				row[o*9+t] = w[(c*9+8-t)*cout+o]
+			}
+		}
+	}
+	out := dx[:n*g.C]
+	if l.xc != nil {
+		if l.dxc == nil {
+			l.dxc = make([]float32, len(l.xc))
+		}
+		out = l.dxc[:n*g.C]
+	}
+	cols := im2col{x: dz, n: n, edge: l.edge[:n], shift: l.shift}
+	gemmPanels.SgemmPanels(g.C, n, cout*9, 1, blas32.Matrix(l.wd, cout*9, false), cols, out, n)
+	if l.xc != nil {
+		fromPlanes(g, out, dx)
 	}
 }

@@ -179,35 +179,52 @@ func copyPixels(dst, src []float32) {
 // colᵀ·dz, summed over pixels.
 type im2colT struct{ im2col }
 
-// Pack implements blas32.Panels.
+// Pack implements blas32.Panels: per pixel step, the w rows' values side
+// by side, each read from its (channel, tap) source row in order.
 func (m im2colT) Pack(dst []float32, i0, q0, n, kb, w int) {
+	var base [64]int
+	var te [64]uint8
 	edge := m.edge[q0 : q0+kb]
 	for g := 0; g*w < n; g++ {
 		panel := dst[g*w*kb : (g+1)*w*kb]
-		for r := range w {
-			i := i0 + g*w + r
-			if g*w+r >= n {
-				for p := range kb {
-					panel[p*w+r] = 0
-				}
-				continue
-			}
-			c, t := i/9, i%9
-			te, base := tapEdges[t], c*m.n+q0+m.shift[t]
-			lo, hi := max(0, -base), min(kb, len(m.x)-base) // outside: off the map, zero
-			hi = max(hi, lo)
-			for p := range lo {
-				panel[p*w+r] = 0
-			}
-			for p, v := range m.x[base+lo : base+hi] {
-				if edge[lo+p]&te != 0 {
+		nv := min(w, n-g*w)
+		inside := true // every source of this block lies in x
+		for r := range nv {
+			c, t := (i0+g*w+r)/9, (i0+g*w+r)%9
+			base[r], te[r] = c*m.n+q0+m.shift[t], tapEdges[t]
+			inside = inside && base[r] >= 0 && base[r]+kb <= len(m.x)
+		}
+		if !inside || nv < w {
+			m.packSlow(panel, base[:nv], te[:nv], edge, w)
+			continue
+		}
+		bs, ts := base[:w], te[:w]
+		for p, e := range edge {
+			out := panel[p*w : p*w+w]
+			for r, b := range bs {
+				v := m.x[b+p]
+				if e&ts[r] != 0 {
 					v = 0
 				}
-				panel[(lo+p)*w+r] = v
+				out[r] = v
 			}
-			for p := hi; p < kb; p++ {
-				panel[p*w+r] = 0
+		}
+	}
+}
+
+// packSlow is Pack's loop for a block with rows past n or sources outside
+// x (off the map: zero).
+func (m im2colT) packSlow(panel []float32, base []int, te []uint8, edge []uint8, w int) {
+	for p, e := range edge {
+		out := panel[p*w : p*w+w]
+		for r := range out {
+			v := float32(0)
+			if r < len(base) {
+				if i := base[r] + p; i >= 0 && i < len(m.x) && e&te[r] == 0 {
+					v = m.x[i]
+				}
 			}
+			out[r] = v
 		}
 	}
 }
@@ -310,42 +327,39 @@ func poolValue(v0, v1, v2, v3, b float32) float32 {
 // positive (ReLU), zero elsewhere. Written without data-dependent branches
 // (random data mispredicts them).
 func (op pool) backward(z, o, gr, dz, dzc []float32, b0, b1 int) {
-	C, H, W, wo := op.C, op.H, op.W, op.wo()
-	n := op.B * H * W
-	if H%2 != 0 || W%2 != 0 { // pixels outside every window
-		clear(dz[b0*H*W*C : b1*H*W*C])
+	C, H, W, ho, wo := op.C, op.H, op.W, op.ho(), op.wo()
+	hw, n := H*W, op.B*H*W
+	clear(dz[b0*hw*C : b1*hw*C])
+	if dzc != nil {
 		for c := range C {
-			if dzc != nil {
-				clear(dzc[c*n+b0*H*W : c*n+b1*H*W])
-			}
+			clear(dzc[c*n+b0*hw : c*n+b1*hw])
 		}
 	}
-	ho, hw := op.ho(), H*W
 	for b := b0; b < b1; b++ {
 		zb, db := z[b*hw*C:][:hw*C], dz[b*hw*C:][:hw*C]
 		for c := range C {
 			ob := op.outRow(b, c, 0)
 			oc, gc := o[ob:][:ho*wo], gr[ob:][:ho*wo]
+			var pc []float32 // channel c of map b in dzc
+			if dzc != nil {
+				pc = dzc[c*n+b*hw:][:hw]
+			}
 			for oy := range ho {
-				y0, y1 := 2*oy*W*C, (2*oy+1)*W*C
-				r0, r1, d0, d1 := zb[y0:][:W*C], zb[y1:][:W*C], db[y0:][:W*C], db[y1:][:W*C]
+				y0 := 2 * oy * W * C
+				r0, r1 := zb[y0:][:W*C], zb[y0+W*C:][:W*C]
 				oo, gg := oc[oy*wo:][:wo], gc[oy*wo:][:wo]
 				for ox := range oo {
 					i := 2*ox*C + c
 					v0, v1, v2, v3 := r0[i], r0[i+C], r1[i], r1[i+C]
 					m := max(max(v0, v1), max(v2, v3))
-					// the first v == m takes the gradient (v3 if none: NaN)
-					e0 := b2i(v0 == m)
-					e1 := b2i(v1 == m) &^ e0
-					e2 := b2i(v2 == m) &^ (e0 | e1)
-					e3 := 1 &^ (e0 | e1 | e2)
-					g := math.Float32bits(gg[ox]) & -uint32(b2i(oo[ox] > 0))
-					g0, g1 := math.Float32frombits(g&-uint32(e0)), math.Float32frombits(g&-uint32(e1))
-					g2, g3 := math.Float32frombits(g&-uint32(e2)), math.Float32frombits(g&-uint32(e3))
-					d0[i], d0[i+C], d1[i], d1[i+C] = g0, g1, g2, g3
-					if dzc != nil {
-						p := dzc[c*n+b*hw+2*oy*W+2*ox:][:W+2]
-						p[0], p[1], p[W], p[W+1] = g0, g1, g2, g3
+					// k = index of the first v == m (3 if none: NaN)
+					n0, n1, n2 := b2i(v0 != m), b2i(v1 != m), b2i(v2 != m)
+					k := n0 * (1 + n1*(1+n2))
+					dy, dx := k>>1, k&1
+					g := math.Float32frombits(math.Float32bits(gg[ox]) & -uint32(b2i(oo[ox] > 0)))
+					db[y0+(dy*W+dx)*C+i] = g
+					if pc != nil {
+						pc[(2*oy+dy)*W+2*ox+dx] = g
 					}
 				}
 			}
@@ -371,9 +385,7 @@ func (op pool) biasGrad(o, gr, db []float32, c0, c1 int) {
 		for b := range op.B {
 			off := op.outRow(b, c, 0)
 			for i, v := range o[off : off+hw] {
-				if v > 0 {
-					s += gr[off+i]
-				}
+				s += math.Float32frombits(math.Float32bits(gr[off+i]) & -uint32(b2i(v > 0))) // + 0 where v ≤ 0: s unchanged
 			}
 		}
 		db[c] = s

@@ -265,16 +265,17 @@ func fromPlanes(g geom, src, dst []float32) {
 
 // pool is out = max(0, max_window z + bias[c]) over non-overlapping 2×2
 // windows (stride 2, no padding, trailing odd row/column dropped) of the
-// NHWC GEMM output z ((B·H·W)×C) and the bias (1×C). Adding a per-channel
-// constant commutes with the window maximum, and ReLU (monotone) with both,
-// so this is ReLU(MaxPool(conv + bias)) in one pass. The output is CNHW (C
-// planes of B·H/2·W/2), or NCHW (B×(C·H/2·W/2)) when chw is set (the last
-// block, for the flatten order). Its gradient routes each pooled pixel's
-// gradient to its window's first maximum when the output is positive
-// (ReLU), else nowhere; the bias gradient is, per channel, the sum of the
-// gradients of the positive outputs in ascending (b, y, x). Both passes run
-// over one row of windows at a time (2·W·C values of z, in L1) for every
-// channel, so that z and the outputs are each read or written in order.
+// CNHW GEMM output z (C planes of B·H·W) and the bias (1×C). Adding a
+// per-channel constant commutes with the window maximum, and ReLU
+// (monotone) with both, so this is ReLU(MaxPool(conv + bias)) in one pass.
+// The output is CNHW (C planes of B·H/2·W/2), or NCHW (B×(C·H/2·W/2)) when
+// chw is set (the last block, for the flatten order). Its gradient routes
+// each pooled pixel's gradient to its window's first maximum when the
+// output is positive (ReLU), else nowhere; the bias gradient is, per
+// channel, the sum of the gradients of the positive outputs in ascending
+// (b, y, x). Both passes run map by map, channel by channel, so that z, the
+// output and their gradients are read and written in order (the NHWC
+// gradient of z a map at a time, in cache).
 type pool struct {
 	B, C, H, W int // of z
 	chw        bool
@@ -294,18 +295,18 @@ func (op pool) outRow(b, c, oy int) int {
 // forward writes the pooled pixels of maps b0..b1−1: per channel the
 // window maximum, plus the bias, through ReLU.
 func (op pool) forward(z, bias, o []float32, b0, b1 int) {
-	C, H, W, ho, wo := op.C, op.H, op.W, op.ho(), op.wo()
+	H, W, ho, wo := op.H, op.W, op.ho(), op.wo()
+	hw, n := H*W, op.B*H*W
 	for b := b0; b < b1; b++ {
-		zb := z[b*H*W*C:][:H*W*C]
-		for c := range C {
+		for c := range op.C {
 			bc := bias[c]
+			zc := z[c*n+b*hw:][:hw]
 			out := o[op.outRow(b, c, 0):][:ho*wo]
 			for oy := range ho {
-				r0, r1 := zb[2*oy*W*C:][:W*C], zb[(2*oy+1)*W*C:][:W*C]
+				r0, r1 := zc[2*oy*W:][:2*wo], zc[(2*oy+1)*W:][:2*wo]
 				row := out[oy*wo:][:wo]
 				for ox := range row {
-					i := 2*ox*C + c
-					row[ox] = poolValue(r0[i], r0[i+C], r1[i], r1[i+C], bc)
+					row[ox] = poolValue(r0[2*ox], r0[2*ox+1], r1[2*ox], r1[2*ox+1], bc)
 				}
 			}
 		}
@@ -321,8 +322,8 @@ func poolValue(v0, v1, v2, v3, b float32) float32 {
 	return max(max(max(v0, v1), max(v2, v3))+b, 0)
 }
 
-// backward writes the gradient of z for maps b0..b1−1 into dz (NHWC, as
-// z) and, when not nil, dzc (CNHW): each pooled pixel's gradient goes to
+// backward writes the gradient of z for maps b0..b1−1 into dz (NHWC)
+// and, when not nil, dzc (CNHW, as z): each pooled pixel's gradient goes to
 // the first window position holding the window maximum when the output is
 // positive (ReLU), zero elsewhere. Written without data-dependent branches
 // (random data mispredicts them).
@@ -336,8 +337,9 @@ func (op pool) backward(z, o, gr, dz, dzc []float32, b0, b1 int) {
 		}
 	}
 	for b := b0; b < b1; b++ {
-		zb, db := z[b*hw*C:][:hw*C], dz[b*hw*C:][:hw*C]
+		db := dz[b*hw*C:][:hw*C]
 		for c := range C {
+			zc := z[c*n+b*hw:][:hw]
 			ob := op.outRow(b, c, 0)
 			oc, gc := o[ob:][:ho*wo], gr[ob:][:ho*wo]
 			var pc []float32 // channel c of map b in dzc
@@ -345,21 +347,19 @@ func (op pool) backward(z, o, gr, dz, dzc []float32, b0, b1 int) {
 				pc = dzc[c*n+b*hw:][:hw]
 			}
 			for oy := range ho {
-				y0 := 2 * oy * W * C
-				r0, r1 := zb[y0:][:W*C], zb[y0+W*C:][:W*C]
+				r0, r1 := zc[2*oy*W:][:2*wo], zc[(2*oy+1)*W:][:2*wo]
 				oo, gg := oc[oy*wo:][:wo], gc[oy*wo:][:wo]
 				for ox := range oo {
-					i := 2*ox*C + c
-					v0, v1, v2, v3 := r0[i], r0[i+C], r1[i], r1[i+C]
+					v0, v1, v2, v3 := r0[2*ox], r0[2*ox+1], r1[2*ox], r1[2*ox+1]
 					m := max(max(v0, v1), max(v2, v3))
 					// k = index of the first v == m (3 if none: NaN)
 					n0, n1, n2 := b2i(v0 != m), b2i(v1 != m), b2i(v2 != m)
 					k := n0 * (1 + n1*(1+n2))
-					dy, dx := k>>1, k&1
+					q := (2*oy+k>>1)*W + 2*ox + k&1 // pixel in the map
 					g := math.Float32frombits(math.Float32bits(gg[ox]) & -uint32(b2i(oo[ox] > 0)))
-					db[y0+(dy*W+dx)*C+i] = g
+					db[q*C+c] = g
 					if pc != nil {
-						pc[(2*oy+dy)*W+2*ox+dx] = g
+						pc[q] = g
 					}
 				}
 			}
@@ -409,7 +409,7 @@ func parallelBatch(B int, f func(b0, b1 int)) {
 var gemmPanels = blas32.Implementation{}
 
 // convBlock is ReLU(MaxPool2×2(Conv3×3(x; W) + b)) on a batch of maps of
-// cin channels, H×W pixels: z = col·W (NHWC) with the (cin·9)×cout weight
+// cin channels, H×W pixels: z = Wᵀ·colᵀ (CNHW) with the (cin·9)×cout weight
 // and the implicit im2col matrix of x, then the fused pool. Its gradient:
 // dz and the bias from the pool, dW += colᵀ·dz (summed over pixels in
 // ascending order, as Sgemm sums the stored matrices), and dx = the full
@@ -424,8 +424,8 @@ type convBlock struct {
 	edge    []uint8 // mapEdges of the chunk's maps
 	shift   [9]int
 	xc, dxc []float32 // the input and its gradient in CNHW, when the input is NCHW with cin > 1
-	z       []float32 // GEMM output, NHWC
-	dz, dzc []float32 // its gradient, NHWC (for dW) and CNHW (for dx)
+	z       []float32 // GEMM output, CNHW
+	dz, dzc []float32 // its gradient, NHWC (for dW) and CNHW (as z, for dx)
 	wd      []float32 // the mirrored weight of dx, cin×(cout·9)
 	dw, db  []float32 // the gradients of one pass
 }
@@ -464,7 +464,7 @@ func (l *convBlock) forward(x []float32, rows int, y []float32) {
 	g, p := l.geom(rows)
 	n := rows * g.H * g.W
 	z := l.z[:n*l.cout]
-	gemmPanels.SgemmPanels(n, l.cout, g.C*9, 1, l.cols(g, x), blas32.Matrix(l.w.Data, l.cout, true), z, l.cout)
+	gemmPanels.SgemmPanels(l.cout, n, g.C*9, 1, blas32.Matrix(l.w.Data, l.cout, true), l.cols(g, x), z, n)
 	bias := l.b.Data
 	parallelBatch(rows, func(b0, b1 int) { p.forward(z, bias, y, b0, b1) })
 }

@@ -205,7 +205,7 @@ func copySteps[T elem](dst, src []T, kb, width, w, ld int) {
 	}
 }
 
-// copySteps32 is copySteps for float32 and a full width w of 6, 16 or 32
+// copySteps32 is copySteps for float32 and a full width w of 6, 12, 16 or 32
 // values (the AVX2 and AVX-512 kernels' mr and nr), copied as arrays
 // through a local (a few vector moves; copy, or an array assignment
 // between slices that may overlap, calls memmove once per step); false for
@@ -218,6 +218,11 @@ func copySteps32(dst, src []float32, kb, w, ld int) bool {
 		for p := range kb {
 			v := *(*[6]float32)(src[p*ld:])
 			*(*[6]float32)(dst[p*6:]) = v
+		}
+	case 12:
+		for p := range kb {
+			v := *(*[12]float32)(src[p*ld:])
+			*(*[12]float32)(dst[p*12:]) = v
 		}
 	case 16:
 		for p := range kb {

@@ -229,6 +229,68 @@ func (m im2colT) packSlow(panel []float32, base []int, te []uint8, edge []uint8,
 	}
 }
 
+// im2colRows is im2colT with its rows in tap-major order,
+// V[t·C+c][q] = x(q + shift[t], channel c), read from an NHWC copy xn of
+// the input ((B·H·W)×C), where the rows of one tap are C contiguous values
+// per pixel: packed w rows side by side over kb pixels (the right operand of
+// the weight gradient dzᵀ·col), a pixel step is one copy per tap.
+type im2colRows struct {
+	xn    []float32
+	C     int
+	edge  []uint8
+	shift [9]int
+}
+
+// Pack implements blas32.Panels.
+func (m im2colRows) Pack(dst []float32, i0, q0, n, kb, w int) {
+	for g := 0; g*w < n; g++ {
+		panel := dst[g*w*kb : (g+1)*w*kb]
+		nv := min(w, n-g*w)
+		if nv < w {
+			clear(panel)
+		}
+		for r := 0; r < nv; { // runs of rows of one tap
+			t, c := (i0+g*w+r)/m.C, (i0+g*w+r)%m.C
+			l := min(nv-r, m.C-c)
+			m.packRun(panel, r, l, w, t, c, q0, kb)
+			r += l
+		}
+	}
+}
+
+// packRun writes rows r..r+l−1 of a panel w wide, tap t, channels c.., for
+// pixels q0..q0+kb−1.
+func (m im2colRows) packRun(panel []float32, r, l, w, t, c, q0, kb int) {
+	te, s, C := tapEdges[t], m.shift[t], m.C
+	for p, e := range m.edge[q0 : q0+kb] {
+		out := panel[p*w+r : p*w+r+l]
+		if e&te != 0 { // off the map
+			for k := range out {
+				out[k] = 0
+			}
+			continue
+		}
+		copyPixels(out, m.xn[(q0+p+s)*C+c:][:l])
+	}
+}
+
+// toNHWC copies the batch x (layout g) into the NHWC dst, maps b0..b1−1.
+func toNHWC(g geom, x, dst []float32, b0, b1 int) {
+	C, hw := g.C, g.H*g.W
+	for b := b0; b < b1; b++ {
+		out := dst[b*hw*C:][:hw*C]
+		for c := range C {
+			src := x[(c*g.B+b)*hw:][:hw]
+			if g.nchw {
+				src = x[(b*C+c)*hw:][:hw]
+			}
+			for q, v := range src {
+				out[q*C+c] = v
+			}
+		}
+	}
+}
+
 // geom is the geometry of a block input.
 type geom struct {
 	B, C, H, W int
@@ -424,6 +486,7 @@ type convBlock struct {
 	edge    []uint8 // mapEdges of the chunk's maps
 	shift   [9]int
 	xc, dxc []float32 // the input and its gradient in CNHW, when the input is NCHW with cin > 1
+	xn      []float32 // the input in NHWC, for the weight gradient (weightGrad)
 	z       []float32 // GEMM output, CNHW
 	dz, dzc []float32 // its gradient, NHWC (for dW) and CNHW (as z, for dx)
 	wd      []float32 // the mirrored weight of dx, cin×(cout·9)
@@ -471,7 +534,7 @@ func (l *convBlock) forward(x []float32, rows int, y []float32) {
 
 func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
 	g, p := l.geom(rows)
-	n, k := rows*g.H*g.W, g.C*9
+	n := rows * g.H * g.W
 	z, dz := l.z[:n*l.cout], l.dz[:n*l.cout]
 	var dzc []float32
 	if dx != nil {
@@ -483,10 +546,38 @@ func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
 	parallelBatch(rows, func(b0, b1 int) { p.backward(z, y, dy, dz, dzc, b0, b1) })
 	parallelBatch(l.cout, func(c0, c1 int) { p.biasGrad(y, dy, l.db, c0, c1) })
 	addTo(l.b.Grad, l.db)
-	gemmPanels.SgemmPanels(k, l.cout, n, 1, im2colT{l.cols(g, x)}, blas32.Matrix(dz, l.cout, true), l.dw, l.cout)
-	addTo(l.w.Grad, l.dw)
+	l.weightGrad(g, x, dz)
 	if dx != nil {
 		l.inputGrad(g, dzc, dx)
+	}
+}
+
+// weightGrad adds colᵀ·dz to the weight's gradient. With 16k channels the
+// product is dzᵀ·col with tap-major rows (im2colRows: a pixel step packs
+// whole runs of channels), added back in the weight's row order; else
+// colᵀ·dz with im2colT. Both sum over pixels in ascending order, so they
+// give the same bits.
+func (l *convBlock) weightGrad(g geom, x, dz []float32) {
+	n, k, C, cout := g.B*g.H*g.W, g.C*9, g.C, l.cout
+	if C%16 != 0 {
+		gemmPanels.SgemmPanels(k, cout, n, 1, im2colT{l.cols(g, x)}, blas32.Matrix(dz, cout, true), l.dw, cout)
+		addTo(l.w.Grad, l.dw)
+		return
+	}
+	if l.xn == nil {
+		l.xn = make([]float32, len(l.z)/cout*C)
+	}
+	xn := l.xn[:n*C]
+	parallelBatch(g.B, func(b0, b1 int) { toNHWC(g, x, xn, b0, b1) })
+	rows := im2colRows{xn: xn, C: C, edge: l.edge[:n], shift: l.shift}
+	gemmPanels.SgemmPanels(cout, k, n, 1, blas32.Matrix(dz, cout, true), rows, l.dw, k)
+	for c := range C {
+		for t := range 9 {
+			grad := l.w.Grad[(c*9+t)*cout:][:cout]
+			for o := range grad {
+				grad[o] += l.dw[o*k+t*C+c]
+			}
+		}
 	}
 }
 

@@ -101,6 +101,11 @@ var cnnTestConfigs = []Config{
 	{Arch: "cnn", InDim: 36, InChannels: 1, InHeight: 6, InWidth: 6, Channels: []int{3, 4}, EmbedDim: 5, Chunk: 4, Seed: 1},
 	{Arch: "cnn", InDim: 2 * 5 * 7, InChannels: 2, InHeight: 5, InWidth: 7, Channels: []int{3}, EmbedDim: 4, Chunk: 3, L2Normalize: true, Seed: 2},
 	{Arch: "cnn", InDim: 64, InChannels: 1, InHeight: 8, InWidth: 8, Channels: []int{2, 3, 2}, EmbedDim: 3, Chunk: 3, L2Normalize: true, Seed: 3},
+	// 16 input channels, the weight gradient packs runs of channels
+	// (im2colRows): in the second block (channels-first maps) and in the
+	// first (the NCHW input)
+	{Arch: "cnn", InDim: 6 * 5, InChannels: 1, InHeight: 6, InWidth: 5, Channels: []int{16, 2}, EmbedDim: 3, Chunk: 3, Seed: 4},
+	{Arch: "cnn", InDim: 16 * 5 * 4, InChannels: 16, InHeight: 5, InWidth: 4, Channels: []int{2}, EmbedDim: 3, Chunk: 3, L2Normalize: true, Seed: 5},
 }
 
 // TestCNNHandChecked runs a 1×4×4 image through one block with weights set

@@ -136,14 +136,18 @@ func (impl Implementation) SgemmPanels(m, n, k int, alpha float32, a, b Panels, 
 	if m == 0 || n == 0 {
 		return
 	}
-	kern := active.Load().s
-	if k == 0 || alpha == 0 || kern.fn == nil {
-		va, vb := make([]float32, max(1, m*k)), make([]float32, max(1, n*k))
-		if k > 0 {
-			a.Pack(va, 0, 0, m, k, 1)
-			b.Pack(vb, 0, 0, n, k, 1)
+	if k == 0 || alpha == 0 {
+		for i := 0; i < m; i++ {
+			clear(c[i*ldc : i*ldc+n])
 		}
-		impl.Implementation.Sgemm(blas.NoTrans, blas.Trans, m, n, k, alpha, va, max(1, k), vb, max(1, k), 0, c, ldc)
+		return
+	}
+	kern := active.Load().s
+	if kern.fn == nil {
+		va, vb := make([]float32, m*k), make([]float32, n*k)
+		a.Pack(va, 0, 0, m, k, 1)
+		b.Pack(vb, 0, 0, n, k, 1)
+		impl.Implementation.Sgemm(blas.NoTrans, blas.Trans, m, n, k, alpha, va, k, vb, k, 0, c, ldc)
 		return
 	}
 	gemm[float32](kern, impl.Threads, m, n, k, alpha, a, b, c, ldc, true)

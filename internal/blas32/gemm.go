@@ -114,6 +114,17 @@ func gemmSerial[T elem](kern tile[T], m, n, k int, alpha T, a, b packer[T], c []
 	defer p.Put(ws)
 	mr, nr := kern.mr, kern.nr
 	ws.tile = grow(ws.tile, mr*nr)
+	// When A is one mc block and B has several nc panels, A is packed once
+	// (each k block at offset mPad·pc) instead of once per panel of B: a
+	// convolution's few output channels against its many pixels.
+	mPad := (m + mr - 1) / mr * mr
+	packedA := m <= blockM && n > blockN
+	if packedA {
+		ws.a = grow(ws.a, mPad*k)
+		for pc := 0; pc < k; pc += blockK {
+			a.Pack(ws.a[mPad*pc:], 0, pc, m, min(blockK, k-pc), mr)
+		}
+	}
 	for jc := 0; jc < n; jc += blockN {
 		nb := min(blockN, n-jc)
 		nbPad := (nb + nr - 1) / nr * nr
@@ -127,14 +138,20 @@ func gemmSerial[T elem](kern tile[T], m, n, k int, alpha T, a, b packer[T], c []
 			b.Pack(ws.b, jc, pc, nb, kb, nr)
 			for ic := 0; ic < m; ic += blockM {
 				mb := min(blockM, m-ic)
-				mbPad := (mb + mr - 1) / mr * mr
-				ws.a = grow(ws.a, mbPad*kb)
-				a.Pack(ws.a, ic, pc, mb, kb, mr)
+				packA := ws.a
+				if packedA {
+					packA = ws.a[mPad*pc:]
+				} else {
+					mbPad := (mb + mr - 1) / mr * mr
+					ws.a = grow(ws.a, mbPad*kb)
+					packA = ws.a
+					a.Pack(packA, ic, pc, mb, kb, mr)
+				}
 				for jr := 0; jr < nb; jr += nr {
 					pb := &ws.b[jr*kb]
 					nv := min(nr, nb-jr)
 					for ir := 0; ir < mb; ir += mr {
-						pa := &ws.a[ir*kb]
+						pa := &packA[ir*kb]
 						mv := min(mr, mb-ir)
 						ci := (ic+ir)*ldc + jc + jr
 						if mv == mr && nv == nr {

@@ -355,41 +355,43 @@ func (op pool) outRow(b, c, oy int) int {
 }
 
 // forward writes the pooled pixels of maps b0..b1−1: per channel the
-// window maximum, plus the bias, through ReLU.
-func (op pool) forward(z, bias, o []float32, b0, b1 int) {
+// window maximum, plus the bias, through ReLU; arg (in the order of o)
+// gets the window position of the first maximum, for backward. Go's
+// branch-free max (random data makes a compare-and-branch chain mispredict
+// about once per compare) equals the first-maximum compare chain except
+// for signed zeros (−0 vs +0, numerically equal) and NaN, which max
+// propagates from any window position.
+func (op pool) forward(z, bias, o []float32, arg []uint8, b0, b1 int) {
 	H, W, ho, wo := op.H, op.W, op.ho(), op.wo()
 	hw, n := H*W, op.B*H*W
 	for b := b0; b < b1; b++ {
 		for c := range op.C {
 			bc := bias[c]
 			zc := z[c*n+b*hw:][:hw]
-			out := o[op.outRow(b, c, 0):][:ho*wo]
+			ob := op.outRow(b, c, 0)
+			out, ac := o[ob:][:ho*wo], arg[ob:][:ho*wo]
 			for oy := range ho {
 				r0, r1 := zc[2*oy*W:][:2*wo], zc[(2*oy+1)*W:][:2*wo]
-				row := out[oy*wo:][:wo]
+				row, ar := out[oy*wo:][:wo], ac[oy*wo:][:wo]
 				for ox := range row {
-					row[ox] = poolValue(r0[2*ox], r0[2*ox+1], r1[2*ox], r1[2*ox+1], bc)
+					v0, v1, v2, v3 := r0[2*ox], r0[2*ox+1], r1[2*ox], r1[2*ox+1]
+					m := max(max(v0, v1), max(v2, v3))
+					row[ox] = max(m+bc, 0)
+					// the index of the first v == m (3 if none: NaN)
+					n0, n1, n2 := b2i(v0 != m), b2i(v1 != m), b2i(v2 != m)
+					ar[ox] = uint8(n0 * (1 + n1*(1+n2)))
 				}
 			}
 		}
 	}
 }
 
-// poolValue is ReLU(max(v0, v1, v2, v3) + b) with Go's branch-free max
-// (random data makes a compare-and-branch chain mispredict about once per
-// compare). It equals the first-maximum compare chain except for signed zeros
-// (−0 vs +0, numerically equal) and NaN, which max propagates from any
-// window position.
-func poolValue(v0, v1, v2, v3, b float32) float32 {
-	return max(max(max(v0, v1), max(v2, v3))+b, 0)
-}
-
 // backward writes the gradient of z for maps b0..b1−1 into dz (NHWC)
 // and, when not nil, dzc (CNHW, as z): each pooled pixel's gradient goes to
-// the first window position holding the window maximum when the output is
-// positive (ReLU), zero elsewhere. Written without data-dependent branches
-// (random data mispredicts them).
-func (op pool) backward(z, o, gr, dz, dzc []float32, b0, b1 int) {
+// the window position arg holds when the output is positive (ReLU), zero
+// elsewhere. Written without data-dependent branches (random data
+// mispredicts them).
+func (op pool) backward(o []float32, arg []uint8, gr, dz, dzc []float32, b0, b1 int) {
 	C, H, W, ho, wo := op.C, op.H, op.W, op.ho(), op.wo()
 	hw, n := H*W, op.B*H*W
 	clear(dz[b0*hw*C : b1*hw*C])
@@ -401,28 +403,19 @@ func (op pool) backward(z, o, gr, dz, dzc []float32, b0, b1 int) {
 	for b := b0; b < b1; b++ {
 		db := dz[b*hw*C:][:hw*C]
 		for c := range C {
-			zc := z[c*n+b*hw:][:hw]
 			ob := op.outRow(b, c, 0)
-			oc, gc := o[ob:][:ho*wo], gr[ob:][:ho*wo]
+			oc, gc, ac := o[ob:][:ho*wo], gr[ob:][:ho*wo], arg[ob:][:ho*wo]
 			var pc []float32 // channel c of map b in dzc
 			if dzc != nil {
 				pc = dzc[c*n+b*hw:][:hw]
 			}
-			for oy := range ho {
-				r0, r1 := zc[2*oy*W:][:2*wo], zc[(2*oy+1)*W:][:2*wo]
-				oo, gg := oc[oy*wo:][:wo], gc[oy*wo:][:wo]
-				for ox := range oo {
-					v0, v1, v2, v3 := r0[2*ox], r0[2*ox+1], r1[2*ox], r1[2*ox+1]
-					m := max(max(v0, v1), max(v2, v3))
-					// k = index of the first v == m (3 if none: NaN)
-					n0, n1, n2 := b2i(v0 != m), b2i(v1 != m), b2i(v2 != m)
-					k := n0 * (1 + n1*(1+n2))
-					q := (2*oy+k>>1)*W + 2*ox + k&1 // pixel in the map
-					g := math.Float32frombits(math.Float32bits(gg[ox]) & -uint32(b2i(oo[ox] > 0)))
-					db[q*C+c] = g
-					if pc != nil {
-						pc[q] = g
-					}
+			for i, v := range oc {
+				oy, ox, k := i/wo, i%wo, int(ac[i])
+				q := (2*oy+k>>1)*W + 2*ox + k&1 // pixel in the map
+				g := math.Float32frombits(math.Float32bits(gc[i]) & -uint32(b2i(v > 0)))
+				db[q*C+c] = g
+				if pc != nil {
+					pc[q] = g
 				}
 			}
 		}
@@ -488,6 +481,7 @@ type convBlock struct {
 	xc, dxc []float32 // the input and its gradient in CNHW, when the input is NCHW with cin > 1
 	xn      []float32 // the input in NHWC, for the weight gradient (weightGrad)
 	z       []float32 // GEMM output, CNHW
+	arg     []uint8   // the window position of each pooled maximum (pool.forward)
 	dz, dzc []float32 // its gradient, NHWC (for dW) and CNHW (as z, for dx)
 	wd      []float32 // the mirrored weight of dx, cin×(cout·9)
 	dw, db  []float32 // the gradients of one pass
@@ -497,7 +491,7 @@ func newConvBlock(w, b *param.Param, in geom, chw bool) *convBlock {
 	cout := w.Shape[1]
 	n := in.B * in.H * in.W
 	l := &convBlock{w: w, b: b, in: in, cout: cout, chw: chw, edge: mapEdges(in.B, in.H, in.W), shift: tapShifts(in.W),
-		z: make([]float32, n*cout), dz: make([]float32, n*cout), dw: make([]float32, len(w.Data)), db: make([]float32, cout)}
+		z: make([]float32, n*cout), arg: make([]uint8, in.B*(in.H/2)*(in.W/2)*cout), dz: make([]float32, n*cout), dw: make([]float32, len(w.Data)), db: make([]float32, cout)}
 	if in.nchw && in.C > 1 {
 		l.xc = make([]float32, n*in.C)
 	}
@@ -529,13 +523,14 @@ func (l *convBlock) forward(x []float32, rows int, y []float32) {
 	z := l.z[:n*l.cout]
 	gemmPanels.SgemmPanels(l.cout, n, g.C*9, 1, blas32.Matrix(l.w.Data, l.cout, true), l.cols(g, x), z, n)
 	bias := l.b.Data
-	parallelBatch(rows, func(b0, b1 int) { p.forward(z, bias, y, b0, b1) })
+	arg := l.arg[:rows*(g.H/2)*(g.W/2)*l.cout]
+	parallelBatch(rows, func(b0, b1 int) { p.forward(z, bias, y, arg, b0, b1) })
 }
 
 func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
 	g, p := l.geom(rows)
 	n := rows * g.H * g.W
-	z, dz := l.z[:n*l.cout], l.dz[:n*l.cout]
+	dz := l.dz[:n*l.cout]
 	var dzc []float32
 	if dx != nil {
 		if l.dzc == nil {
@@ -543,7 +538,8 @@ func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
 		}
 		dzc = l.dzc[:n*l.cout]
 	}
-	parallelBatch(rows, func(b0, b1 int) { p.backward(z, y, dy, dz, dzc, b0, b1) })
+	arg := l.arg[:rows*(g.H/2)*(g.W/2)*l.cout]
+	parallelBatch(rows, func(b0, b1 int) { p.backward(y, arg, dy, dz, dzc, b0, b1) })
 	parallelBatch(l.cout, func(c0, c1 int) { p.biasGrad(y, dy, l.db, c0, c1) })
 	addTo(l.b.Grad, l.db)
 	l.weightGrad(g, x, dz)

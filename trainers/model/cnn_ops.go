@@ -485,6 +485,7 @@ type convBlock struct {
 	dz, dzc []float32 // its gradient, NHWC (for dW) and CNHW (as z, for dx)
 	wd      []float32 // the mirrored weight of dx, cin×(cout·9)
 	dw, db  []float32 // the gradients of one pass
+	dwh     []float32 // the weight gradient's two halves (weightGrad)
 }
 
 func newConvBlock(w, b *param.Param, in geom, chw bool) *convBlock {
@@ -548,25 +549,54 @@ func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
 	}
 }
 
-// weightGrad adds colᵀ·dz to the weight's gradient. With 16k channels the
-// product is dzᵀ·col with tap-major rows (im2colRows: a pixel step packs
-// whole runs of channels), added back in the weight's row order; else
-// colᵀ·dz with im2colT. Both sum over pixels in ascending order, so they
-// give the same bits.
+// weightGrad adds colᵀ·dz to the weight's gradient. The sum over pixels
+// runs as two fixed halves in parallel (split at a multiple of 256 pixels
+// whatever the thread count, so that the numbers do not depend on it; each
+// half sums in ascending pixel order, then the halves are added), so that
+// neither goroutine packs all of either operand. With 16k channels a half
+// is dzᵀ·col with tap-major rows (im2colRows: a pixel step packs whole runs
+// of channels), added back in the weight's row order; else colᵀ·dz with
+// im2colT. Both give the same bits.
 func (l *convBlock) weightGrad(g geom, x, dz []float32) {
 	n, k, C, cout := g.B*g.H*g.W, g.C*9, g.C, l.cout
-	if C%16 != 0 {
-		gemmPanels.SgemmPanels(k, cout, n, 1, im2colT{l.cols(g, x)}, blas32.Matrix(dz, cout, true), l.dw, cout)
+	tapMajor := C%16 == 0
+	var cols blas32.Panels
+	if tapMajor {
+		if l.xn == nil {
+			l.xn = make([]float32, len(l.z)/cout*C)
+		}
+		xn := l.xn[:n*C]
+		parallelBatch(g.B, func(b0, b1 int) { toNHWC(g, x, xn, b0, b1) })
+		cols = im2colRows{xn: xn, C: C, edge: l.edge[:n], shift: l.shift}
+	} else {
+		cols = im2colT{l.cols(g, x)}
+	}
+	if l.dwh == nil {
+		l.dwh = make([]float32, 2*len(l.dw))
+	}
+	half := min(n, (n/2+255)/256*256)
+	impl := blas32.Implementation{Threads: max(1, parallel.Threads(0)/2)}
+	parallel.For(2, 2, func(h int) {
+		lo, hi := 0, half
+		if h == 1 {
+			lo, hi = half, n
+		}
+		out := l.dwh[h*len(l.dw):][:len(l.dw)]
+		dzh, colsh := blas32.Matrix(dz[lo*cout:], cout, true), fromPixel{cols, lo}
+		if tapMajor {
+			impl.SgemmPanels(cout, k, hi-lo, 1, dzh, colsh, out, k)
+		} else {
+			impl.SgemmPanels(k, cout, hi-lo, 1, colsh, dzh, out, cout)
+		}
+	})
+	d0, d1 := l.dwh[:len(l.dw)], l.dwh[len(l.dw):]
+	for i := range l.dw {
+		l.dw[i] = d0[i] + d1[i]
+	}
+	if !tapMajor {
 		addTo(l.w.Grad, l.dw)
 		return
 	}
-	if l.xn == nil {
-		l.xn = make([]float32, len(l.z)/cout*C)
-	}
-	xn := l.xn[:n*C]
-	parallelBatch(g.B, func(b0, b1 int) { toNHWC(g, x, xn, b0, b1) })
-	rows := im2colRows{xn: xn, C: C, edge: l.edge[:n], shift: l.shift}
-	gemmPanels.SgemmPanels(cout, k, n, 1, blas32.Matrix(dz, cout, true), rows, l.dw, k)
 	for c := range C {
 		for t := range 9 {
 			grad := l.w.Grad[(c*9+t)*cout:][:cout]
@@ -576,6 +606,15 @@ func (l *convBlock) weightGrad(g geom, x, dz []float32) {
 		}
 	}
 }
+
+// fromPixel is p with its summed index (pixels) starting at lo.
+type fromPixel struct {
+	p  blas32.Panels
+	lo int
+}
+
+// Pack implements blas32.Panels.
+func (f fromPixel) Pack(dst []float32, i0, p0, n, kb, w int) { f.p.Pack(dst, i0, f.lo+p0, n, kb, w) }
 
 // inputGrad writes dx, the full convolution of dz with the mirrored weight:
 // Wd[c][o·9+t] = W[c·9+8−t][o] times the implicit im2col matrix of dz.

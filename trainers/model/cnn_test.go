@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -318,6 +319,46 @@ func TestCNNConfigErrors(t *testing.T) {
 	}
 	if err := Check(Config{Arch: "cnn", InDim: 49, InChannels: 1, InHeight: 7, InWidth: 7, Channels: []int{2, 2}}); err != nil {
 		t.Fatalf("7×7 with two blocks (7 → 3 → 1): %v", err)
+	}
+}
+
+// TestCNNThreadsBitIdentical: the embeddings and every gradient are the
+// same bits on one and on two threads (the weight gradient's fixed halves,
+// the GEMM's and the pool's splits), for 1-channel and 16-channel blocks on
+// maps large enough to split.
+func TestCNNThreadsBitIdentical(t *testing.T) {
+	c := Config{Arch: "cnn", InDim: 20 * 20, InChannels: 1, InHeight: 20, InWidth: 20, Channels: []int{16, 8}, EmbedDim: 6, Chunk: 5, L2Normalize: true, Seed: 7}
+	rng := rand.New(rand.NewSource(3))
+	x, g := randVec(rng, 5*400), randVec(rng, 5*6)
+	run := func(threads int) ([]float32, [][]float32) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads))
+		m := newTestCNN(t, c)
+		out := make([]float32, 5*6)
+		if err := m.Forward(x, 5, out); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.BackwardKept(g, 5); err != nil {
+			t.Fatal(err)
+		}
+		var grads [][]float32
+		for _, p := range m.Params() {
+			grads = append(grads, p.Grad)
+		}
+		return out, grads
+	}
+	out1, g1 := run(1)
+	out2, g2 := run(2)
+	for i := range out1 {
+		if math.Float32bits(out1[i]) != math.Float32bits(out2[i]) {
+			t.Fatalf("embedding %d: %v on 1 thread, %v on 2", i, out1[i], out2[i])
+		}
+	}
+	for p := range g1 {
+		for i := range g1[p] {
+			if math.Float32bits(g1[p][i]) != math.Float32bits(g2[p][i]) {
+				t.Fatalf("gradient %d[%d]: %v on 1 thread, %v on 2", p, i, g1[p][i], g2[p][i])
+			}
+		}
 	}
 }
 

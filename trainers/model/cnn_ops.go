@@ -518,15 +518,39 @@ func (l *convBlock) cols(g geom, x []float32) im2col {
 	return im2col{x: x[:n*g.C], n: n, edge: l.edge[:n], shift: l.shift}
 }
 
+// forwardChunk is the number of z values one forward chunk of maps
+// produces at most (512 kB: the chunk's product stays in L2 for its pool).
+const forwardChunk = 1 << 17
+
+// forward runs the GEMM and the pool a chunk of maps at a time, the chunks
+// spread over the threads, so that z goes to the pool from cache rather
+// than memory. Every z value is one Sgemm sum whatever the chunk, so the
+// numbers do not depend on the split.
 func (l *convBlock) forward(x []float32, rows int, y []float32) {
 	g, p := l.geom(rows)
-	n := rows * g.H * g.W
+	hw := g.H * g.W
+	n := rows * hw
 	z := l.z[:n*l.cout]
-	gemmPanels.SgemmPanels(l.cout, n, g.C*9, 1, blas32.Matrix(l.w.Data, l.cout, true), l.cols(g, x), z, n)
+	cols, wt := l.cols(g, x), blas32.Matrix(l.w.Data, l.cout, true)
 	bias := l.b.Data
 	arg := l.arg[:rows*(g.H/2)*(g.W/2)*l.cout]
-	parallelBatch(rows, func(b0, b1 int) { p.forward(z, bias, y, arg, b0, b1) })
+	per := max(1, forwardChunk/(hw*l.cout))
+	serial := blas32.Implementation{Threads: 1}
+	parallel.For(0, (rows+per-1)/per, func(i int) {
+		b0, b1 := i*per, min((i+1)*per, rows)
+		serial.SgemmPanels(l.cout, (b1-b0)*hw, g.C*9, 1, wt, pixelRows{cols, b0 * hw}, z[b0*hw:], n)
+		p.forward(z, bias, y, arg, b0, b1)
+	})
 }
+
+// pixelRows is p with its rows (pixels) starting at lo.
+type pixelRows struct {
+	p  blas32.Panels
+	lo int
+}
+
+// Pack implements blas32.Panels.
+func (f pixelRows) Pack(dst []float32, i0, p0, n, kb, w int) { f.p.Pack(dst, f.lo+i0, p0, n, kb, w) }
 
 func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
 	g, p := l.geom(rows)

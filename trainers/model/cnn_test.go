@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
 // refCNNForward is an independent float64 implementation of the CNN forward
@@ -358,6 +359,41 @@ func TestCNNThreadsBitIdentical(t *testing.T) {
 			if math.Float32bits(g1[p][i]) != math.Float32bits(g2[p][i]) {
 				t.Fatalf("gradient %d[%d]: %v on 1 thread, %v on 2", p, i, g1[p][i], g2[p][i])
 			}
+		}
+	}
+}
+
+// TestConvBlockNCHWInput: a block fed the NCHW network input with several
+// channels (converted to channel planes inside) gives the same bits, output
+// and input gradient (converted back), as the block fed the planes.
+func TestConvBlockNCHWInput(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	const B, C, H, W, cout = 3, 2, 5, 6, 4
+	g := geom{B: B, C: C, H: H, W: W}
+	w := &param.Param{Name: "w", Shape: []int{C * 9, cout}, Data: randVec(rng, C*9*cout), Grad: make([]float32, C*9*cout)}
+	b := &param.Param{Name: "b", Shape: []int{1, cout}, Data: randVec(rng, cout), Grad: make([]float32, cout)}
+	gn := g
+	gn.nchw = true
+	nchw, planes := newConvBlock(w, b, gn, true), newConvBlock(w, b, g, true)
+	x := randVec(rng, B*C*H*W)
+	xp := make([]float32, len(x))
+	toPlanes(g, x, xp)
+	y1, y2 := make([]float32, B*nchw.outWidth()), make([]float32, B*nchw.outWidth())
+	nchw.forward(x, B, y1)
+	planes.forward(xp, B, y2)
+	dy := randVec(rng, len(y1))
+	dx1, dx2, dx2n := make([]float32, len(x)), make([]float32, len(x)), make([]float32, len(x))
+	nchw.backward(x, y1, dy, B, dx1)
+	planes.backward(xp, y2, dy, B, dx2)
+	fromPlanes(g, dx2, dx2n)
+	for i := range y1 {
+		if math.Float32bits(y1[i]) != math.Float32bits(y2[i]) {
+			t.Fatalf("output %d: %v from NCHW, %v from planes", i, y1[i], y2[i])
+		}
+	}
+	for i := range dx1 {
+		if math.Float32bits(dx1[i]) != math.Float32bits(dx2n[i]) {
+			t.Fatalf("input gradient %d: %v from NCHW, %v from planes", i, dx1[i], dx2n[i])
 		}
 	}
 }

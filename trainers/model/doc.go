@@ -31,6 +31,8 @@
 // Matrix products run on the project's own float32 GEMM (internal/blas32:
 // packed, AVX-512 or AVX2+FMA assembly kernels chosen at run time, no cgo)
 // in every build; `-tags openblas` (cgo, Debian libopenblas-dev) is an
-// optional alternative that routes them to OpenBLAS (BLASName reports
-// which). UseBLAS hands the same BLAS to the losses' Gorgonia graphs.
+// optional alternative that routes the stored-matrix products (the MLP's
+// and the output layer's) to OpenBLAS (BLASName reports which); the CNN's
+// convolutions pack their im2col operands inside internal/blas32 in every
+// build. UseBLAS hands the same BLAS to the losses' Gorgonia graphs.
 package model

@@ -552,9 +552,21 @@ type pixelRows struct {
 // Pack implements blas32.Panels.
 func (f pixelRows) Pack(dst []float32, i0, p0, n, kb, w int) { f.p.Pack(dst, f.lo+i0, p0, n, kb, w) }
 
+// pooledMaxC is the most input channels for which a block without an input
+// gradient takes its weight gradient from the pooled gradient
+// (weightGradPooled) rather than a GEMM with the 3/4-zero dz.
+const pooledMaxC = 3
+
 func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
 	g, p := l.geom(rows)
 	n := rows * g.H * g.W
+	arg := l.arg[:rows*(g.H/2)*(g.W/2)*l.cout]
+	parallelBatch(l.cout, func(c0, c1 int) { p.biasGrad(y, dy, l.db, c0, c1) })
+	addTo(l.b.Grad, l.db)
+	if dx == nil && g.C <= pooledMaxC {
+		l.weightGradPooled(g, p, x, y, dy, arg)
+		return
+	}
 	dz := l.dz[:n*l.cout]
 	var dzc []float32
 	if dx != nil {
@@ -563,14 +575,64 @@ func (l *convBlock) backward(x, y, dy []float32, rows int, dx []float32) {
 		}
 		dzc = l.dzc[:n*l.cout]
 	}
-	arg := l.arg[:rows*(g.H/2)*(g.W/2)*l.cout]
 	parallelBatch(rows, func(b0, b1 int) { p.backward(y, arg, dy, dz, dzc, b0, b1) })
-	parallelBatch(l.cout, func(c0, c1 int) { p.biasGrad(y, dy, l.db, c0, c1) })
-	addTo(l.b.Grad, l.db)
 	l.weightGrad(g, x, dz)
 	if dx != nil {
 		l.inputGrad(g, dzc, dx)
 	}
+}
+
+// weightGradPooled adds colᵀ·dz to the weight's gradient straight from the
+// pooled gradient: dz is non-zero only at each window's first maximum q*,
+// where it is the pooled gradient g if the output is positive, so
+// dW[c·9+t][o] = Σ g·x(c, q* + shift(t)) over the pooled outputs of
+// channel o in ascending (b, y, x) order (each product rounded, then
+// added; a tap that leaves the map adds +0). One output channel per step,
+// in parallel (the numbers do not depend on the split).
+func (l *convBlock) weightGradPooled(g geom, p pool, x, y, dy []float32, arg []uint8) {
+	cols := l.cols(g, x)
+	cout := l.cout
+	parallelBatch(cout, func(o0, o1 int) {
+		for o := o0; o < o1; o++ {
+			for c := range g.C {
+				acc := tapSums(g, p, cols, cols.x[c*cols.n:][:cols.n], y, dy, o, arg)
+				for t, v := range acc {
+					l.dw[(c*9+t)*cout+o] = v
+				}
+			}
+		}
+	})
+	addTo(l.w.Grad, l.dw)
+}
+
+// tapSums is weightGradPooled's sum for output channel o and one input
+// plane xc, the nine taps in registers.
+func tapSums(g geom, p pool, cols im2col, xc, y, dy []float32, o int, arg []uint8) [9]float32 {
+	W, hw, ho, wo := g.W, g.H*g.W, g.H/2, g.W/2
+	var a0, a1, a2, a3, a4, a5, a6, a7, a8 float32
+	for b := range g.B {
+		ob := p.outRow(b, o, 0)
+		for i, v := range y[ob : ob+ho*wo] {
+			gv := math.Float32frombits(math.Float32bits(dy[ob+i]) & -uint32(b2i(v > 0)))
+			k := int(arg[ob+i])
+			q := b*hw + (2*(i/wo)+k>>1)*W + 2*(i%wo) + k&1
+			if e := cols.edge[q]; e != 0 { // a tap leaves the map: those add +0
+				var pr [9]float32
+				for t, te := range tapEdges {
+					if e&te == 0 {
+						pr[t] = float32(gv * xc[q+cols.shift[t]])
+					}
+				}
+				a0, a1, a2, a3, a4, a5, a6, a7, a8 = a0+pr[0], a1+pr[1], a2+pr[2], a3+pr[3], a4+pr[4], a5+pr[5], a6+pr[6], a7+pr[7], a8+pr[8]
+				continue
+			}
+			r := xc[q-W-1:][:2*W+3]
+			a0, a1, a2 = a0+float32(gv*r[0]), a1+float32(gv*r[1]), a2+float32(gv*r[2])
+			a3, a4, a5 = a3+float32(gv*r[W]), a4+float32(gv*r[W+1]), a5+float32(gv*r[W+2])
+			a6, a7, a8 = a6+float32(gv*r[2*W]), a7+float32(gv*r[2*W+1]), a8+float32(gv*r[2*W+2])
+		}
+	}
+	return [9]float32{a0, a1, a2, a3, a4, a5, a6, a7, a8}
 }
 
 // weightGrad adds colᵀ·dz to the weight's gradient. The sum over pixels

@@ -409,13 +409,16 @@ func (op pool) backward(o []float32, arg []uint8, gr, dz, dzc []float32, b0, b1 
 			if dzc != nil {
 				pc = dzc[c*n+b*hw:][:hw]
 			}
-			for i, v := range oc {
-				oy, ox, k := i/wo, i%wo, int(ac[i])
-				q := (2*oy+k>>1)*W + 2*ox + k&1 // pixel in the map
-				g := math.Float32frombits(math.Float32bits(gc[i]) & -uint32(b2i(v > 0)))
-				db[q*C+c] = g
-				if pc != nil {
-					pc[q] = g
+			for oy := range ho {
+				for ox, v := range oc[oy*wo : oy*wo+wo] {
+					i := oy*wo + ox
+					k := int(ac[i])
+					q := (2*oy+k>>1)*W + 2*ox + k&1 // pixel in the map
+					g := math.Float32frombits(math.Float32bits(gc[i]) & -uint32(b2i(v > 0)))
+					db[q*C+c] = g
+					if pc != nil {
+						pc[q] = g
+					}
 				}
 			}
 		}
@@ -612,24 +615,27 @@ func tapSums(g geom, p pool, cols im2col, xc, y, dy []float32, o int, arg []uint
 	var a0, a1, a2, a3, a4, a5, a6, a7, a8 float32
 	for b := range g.B {
 		ob := p.outRow(b, o, 0)
-		for i, v := range y[ob : ob+ho*wo] {
-			gv := math.Float32frombits(math.Float32bits(dy[ob+i]) & -uint32(b2i(v > 0)))
-			k := int(arg[ob+i])
-			q := b*hw + (2*(i/wo)+k>>1)*W + 2*(i%wo) + k&1
-			if e := cols.edge[q]; e != 0 { // a tap leaves the map: those add +0
-				var pr [9]float32
-				for t, te := range tapEdges {
-					if e&te == 0 {
-						pr[t] = float32(gv * xc[q+cols.shift[t]])
+		for oy := range ho {
+			row := ob + oy*wo
+			for ox, v := range y[row : row+wo] {
+				gv := math.Float32frombits(math.Float32bits(dy[row+ox]) & -uint32(b2i(v > 0)))
+				k := int(arg[row+ox])
+				q := b*hw + (2*oy+k>>1)*W + 2*ox + k&1
+				if e := cols.edge[q]; e != 0 { // a tap leaves the map: those add +0
+					var pr [9]float32
+					for t, te := range tapEdges {
+						if e&te == 0 {
+							pr[t] = float32(gv * xc[q+cols.shift[t]])
+						}
 					}
+					a0, a1, a2, a3, a4, a5, a6, a7, a8 = a0+pr[0], a1+pr[1], a2+pr[2], a3+pr[3], a4+pr[4], a5+pr[5], a6+pr[6], a7+pr[7], a8+pr[8]
+					continue
 				}
-				a0, a1, a2, a3, a4, a5, a6, a7, a8 = a0+pr[0], a1+pr[1], a2+pr[2], a3+pr[3], a4+pr[4], a5+pr[5], a6+pr[6], a7+pr[7], a8+pr[8]
-				continue
+				r := xc[q-W-1:][:2*W+3]
+				a0, a1, a2 = a0+float32(gv*r[0]), a1+float32(gv*r[1]), a2+float32(gv*r[2])
+				a3, a4, a5 = a3+float32(gv*r[W]), a4+float32(gv*r[W+1]), a5+float32(gv*r[W+2])
+				a6, a7, a8 = a6+float32(gv*r[2*W]), a7+float32(gv*r[2*W+1]), a8+float32(gv*r[2*W+2])
 			}
-			r := xc[q-W-1:][:2*W+3]
-			a0, a1, a2 = a0+float32(gv*r[0]), a1+float32(gv*r[1]), a2+float32(gv*r[2])
-			a3, a4, a5 = a3+float32(gv*r[W]), a4+float32(gv*r[W+1]), a5+float32(gv*r[W+2])
-			a6, a7, a8 = a6+float32(gv*r[2*W]), a7+float32(gv*r[2*W+1]), a8+float32(gv*r[2*W+2])
 		}
 	}
 	return [9]float32{a0, a1, a2, a3, a4, a5, a6, a7, a8}

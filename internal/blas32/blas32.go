@@ -1,6 +1,8 @@
 package blas32
 
 import (
+	"sync"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -123,6 +125,48 @@ func Matrix(data []float32, ld int, trans bool) Panels {
 	return rows[float32]{operand[float32]{data: data, ld: ld, trans: trans}}
 }
 
+// wholeBuffers holds gonum's operands of SgemmPanels between calls.
+var wholeBuffers = sync.Pool{New: func() any { return new([3][]float32) }}
+
+// sgemmWhole is SgemmPanels on gonum's Sgemm, in its fastest form
+// (NoTrans·NoTrans, the long dimension as rows): both operands packed whole
+// (w = 1, V row-major); for n > m it computes Cᵀ = B·Aᵀ with the small A
+// transposed and writes C from Cᵀ, else C = A·B with B transposed.
+func (impl Implementation) sgemmWhole(m, n, k int, alpha float32, a, b Panels, c []float32, ldc int) {
+	buf := wholeBuffers.Get().(*[3][]float32)
+	defer wholeBuffers.Put(buf)
+	va, vb := grow(buf[0], m*k), grow(buf[1], n*k)
+	a.Pack(va, 0, 0, m, k, 1)
+	b.Pack(vb, 0, 0, n, k, 1)
+	var w []float32
+	if n > m {
+		w = grow(buf[2], k*m+n*m)
+		vat, ct := w[:k*m], w[k*m:]
+		transposeInto(vat, va, m, k)
+		impl.Implementation.Sgemm(blas.NoTrans, blas.NoTrans, n, m, k, alpha, vb, k, vat, m, 0, ct, m)
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			for j := range row {
+				row[j] = ct[j*m+i]
+			}
+		}
+	} else {
+		w = grow(buf[2], k*n)
+		transposeInto(w, vb, n, k)
+		impl.Implementation.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, alpha, va, k, w, n, 0, c, ldc)
+	}
+	*buf = [3][]float32{va, vb, w}
+}
+
+// transposeInto writes the cols×rows transpose of the rows×cols src into dst.
+func transposeInto(dst, src []float32, rows, cols int) {
+	for r := 0; r < rows; r++ {
+		for q, v := range src[r*cols : r*cols+cols] {
+			dst[q*rows+r] = v
+		}
+	}
+}
+
 // SgemmPanels computes C = α·A·B for the m×k A and k×n B given as Panels
 // (V = A and V = Bᵀ); C (m×n, row stride ldc ≥ n) is written, not read. The
 // blocking, kernel and summation order are Sgemm's (package comment), so a
@@ -144,10 +188,7 @@ func (impl Implementation) SgemmPanels(m, n, k int, alpha float32, a, b Panels, 
 	}
 	kern := active.Load().s
 	if kern.fn == nil {
-		va, vb := make([]float32, m*k), make([]float32, n*k)
-		a.Pack(va, 0, 0, m, k, 1)
-		b.Pack(vb, 0, 0, n, k, 1)
-		impl.Implementation.Sgemm(blas.NoTrans, blas.Trans, m, n, k, alpha, va, k, vb, k, 0, c, ldc)
+		impl.sgemmWhole(m, n, k, alpha, a, b, c, ldc)
 		return
 	}
 	gemm[float32](kern, impl.Threads, m, n, k, alpha, a, b, c, ldc, true)

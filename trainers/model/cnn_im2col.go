@@ -100,6 +100,10 @@ type im2col struct {
 // copy per (channel, tap) from the plane, then zeros where the tap leaves
 // the map (the bits of inv).
 func (m im2col) Pack(dst []float32, q0, p0, n, kb, w int) {
+	if w == 1 {
+		m.packOne(dst, q0, p0, n, kb)
+		return
+	}
 	for g := 0; g*w < n; g++ {
 		j0, nv := q0+g*w, min(w, n-g*w)
 		panel := dst[g*w*kb : (g+1)*w*kb]
@@ -147,9 +151,31 @@ func (m im2col) Pack(dst []float32, q0, p0, n, kb, w int) {
 	}
 }
 
+// packOne is Pack for w = 1, one pixel per panel (V row-major: gonum's
+// whole-matrix packing), where per-block masks would cost more than they
+// save.
+func (m im2col) packOne(dst []float32, q0, p0, n, kb int) {
+	for g := range n {
+		q := q0 + g
+		e := m.edge[q]
+		c, t := p0/9, p0%9
+		for p := range dst[g*kb : (g+1)*kb] {
+			v := float32(0)
+			if e&tapEdges[t] == 0 {
+				v = m.x[c*m.n+q+m.shift[t]]
+			}
+			dst[g*kb+p] = v
+			if t++; t == 9 {
+				c, t = c+1, 0
+			}
+		}
+	}
+}
+
 // copyPixels copies src into dst (same length), through a local array for
-// the kernels' register widths (a few vector moves; copy, or an array
-// assignment between slices that may overlap, calls memmove).
+// the kernels' register widths and 1 (gonum's whole-matrix packing): a few
+// vector moves, where copy, or an array assignment between slices that may
+// overlap, calls memmove.
 func copyPixels(dst, src []float32) {
 	switch len(dst) {
 	case 32:
@@ -164,6 +190,11 @@ func copyPixels(dst, src []float32) {
 	case 6:
 		v := *(*[6]float32)(src)
 		*(*[6]float32)(dst) = v
+	case 4:
+		v := *(*[4]float32)(src)
+		*(*[4]float32)(dst) = v
+	case 1:
+		dst[0] = src[0]
 	default:
 		copy(dst, src)
 	}

@@ -39,7 +39,7 @@ func DefaultCNNChannels() []int { return []int{32, 64} }
 // Each convolution is one GEMM with the weight (the project's Sgemm,
 // internal/blas32) whose im2col operand is packed straight from the input
 // map (no im2col matrix is stored), and the per-channel bias, the 2×2
-// max-pool and ReLU are one fused step on the product (cnn_ops.go: adding
+// max-pool and ReLU are one fused step on the product (cnn_pool.go: adding
 // a per-channel constant commutes with a window maximum, and ReLU, being
 // monotone, with both; the pooled map is 4× smaller). Maps are
 // channels-first over the whole batch between blocks (one plane per

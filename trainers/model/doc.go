@@ -5,8 +5,9 @@
 // and "cnn" (cnn.go, images whose C×H×W shape is in Config); both are a
 // sequence of layers run by net.go, each layer a forward function that keeps
 // what its gradient needs and a backward function (ops.go, layernorm.go,
-// cnn_ops.go, cnn_pool.go, cnn_im2col.go). Training is split in two so that the loss lives outside the
-// network (trainers/losses sees only floats):
+// cnn_ops.go with cnn_pool.go and cnn_im2col.go). Training is split in two
+// so that the loss lives outside the network (trainers/losses sees only
+// floats):
 //
 //  1. Forward: E = f(X), keeping every layer's activations.
 //  2. The loss returns L and G = dL/dE.

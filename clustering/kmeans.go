@@ -65,17 +65,22 @@ const initSeedStride = 15486557
 //
 // What can still differ from faiss: both compute squared distances as
 // ‖x‖² + ‖c‖² − 2⟨x, c⟩ in float32, but faiss takes ⟨x, c⟩ from BLAS
-// (sgemm: its own blocking and summation order) where KMeans takes it from
-// its kernel (fused multiply-adds over d in order; see NearestCentroids),
-// so a row whose two nearest centroids are within rounding of each other
-// may go to the other one. On the golden cases (testdata/faiss_kmeans_golden.json,
-// from faiss 1.7.3: well-separated, noisy, subsampled, with splits) every
-// initial row and split is faiss's and at least 99.9 % of the final
-// assignments are. Exact duplicate rows are the exception: a row equal to
-// a split donor is exactly equidistant from the two perturbed twins,
-// KMeans gives it to the lower index and faiss to whichever its BLAS
-// rounding favours, and from there the runs part (TestKMeansDuplicateTies
-// pins such a case from testdata/faiss_duplicates.json).
+// (sgemm: its own blocking and summation order, which OpenBLAS chooses by
+// CPU) and associates the sum otherwise, where KMeans takes it from its
+// kernel (fused multiply-adds over d in order; see NearestCentroids), so
+// a row whose two nearest centroids are within rounding of each other may
+// go to the other one, and the runs part from there. Every pass is
+// checked for such rows (nearties.go: exact distances against a rigorous
+// bound on float32's error in any order): RoundingRows, TiedRows and
+// RoundingPasses say how many there were and where. On the golden cases
+// (testdata/faiss_kmeans_golden.json, from faiss 1.7.3: well-separated,
+// noisy, subsampled, with splits) no row is tied, every initial row and
+// split is faiss's and at least 99.9 % of the final assignments are.
+// Duplicate rows are not safe: initial centroids drawn from copies of one
+// row are bitwise equal, faiss's sgemm need not give them equal values,
+// and faiss sends some rows to the higher index where KMeans sends all to
+// the lower (testdata/faiss_duplicates.json; TestKMeansDuplicateTies pins
+// a case whose runs then part).
 //
 // Assignment uses opt.Searcher (k = 1, L2) when set, else opt.Assigner
 // (full passes of NearestCentroids' arithmetic on other hardware, e.g. the
@@ -129,6 +134,7 @@ func KMeans(ctx context.Context, x mat32.Matrix, k int, opt KMeansOptions) (*KMe
 
 	cent := make([]float32, k*d)
 	la := &yinyangAssigner{opt: opt, noPrune: opt.fullPasses}
+	ties := &nearTies{}
 	assign := make([]int32, nt)
 	dist := make([]float32, nt)
 	if nt == k {
@@ -140,10 +146,8 @@ func KMeans(ctx context.Context, x mat32.Matrix, k int, opt KMeansOptions) (*KMe
 			if err := la.assign(ctx, train, cent, k, assign, dist); err != nil {
 				return nil, err
 			}
-			if it == 0 {
-				if err := res.firstRoundingRows(ctx, train, cent, k, assign, opt.Threads); err != nil {
-					return nil, err
-				}
+			if err := ties.note(ctx, train, cent, k, assign, dist, la, opt); err != nil {
+				return nil, err
 			}
 			var obj float32
 			for _, v := range dist {
@@ -170,42 +174,15 @@ func KMeans(ctx context.Context, x mat32.Matrix, k int, opt KMeansOptions) (*KMe
 	if err := la.assign(ctx, x, cent, k, assign, dist); err != nil {
 		return nil, err
 	}
+	if err := ties.note(ctx, x, cent, k, assign, dist, la, opt); err != nil {
+		return nil, err
+	}
+	ties.report(res)
 	res.Assign = assign
 	res.FullRowSearches, res.PartialRowSearches, res.PartialPairs = la.fullRows, la.partRows, la.partPairs
 	res.PairEvals = la.passEvals
 	res.Objective, res.LowPrecisionRows = finalObjective(x, res.Centroids, res.Assign)
 	return res, nil
-}
-
-// roundingCheckPairs bounds the centroid pairs (K²) firstRoundingRows
-// searches: about 0.1 s of CPU at K = 8 192, D = 128.
-const roundingCheckPairs = 1 << 26
-
-// firstRoundingRows sets RoundingRows to the training rows that the first
-// assignment placed between two initial centroids at most 4 ulp apart in
-// every coordinate (not identical), by distances within the rounding bound
-// of docs/backends.md, and warns when there are any. Initial centroids are
-// data rows, so near-duplicate data (rows 1 ulp apart) can draw two
-// such centroids: rounding alone assigns those
-// rows, and faiss, summing in its BLAS's order, may assign them otherwise
-// and its clustering then part from this one. Rows between centroids
-// farther apart can be decided by rounding too (a row on the bisector),
-// but rarely, and faiss usually agrees; they are not counted. Skipped (−1)
-// above roundingCheckPairs.
-func (res *KMeansResult) firstRoundingRows(ctx context.Context, train mat32.Matrix, cent []float32, k int, assign []int32, threads int) error {
-	if int64(k)*int64(k) > roundingCheckPairs {
-		res.RoundingRows = -1
-		return nil
-	}
-	n, err := coincidentRows(ctx, train, mat32.Matrix{Rows: k, Cols: train.Cols, Data: cent}, assign, threads)
-	if err != nil {
-		return err
-	}
-	res.RoundingRows = n
-	if n > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d rows were assigned at the first iteration by float32 rounding, between initial centroids a few ulp apart; faiss's k-means may assign them otherwise and then differ", n, train.Rows))
-	}
-	return nil
 }
 
 // finalObjective returns Σ_i ‖x_i − c_{a_i}‖² accumulated in float64 in

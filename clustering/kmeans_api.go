@@ -74,11 +74,30 @@ type KMeansResult struct {
 	// expansion ‖x‖² + ‖c‖² − 2⟨x, c⟩ kept fewer than 10 of its 24 bits
 	// (see Float32Check).
 	LowPrecisionRows int
-	// RoundingRows counts the training rows the first assignment placed,
-	// by float32 rounding alone, between two initial centroids at most 4
-	// ulp apart (a warning says so; −1: not checked, K² > 2²⁶). Faiss,
-	// rounding in another order, may assign them otherwise.
+	// RoundingRows counts the rows that some assignment pass (training
+	// or final; with subsampling, rows of the sample and of the final pass
+	// are counted apart) assigned within float32 rounding: another
+	// centroid's exact squared distance exceeds the assigned one's by at
+	// most the two distances' float32 error bounds for any summation
+	// order (nearties.go), so that faiss, summing in its BLAS's order, may
+	// have assigned them otherwise, and its run part from this one from
+	// there. −1: not checked (assignment by a Searcher or an Assigner).
 	RoundingRows int
+	// TiedRows counts those of them whose two distances were within
+	// 2⁻²³·((‖x‖ + ‖c_a‖)² + (‖x‖ + ‖c_j‖)²): a tie at the resolution of
+	// the formula's last roundings, which any other association of its
+	// terms (faiss's (‖x‖² + ‖c‖²) − 2⟨x, c⟩ against KMeans's ‖x‖² +
+	// (‖c‖² − 2⟨x, c⟩)) decides afresh. −1: not checked.
+	TiedRows int
+	// RoundingPasses has one entry per assignment pass (the training
+	// passes, then the final pass over all rows): the rows it assigned
+	// within rounding (−1: not checked).
+	RoundingPasses []int
+	// TiedPairs, set when some row of the final pass's matrix (all rows;
+	// without subsampling, the training rows too) was tied, holds for each
+	// row the two centroids of its last tie, the one it was assigned and
+	// the other (−1, −1: none): where faiss may have put it.
+	TiedPairs [][2]int32
 	// Warnings are faiss's non-fatal messages (too few points per centroid,
 	// subsampling).
 	Warnings []string

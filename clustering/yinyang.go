@@ -29,8 +29,9 @@ import (
 // drift still exceeds it (local filter, at the kernel's granularity).
 // Here the groups are the nodes of a balanced bisection tree of the initial
 // centroids (makeGroups) rather than Yinyang's k-means of them, so that
-// every group is a whole number of full 16-centroid panels; the bound of
-// the point's own group is not kept: its home group (that of its previous
+// every group is a whole number of full 16-centroid panels; the pass does
+// not use a bound on the point's own group (the slot holds one on its
+// other members for nearties.go): its home group (that of its previous
 // centroid) is always searched first, which also gives the exact value of
 // its previous centroid that History needs anyway. Rows are processed in
 // tiles of 4 (the kernel's), sorted by their previous centroid, and a tile
@@ -436,7 +437,11 @@ type yyTile struct {
 	// value per row, and whether some panel was skipped.
 	evG    []int32
 	evM    []float32 // [len(evG)][tileRows]
+	evM2   []float32 // second-smallest values, or −Inf (nearties.go)
 	evSkip []bool
+	// evSkipLow: per row, the smallest old bound minus panel drift over
+	// the skipped panels (a lower bound on their members' distances).
+	evSkipLow []float32
 }
 
 // pass runs one pruned assignment: rows in order of their previous
@@ -609,7 +614,9 @@ func newYYWorker(ps *yyPass) *yyWorker {
 	for t := range w.tiles {
 		w.tiles[t].evG = make([]int32, 0, ng)
 		w.tiles[t].evM = make([]float32, 0, ng*tileRows)
+		w.tiles[t].evM2 = make([]float32, 0, ng*tileRows)
 		w.tiles[t].evSkip = make([]bool, 0, ng)
+		w.tiles[t].evSkipLow = make([]float32, 0, ng*tileRows)
 		w.tiles[t].need = make([]uint64, (ng+63)/64)
 	}
 	inf := float32(math.Inf(1))
@@ -646,6 +653,7 @@ func (w *yyWorker) loadTile(ti, r0, r1 int) {
 	tl.nhome = 0
 	tl.npan = 0
 	tl.evG, tl.evM, tl.evSkip = tl.evG[:0], tl.evM[:0], tl.evSkip[:0]
+	tl.evM2, tl.evSkipLow = tl.evM2[:0], tl.evSkipLow[:0]
 	for r := 0; r < tileRows; r++ {
 		tl.tau[r] = math.Inf(-1)
 		if r >= tl.nreal {
@@ -765,6 +773,7 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 	copy(gbest, w.infs)
 	copy(gbidx, w.maxIDs)
 	evaluated, skipped := false, false
+	skipLow := [tileRows]float64{math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)}
 	for p := ya.gp[g]; p < ya.gp[g+1]; p++ {
 		if filter {
 			need := false
@@ -776,6 +785,9 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 			}
 			if !need {
 				skipped = true
+				for r := 0; r < tl.nreal; r++ {
+					skipLow[r] = min(skipLow[r], float64(old[(ti*tileRows+r)*ng+int(g)])-pdrift[p])
+				}
 				continue
 			}
 		}
@@ -799,11 +811,16 @@ func (w *yyWorker) evalGroup(ti int, g int32, filter bool) {
 	}
 	tl.evG = append(tl.evG, g)
 	tl.evSkip = append(tl.evSkip, skipped)
+	for _, v := range skipLow {
+		// float32(y·(1−2⁻²⁰)) < y, as for the evaluated panels (store).
+		tl.evSkipLow = append(tl.evSkipLow, float32(max(0, v)*(1-1.0/(1<<20))))
+	}
 	// The worker's arrays, not locals: passed to the function variable
 	// groupArgmin, locals would escape and cost a heap allocation each.
 	gv, gid := &w.gv, &w.gid
 	groupArgmin(gbest, gbidx, gv, gid)
 	tl.evM = append(tl.evM, gv[:]...)
+	tl.evM2 = appendSecond(tl.evM2, gbest, gbidx, gid, !filter && !w.first && ya.gp[g+1]-ya.gp[g] == 1)
 	for r := 0; r < tl.nreal; r++ {
 		if a := gv[r]; a < tl.cur[r] || (a == tl.cur[r] && gid[r] < tl.curID[r]) {
 			if a < tl.cur[r] {
@@ -851,15 +868,17 @@ func (w *yyWorker) store(ntiles int) {
 				if g == ga {
 					// The group of the new centroid is the row's home
 					// group next pass: searched fully, its bound is
-					// never read (0 is valid).
-					lbi[g] = 0
+					// never read; nearties.go reads it.
+					lbi[g] = ownGroupBound(tl.evM2[q*tileRows+r], tl.x[r], tl.e[r])
 					continue
 				}
 				v := tl.evM[q*tileRows+r]
 				// float32(y·(1−2⁻²⁰)) ≤ y(1−2⁻²⁰)(1+2⁻²⁴) < y.
 				l := float32(math.Sqrt(max(0, tl.x[r]+float64(v)-tl.e[r])) * (1 - 1.0/(1<<20)))
 				if tl.evSkip[q] {
-					l = min(l, lbi[g])
+					// The skipped panels' own bound (the local filter's),
+					// tighter than the group's decayed one.
+					l = min(l, tl.evSkipLow[q*tileRows+r])
 				}
 				lbi[g] = l
 			}

@@ -109,6 +109,7 @@ type exactRun struct {
 	watch    []watchState // per query, with Options.Watch
 	watchOpt *Watch
 	kspec    []uint64 // per query: speculative top-k bound (see initKSpec), or nil
+	noKSpec  bool
 	maxRank  int
 	spec     specParams
 	recounts *atomic.Int64
@@ -131,7 +132,7 @@ func (e Exact) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Option
 		return out, nil
 	}
 	r := &exactRun{q: q, db: db, k: k, excl: opt.Exclude == ExcludeSelf, self: opt.SelfOffset, ip: opt.Metric == IP,
-		d: q.Cols, out: out, progress: opt.Progress, spec: defaultSpecParams(), recounts: e.recounts}
+		d: q.Cols, out: out, progress: opt.Progress, spec: defaultSpecParams(), recounts: e.recounts, noKSpec: e.NoKSpec}
 	if e.spec != nil {
 		r.spec = *e.spec
 	}
@@ -203,9 +204,7 @@ func (e Exact) Search(ctx context.Context, q, db mat32.Matrix, k int, opt Option
 			r.maxRank = opt.Watch.MaxRank
 			r.initWatch(opt.Watch)
 		}
-		if !e.NoKSpec {
-			r.initKSpec()
-		}
+		r.initKSpec()
 	}
 	if symOK {
 		r.capacity = symCap
@@ -308,6 +307,7 @@ func (r *exactRun) flush(st *topk, qi int, scratch []uint64) {
 	k := r.k
 	st.flush(r.keff, r.out.IDs[qi*k:(qi+1)*k], r.out.Dist[qi*k:(qi+1)*k], r.ip, r.pad, scratch)
 	if st.w != nil {
+		st.w.drain()
 		if st.w.needsRecount() {
 			r.out.Ranks[qi] = r.exactRanks(qi, st.w)
 		} else {
@@ -458,15 +458,17 @@ func newSymRun(r *exactRun, tile int) *symRun {
 		thr: make([]float32, nb*tile), // ≥ npan*nr
 		mus: make([]sync.Mutex, nb), rem: make([]int, nb)}
 	backing := make([]uint64, n*r.capacity)
-	for i := range s.states {
-		s.states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
-	}
-	for i := range s.thr {
+	for i := n; i < len(s.thr); i++ {
 		s.thr[i] = negInf
-		if i < n {
+	}
+	// Attaching builds each query's watch band: in parallel, 1 024
+	// queries at a time.
+	parallel.For(r.threads, (n+1023)/1024, func(c int) {
+		for i := c * 1024; i < min(n, (c+1)*1024); i++ {
+			s.states[i].reset(backing[i*r.capacity : (i+1)*r.capacity : (i+1)*r.capacity])
 			s.thr[i] = r.attach(&s.states[i], i)
 		}
-	}
+	})
 	for i := range s.rem {
 		s.rem[i] = nb
 	}

@@ -145,3 +145,28 @@ func BenchmarkRealisticEvalSOP(b *testing.B) {
 	}
 	benchRealisticEval(b, "sop")
 }
+
+// BenchmarkRealisticTop1000_20k times a k = 1000 search of the 20k set
+// (every query's 1 000 nearest, leave-one-out: the lists mAP@1000 reads
+// where ranks are not watched, and faiss's comparison search) and checks
+// R@1 from the lists.
+func BenchmarkRealisticTop1000_20k(b *testing.B) {
+	c := realisticCases["20k"]
+	s := realisticSplit(b, c)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		nb, err := knn.Exact{}.Search(context.Background(), s.X, s.X, 1000, knn.Options{Exclude: knn.ExcludeSelf})
+		if err != nil {
+			b.Fatal(err)
+		}
+		hits := 0
+		for q := 0; q < nb.N; q++ {
+			if s.Labels[nb.IDsOf(q)[0]] == s.Labels[q] {
+				hits++
+			}
+		}
+		if r1 := float64(hits) / float64(nb.N); r1 != c.r1 {
+			b.Fatalf("R@1 %v, want %v", r1, c.r1)
+		}
+	}
+}

@@ -67,7 +67,8 @@ func TestWatchRanks(t *testing.T) {
 						}
 					}
 					opt := Options{Metric: metric, Exclude: ExcludeSelf, Watch: w}
-					for _, e := range []Exact{{NoSymmetry: true, TileQ: 48}, {TileQ: 48}} {
+					short := specParams{sample: 1024, stage1: 256, factor: 1, sigmas: 4, pend: 5}
+					for _, e := range []Exact{{NoSymmetry: true, TileQ: 48}, {TileQ: 48}, {TileQ: 48, spec: &short}} {
 						k := min(3, max(n-1, 1))
 						nb, err := e.Search(context.Background(), x, x, k, opt)
 						if err != nil {
@@ -349,7 +350,9 @@ func TestWatchBand(t *testing.T) {
 					}
 				}
 				opt := Options{Metric: metric, Exclude: ExcludeSelf, Watch: w}
-				for _, sp := range []specParams{defaultSpecParams(), {sample: 64, stage1: 64, factor: 0.3, sigmas: 0}} {
+				// Short watch queues drain while rows drop out of the watch.
+				for _, sp := range []specParams{defaultSpecParams(), {sample: 64, stage1: 64, factor: 0.3, sigmas: 0},
+					{sample: 1024, stage1: 256, factor: 1, sigmas: 4, pend: 1}, {sample: 64, stage1: 64, factor: 0.3, pend: 7}} {
 					for _, e := range []Exact{{NoSymmetry: true, TileQ: 48}, {TileQ: 48}} {
 						e.spec = &sp
 						nb, err := e.Search(context.Background(), x, x, 3, opt)

@@ -108,16 +108,46 @@ func (wb *watchBand) dropped(keys []uint64, alive int) {
 // pooled as if unwatched: poolKeys merges it with the watched keys, and
 // it is counted below no live row.
 func (wb *watchBand) count(w *watchState, key uint64) int {
-	a := w.alive
+	return wb.countFrom(w, key, wb.firstHigh(w.alive, key))
+}
+
+// firstHigh returns the first b < a with high[b] ≥ key (key ≤ high[a−1]),
+// branch-free (see watchState.count).
+func (wb *watchBand) firstHigh(a int, key uint64) int {
 	e := wb.edge
-	b := 0 // the first b < a with high[b] ≥ key, branch-free (see watchState.count)
+	b := 0
 	for n := a; n > 1; {
 		half := n >> 1
 		_, lt := bits.Sub64(e[2*(b+half-1)], key, 0)
 		b += half & -int(lt)
 		n -= half
 	}
-	if e[2*b+1] > key {
+	return b
+}
+
+// firstHigh4 is firstHigh for four keys at once: the four chains of
+// dependent loads overlap instead of following each other.
+func (wb *watchBand) firstHigh4(a int, k0, k1, k2, k3 uint64) (b0, b1, b2, b3 int) {
+	e := wb.edge
+	for n := a; n > 1; {
+		half := n >> 1
+		_, l0 := bits.Sub64(e[2*(b0+half-1)], k0, 0)
+		_, l1 := bits.Sub64(e[2*(b1+half-1)], k1, 0)
+		_, l2 := bits.Sub64(e[2*(b2+half-1)], k2, 0)
+		_, l3 := bits.Sub64(e[2*(b3+half-1)], k3, 0)
+		b0 += half & -int(l0)
+		b1 += half & -int(l1)
+		b2 += half & -int(l2)
+		b3 += half & -int(l3)
+		n -= half
+	}
+	return b0, b1, b2, b3
+}
+
+// countFrom is count given b = firstHigh(w.alive, key).
+func (wb *watchBand) countFrom(w *watchState, key uint64, b int) int {
+	a := w.alive
+	if wb.edge[2*b+1] > key {
 		return b // inside no band, so no watched row (low[j] ≤ keys[j] ≤ high[j])
 	}
 	for j := b; j < a && w.keys[j] <= key; j++ {

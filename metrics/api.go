@@ -116,6 +116,9 @@ type Result struct {
 	Timings     map[string]float64 `json:"timings"`
 	Version     string             `json:"version"`
 	Warnings    []string           `json:"warnings,omitempty"`
+	// KMeansRounding says which k-means assignments float32 rounding
+	// could have decided (built-in k-means only; see KMeansRounding).
+	KMeansRounding *KMeansRounding `json:"kmeans_rounding,omitempty"`
 	// PerClass holds every class's k-NN metrics (Options.PerClass).
 	PerClass []ClassResult `json:"per_class,omitempty"`
 	// PerQuery holds every query's k-NN values (Options.PerQuery) for the

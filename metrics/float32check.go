@@ -78,6 +78,7 @@ func (e *evalRun) builtinKMeans(ctx context.Context, k int, seed int64) ([]int32
 		if _, err := clustering.Recheck64(ctx, e.cEmb, r.Centroids, r.Assign, e.opt.Threads); err != nil {
 			return nil, err
 		}
+		e.kmeansRounding(r, e.cLabels, r.Assign)
 		return r.Assign, nil
 	}
 	if err := r.Float32Check(); err != nil && !e.float32Warned() {
@@ -85,6 +86,7 @@ func (e *evalRun) builtinKMeans(ctx context.Context, k int, seed int64) ([]int32
 			return nil, err
 		}
 	}
+	e.kmeansRounding(r, e.cLabels, r.Assign)
 	return r.Assign, nil
 }
 

@@ -56,7 +56,8 @@ func TestMAP1000RanksMatchDepthSearch(t *testing.T) {
 	}
 }
 
-// The watched path keeps the search shallow: depth is what R@k needs.
+// The watched path keeps the search shallow: depth is what R@k needs
+// (pml), or one neighbour when strict reads R@k from the exact ranks too.
 func TestMAP1000RanksDepth(t *testing.T) {
 	labels := make([]int32, 3000)
 	for i := range labels {
@@ -70,8 +71,12 @@ func TestMAP1000RanksDepth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.rank1000 || p.depth != 8 {
-		t.Errorf("rank1000 %v depth %d, want true 8", p.rank1000, p.depth)
+	if !p.rank1000 || !p.fromRanks || p.depth != 1 {
+		t.Errorf("rank1000 %v fromRanks %v depth %d, want true true 1", p.rank1000, p.fromRanks, p.depth)
+	}
+	p, _ = newRetrievalPlan(PML, w, labels, labels, 600, true, true, planExtras{})
+	if !p.rank1000 || p.fromRanks || p.depth != 8 {
+		t.Errorf("pml: rank1000 %v fromRanks %v depth %d, want true false 8", p.rank1000, p.fromRanks, p.depth)
 	}
 	p, _ = newRetrievalPlan(Strict, w, labels, labels, 600, true, false, planExtras{})
 	if p.rank1000 || p.depth != 1000 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
@@ -35,15 +36,20 @@ type retrievalPlan struct {
 	// only mAP@1000, and only when its window is not padded).
 	rank1000   bool
 	rankWindow int
-	extras     planExtras
-	depth      int // neighbours searched
-	offset     int // leading columns dropped (roth leave-one-out)
-	exclude    knn.Exclusion
-	gallery    int // gallery size seen by one query
-	qLabels    []int32
-	gLabels    []int32
-	relevant   []int // R_q per dense class: other same-class gallery items
-	classSize  []int // n_c as Roth uses it: class size incl. the query (LOO) or gallery count (QG)
+	// fromRanks: every k-NN metric asked is read from the exact watched
+	// ranks (strict, a searcher that ranks exactly, every window within
+	// rankWindow): the lists are not read, so the search keeps one
+	// neighbour per query and nothing is rechecked.
+	fromRanks bool
+	extras    planExtras
+	depth     int // neighbours searched
+	offset    int // leading columns dropped (roth leave-one-out)
+	exclude   knn.Exclusion
+	gallery   int // gallery size seen by one query
+	qLabels   []int32
+	gLabels   []int32
+	relevant  []int // R_q per dense class: other same-class gallery items
+	classSize []int // n_c as Roth uses it: class size incl. the query (LOO) or gallery count (QG)
 	// record, when set, receives every scored query's values.
 	record *queryRecord
 	// recheck, when set (strict), ranks in float64 the queries whose
@@ -171,6 +177,11 @@ func newRetrievalPlan(conv Convention, w want, qLabels, gLabels []int32, classes
 	if loo {
 		p.exclude = knn.ExcludeSelf
 	}
+	if p.rank1000 && conv == Strict && len(p.perQuery) == 0 && (!p.mapR || p.rWindow(maxRel) <= p.rankWindow) &&
+		slices.Max(append([]int{0}, p.ks...)) <= p.rankWindow {
+		p.fromRanks = true
+		p.depth = 1
+	}
 	if p.rank1000 && loo && len(qLabels)*p.depth > p.budget() {
 		// The chunked search (see search) emulates the self-exclusion with
 		// a plain search one deeper, under which the watched ranks would
@@ -235,7 +246,7 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 	}
 	// The float64 recheck looks at the candidates just below the list.
 	extra := 0
-	if p.recheck != nil {
+	if p.recheck != nil && !p.fromRanks {
 		extra = max(0, min(recheckBand, g.Rows-btoi(opt.Exclude == knn.ExcludeSelf)-depth))
 	}
 	rows := p.chunkRows(depth + extra)
@@ -247,7 +258,7 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		if err != nil {
 			return nil, nil, err
 		}
-		if p.recheck != nil {
+		if p.recheck != nil && !p.fromRanks {
 			p.recheck.apply(nb, 0, p.depth, opt.Watch)
 		}
 		vals, sums := p.score(nb, threads)
@@ -291,7 +302,7 @@ func (p *retrievalPlan) search(ctx context.Context, s knn.Searcher, q, g mat32.M
 		if emulate {
 			dropSelf(nb, r0)
 		}
-		if p.recheck != nil {
+		if p.recheck != nil && !p.fromRanks {
 			p.recheck.apply(nb, r0, p.depth, opt.Watch)
 		}
 		// Score the chunk's part of each fixed block; blocks are disjoint.
@@ -481,6 +492,10 @@ func ratio(a float64, n int) float64 {
 // of its positives within p.rankWindow when p.rankWindow. buf is scratch
 // for positive ranks derived from h; it is returned for reuse.
 func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq int, y int32, padded bool, buf []int32) []int32 {
+	if p.fromRanks {
+		p.scoreRanks(s, ranks, rq)
+		return buf
+	}
 	kept := p.conv != PML || rq > 0 // pml drops lone queries from every k-NN metric
 	if kept {
 		s.recallN++
@@ -588,6 +603,36 @@ func (p *retrievalPlan) scoreQuery(s *retrievalSums, h []bool, ranks []int32, rq
 		}
 	}
 	return buf
+}
+
+// scoreRanks is scoreQuery under fromRanks (strict): every term from the
+// ascending exact ranks of the query's positives within rankWindow. Each
+// is the term scoreQuery takes from the list's relevance bits, computed
+// in the same order (rankPrecisionSum), so the sums are the same bit for
+// bit: R@k counts a query whose first positive ranks within k, MAP@R and
+// mAP@C add Σ m/rank_m over the ranks within R, R-Precision those ranks'
+// count over R, mAP@1000 Σ m/rank_m within its window over min(R, window).
+func (p *retrievalPlan) scoreRanks(s *retrievalSums, ranks []int32, rq int) {
+	s.recallN++
+	for i, k := range p.ks {
+		if len(ranks) > 0 && int(ranks[0]) <= k && rq > 0 {
+			s.recall[i]++
+		}
+	}
+	if p.mapR && rq > 0 {
+		sum, hitsN := rankPrecisionSum(ranksWithin(ranks, rq))
+		s.mapR += sum / float64(rq)
+		s.rprec += float64(hitsN) / float64(rq)
+		s.mapRN++
+		s.mapC += sum / float64(rq)
+		s.mapCN++
+	}
+	if p.map1000 && rq > 0 {
+		w := min(map1000Window, p.gallery)
+		sum, _ := rankPrecisionSum(ranksWithin(ranks, w))
+		s.map1000 += sum / float64(min(rq, w))
+		s.map1000N++
+	}
 }
 
 // precisionSum returns Σ_{i≤w} P@i·rel_i over the first w ranks and the

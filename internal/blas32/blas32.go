@@ -1,6 +1,8 @@
 package blas32
 
 import (
+	"sync"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -65,8 +67,8 @@ func gemmChecked[T elem](kern tile[T], threads int, tA, tB blas.Transpose, m, n,
 	if alpha == 0 || k == 0 {
 		return
 	}
-	opA := operand[T]{data: a, ld: lda, trans: tA != blas.NoTrans}
-	opB := operand[T]{data: b, ld: ldb, trans: tB != blas.NoTrans}
+	opA := rows[T]{operand[T]{data: a, ld: lda, trans: tA != blas.NoTrans}}
+	opB := rows[T]{operand[T]{data: b, ld: ldb, trans: tB == blas.NoTrans}} // V = op(B)ᵀ
 	gemm(kern, threads, m, n, k, alpha, opA, opB, c, ldc, overwrite)
 }
 
@@ -99,4 +101,95 @@ func gemmArgsOK(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) b
 		return (rows-1)*ld + cols
 	}
 	return la >= need(rowsA, colsA, lda) && lb >= need(rowsB, colsB, ldb) && lc >= need(m, n, ldc)
+}
+
+// Panels is an operand of SgemmPanels that packs its own blocks, so that an
+// implicit matrix (a convolution's im2col matrix, built from the input map
+// while it is packed) never has to be stored whole. It is seen as an n×k
+// matrix V, n being the dimension that is not summed: V = A for the m×k
+// left operand, V = Bᵀ for the k×n right one. Pack writes the block of V
+// with rows [i0, i0+n) and columns [p0, p0+kb) into dst as ⌈n/w⌉
+// micro-panels of kb steps of w values,
+//
+//	dst[g·w·kb + p·w + r] = V[i0+g·w+r][p0+p],
+//
+// zero for rows at or past i0+n (w ≤ 64: the kernels' register block, or 1).
+type Panels interface {
+	Pack(dst []float32, i0, p0, n, kb, w int)
+}
+
+// Matrix is a stored row-major matrix as Panels: V[i][p] = data[i·ld+p], or
+// data[p·ld+i] when trans. A left operand op(A) is Matrix(a, lda, tA ≠
+// NoTrans), a right operand op(B) is Matrix(b, ldb, tB = NoTrans).
+func Matrix(data []float32, ld int, trans bool) Panels {
+	return rows[float32]{operand[float32]{data: data, ld: ld, trans: trans}}
+}
+
+// wholeBuffers holds gonum's operands of SgemmPanels between calls.
+var wholeBuffers = sync.Pool{New: func() any { return new([3][]float32) }}
+
+// sgemmWhole is SgemmPanels on gonum's Sgemm, in its fastest form
+// (NoTrans·NoTrans, the long dimension as rows): both operands packed whole
+// (w = 1, V row-major); for n > m it computes Cᵀ = B·Aᵀ with the small A
+// transposed and writes C from Cᵀ, else C = A·B with B transposed.
+func (impl Implementation) sgemmWhole(m, n, k int, alpha float32, a, b Panels, c []float32, ldc int) {
+	buf := wholeBuffers.Get().(*[3][]float32)
+	defer wholeBuffers.Put(buf)
+	va, vb := grow(buf[0], m*k), grow(buf[1], n*k)
+	a.Pack(va, 0, 0, m, k, 1)
+	b.Pack(vb, 0, 0, n, k, 1)
+	var w []float32
+	if n > m {
+		w = grow(buf[2], k*m+n*m)
+		vat, ct := w[:k*m], w[k*m:]
+		transposeInto(vat, va, m, k)
+		impl.Implementation.Sgemm(blas.NoTrans, blas.NoTrans, n, m, k, alpha, vb, k, vat, m, 0, ct, m)
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			for j := range row {
+				row[j] = ct[j*m+i]
+			}
+		}
+	} else {
+		w = grow(buf[2], k*n)
+		transposeInto(w, vb, n, k)
+		impl.Implementation.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, alpha, va, k, w, n, 0, c, ldc)
+	}
+	*buf = [3][]float32{va, vb, w}
+}
+
+// transposeInto writes the cols×rows transpose of the rows×cols src into dst.
+func transposeInto(dst, src []float32, rows, cols int) {
+	for r := 0; r < rows; r++ {
+		for q, v := range src[r*cols : r*cols+cols] {
+			dst[q*rows+r] = v
+		}
+	}
+}
+
+// SgemmPanels computes C = α·A·B for the m×k A and k×n B given as Panels
+// (V = A and V = Bᵀ); C (m×n, row stride ldc ≥ n) is written, not read. The
+// blocking, kernel and summation order are Sgemm's (package comment), so a
+// Panels operand gives the bits of the same matrix stored and passed to
+// Sgemm. With the gonum kernel both operands are packed whole (w = 1: V
+// row-major) and handed to gonum's Sgemm.
+func (impl Implementation) SgemmPanels(m, n, k int, alpha float32, a, b Panels, c []float32, ldc int) {
+	if m < 0 || n < 0 || k < 0 || ldc < max(1, n) || (m > 0 && n > 0 && len(c) < (m-1)*ldc+n) {
+		panic("blas32: SgemmPanels: bad sizes")
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || alpha == 0 {
+		for i := 0; i < m; i++ {
+			clear(c[i*ldc : i*ldc+n])
+		}
+		return
+	}
+	kern := active.Load().s
+	if kern.fn == nil {
+		impl.sgemmWhole(m, n, k, alpha, a, b, c, ldc)
+		return
+	}
+	gemm[float32](kern, impl.Threads, m, n, k, alpha, a, b, c, ldc, true)
 }

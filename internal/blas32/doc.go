@@ -10,10 +10,14 @@
 // routine is gonum's (Implementation embeds gonum's blas/gonum
 // Implementation).
 //
-// Gorgonia's training path only calls Sgemm (trainers/model: MLP and CNN,
-// forward and backward) and Dgemm (trainers/losses), in the
-// NoTrans/NoTrans, NoTrans/Trans and Trans/NoTrans forms (logged from
-// training steps); that is what this package speeds up.
+// Gorgonia's training path only calls Sgemm (trainers/model: the MLP and
+// the CNN's output layer, forward and backward) and Dgemm
+// (trainers/losses), in the NoTrans/NoTrans, NoTrans/Trans and
+// Trans/NoTrans forms (logged from training steps); that is what this
+// package speeds up. SgemmPanels is the same product with operands that
+// pack themselves (Panels): the CNN's convolutions hand it the im2col
+// matrix of a map without storing it, and get the bits Sgemm would give
+// for the stored matrix.
 //
 // Numbers. For each element of C the products over k are accumulated in
 // ascending k inside a block of kc = 256 (one FMA chain per element), the

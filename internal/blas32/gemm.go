@@ -28,15 +28,6 @@ type operand[T elem] struct {
 	trans bool
 }
 
-// sub returns op(M) from row i and column j on.
-func (o operand[T]) sub(i, j int) operand[T] {
-	if o.trans {
-		i, j = j, i
-	}
-	o.data = o.data[i*o.ld+j:]
-	return o
-}
-
 // workspace holds one goroutine's packing buffers and edge tile.
 type workspace[T elem] struct {
 	a, b, tile []T
@@ -62,11 +53,36 @@ func grow[T elem](s []T, n int) []T {
 	return s[:n]
 }
 
-// gemm computes C = α·op(A)·op(B) + C for an m×n C (β already applied;
-// with overwrite, C = α·op(A)·op(B) and C is not read: β = 0),
-// splitting C into row or column stripes over up to threads goroutines
-// (0: GOMAXPROCS) for large shapes.
-func gemm[T elem](kern tile[T], threads, m, n, k int, alpha T, a, b operand[T], c []T, ldc int, overwrite bool) {
+// packer is one operand of gemm seen as an n×k matrix V, n being the
+// dimension that is not summed (the rows of op(A); the columns of op(B), so
+// that V = op(B)ᵀ). pack writes the block of V with rows [i0, i0+n) and
+// columns [p0, p0+kb) into dst as ⌈n/w⌉ micro-panels of kb steps of w
+// values: dst[g·w·kb + p·w + r] = V[i0+g·w+r][p0+p], zero past row i0+n−1.
+// A stored matrix packs with packRows; Panels implementations (an implicit
+// im2col matrix) pack themselves.
+type packer[T elem] interface {
+	Pack(dst []T, i0, p0, n, kb, w int)
+}
+
+// rows is a stored operand as a packer: V[i][p] = data[i·ld+p], or
+// data[p·ld+i] when trans.
+type rows[T elem] struct{ o operand[T] }
+
+func (r rows[T]) Pack(dst []T, i0, p0, n, kb, w int) { packRows(dst, r.o, i0, p0, n, kb, w) }
+
+// shifted is src from row off on, for the stripes of a parallel gemm.
+type shifted[T elem] struct {
+	src packer[T]
+	off int
+}
+
+func (s shifted[T]) Pack(dst []T, i0, p0, n, kb, w int) { s.src.Pack(dst, s.off+i0, p0, n, kb, w) }
+
+// gemm computes C = α·A·Bᵀ + C for an m×n C from the m×k packer a and the
+// n×k packer b (β already applied; with overwrite, C = α·A·Bᵀ and C is not
+// read: β = 0), splitting C into row or column stripes over up to threads
+// goroutines (0: GOMAXPROCS) for large shapes.
+func gemm[T elem](kern tile[T], threads, m, n, k int, alpha T, a, b packer[T], c []T, ldc int, overwrite bool) {
 	t := parallel.Threads(threads)
 	if t <= 1 || m*n*k < parallelMin {
 		gemmSerial(kern, m, n, k, alpha, a, b, c, ldc, overwrite)
@@ -84,20 +100,31 @@ func gemm[T elem](kern tile[T], threads, m, n, k int, alpha T, a, b operand[T], 
 	parallel.For(stripes, stripes, func(s int) {
 		lo, hi := s*per, min((s+1)*per, dim)
 		if dim == m {
-			gemmSerial(kern, hi-lo, n, k, alpha, a.sub(lo, 0), b, c[lo*ldc:], ldc, overwrite)
+			gemmSerial(kern, hi-lo, n, k, alpha, shifted[T]{a, lo}, b, c[lo*ldc:], ldc, overwrite)
 		} else {
-			gemmSerial(kern, m, hi-lo, k, alpha, a, b.sub(0, lo), c[lo:], ldc, overwrite)
+			gemmSerial(kern, m, hi-lo, k, alpha, a, shifted[T]{b, lo}, c[lo:], ldc, overwrite)
 		}
 	})
 }
 
 // gemmSerial is the blocked loop nest on one goroutine.
-func gemmSerial[T elem](kern tile[T], m, n, k int, alpha T, a, b operand[T], c []T, ldc int, overwrite bool) {
+func gemmSerial[T elem](kern tile[T], m, n, k int, alpha T, a, b packer[T], c []T, ldc int, overwrite bool) {
 	p := pool[T]()
 	ws := p.Get().(*workspace[T])
 	defer p.Put(ws)
 	mr, nr := kern.mr, kern.nr
 	ws.tile = grow(ws.tile, mr*nr)
+	// When A is one mc block and B has several nc panels, A is packed once
+	// (each k block at offset mPad·pc) instead of once per panel of B: a
+	// convolution's few output channels against its many pixels.
+	mPad := (m + mr - 1) / mr * mr
+	packedA := m <= blockM && n > blockN
+	if packedA {
+		ws.a = grow(ws.a, mPad*k)
+		for pc := 0; pc < k; pc += blockK {
+			a.Pack(ws.a[mPad*pc:], 0, pc, m, min(blockK, k-pc), mr)
+		}
+	}
 	for jc := 0; jc < n; jc += blockN {
 		nb := min(blockN, n-jc)
 		nbPad := (nb + nr - 1) / nr * nr
@@ -108,17 +135,23 @@ func gemmSerial[T elem](kern tile[T], m, n, k int, alpha T, a, b operand[T], c [
 				add = 0 // the first k block stores α·acc (β = 0)
 			}
 			ws.b = grow(ws.b, nbPad*kb)
-			packB(ws.b, b, pc, jc, kb, nb, nr)
+			b.Pack(ws.b, jc, pc, nb, kb, nr)
 			for ic := 0; ic < m; ic += blockM {
 				mb := min(blockM, m-ic)
-				mbPad := (mb + mr - 1) / mr * mr
-				ws.a = grow(ws.a, mbPad*kb)
-				packA(ws.a, a, ic, pc, mb, kb, mr)
+				packA := ws.a
+				if packedA {
+					packA = ws.a[mPad*pc:]
+				} else {
+					mbPad := (mb + mr - 1) / mr * mr
+					ws.a = grow(ws.a, mbPad*kb)
+					packA = ws.a
+					a.Pack(packA, ic, pc, mb, kb, mr)
+				}
 				for jr := 0; jr < nb; jr += nr {
 					pb := &ws.b[jr*kb]
 					nv := min(nr, nb-jr)
 					for ir := 0; ir < mb; ir += mr {
-						pa := &ws.a[ir*kb]
+						pa := &packA[ir*kb]
 						mv := min(mr, mb-ir)
 						ci := (ic+ir)*ldc + jc + jr
 						if mv == mr && nv == nr {
@@ -148,49 +181,27 @@ func gemmSerial[T elem](kern tile[T], m, n, k int, alpha T, a, b operand[T], c [
 	}
 }
 
-// packA copies the mb×kb block of op(A) at (ic, pc) into dst as mr-row
-// micro-panels, each kb steps of mr values (rows past mb are zero).
-func packA[T elem](dst []T, a operand[T], ic, pc, mb, kb, mr int) {
-	for ir := 0; ir < mb; ir += mr {
-		panel := dst[ir*kb : (ir+mr)*kb]
-		mv := min(mr, mb-ir)
-		if mv < mr {
+// packRows copies the n×kb block at (i0, p0) of the stored matrix
+// V[i][p] = a.data[i·ld+p] (a.data[p·ld+i] when a.trans) into dst as w-row
+// micro-panels, each kb steps of w values (rows past n are zero). op(A) is
+// packed as V = op(A), op(B) as V = op(B)ᵀ (operand trans flipped).
+func packRows[T elem](dst []T, a operand[T], i0, p0, n, kb, w int) {
+	for ir := 0; ir < n; ir += w {
+		panel := dst[ir*kb : (ir+w)*kb]
+		mv := min(w, n-ir)
+		if mv < w {
 			clear(panel)
 		}
-		if a.trans { // op(A)[i][p] = data[p·ld+i]: rows of data are contiguous in i
-			src := a.data[(pc)*a.ld+ic+ir:]
-			copySteps(panel, src, kb, mr, mv, a.ld)
+		if a.trans { // V[i][p] = data[p·ld+i]: rows of data are contiguous in i
+			src := a.data[p0*a.ld+i0+ir:]
+			copySteps(panel, src, kb, w, mv, a.ld)
 			continue
 		}
-		for r := 0; r < mv; r++ { // op(A)[i][p] = data[i·ld+p]
-			src := a.data[(ic+ir+r)*a.ld+pc:]
+		for r := 0; r < mv; r++ { // V[i][p] = data[i·ld+p]
+			src := a.data[(i0+ir+r)*a.ld+p0:]
 			src = src[:kb]
 			for p, v := range src {
-				panel[p*mr+r] = v
-			}
-		}
-	}
-}
-
-// packB copies the kb×nb panel of op(B) at (pc, jc) into dst as nr-column
-// micro-panels, each kb steps of nr values (columns past nb are zero).
-func packB[T elem](dst []T, b operand[T], pc, jc, kb, nb, nr int) {
-	for jr := 0; jr < nb; jr += nr {
-		panel := dst[jr*kb : (jr+nr)*kb]
-		nv := min(nr, nb-jr)
-		if nv < nr {
-			clear(panel)
-		}
-		if !b.trans { // op(B)[p][j] = data[p·ld+j]
-			src := b.data[pc*b.ld+jc+jr:]
-			copySteps(panel, src, kb, nr, nv, b.ld)
-			continue
-		}
-		for j := 0; j < nv; j++ { // op(B)[p][j] = data[j·ld+p]
-			src := b.data[(jc+jr+j)*b.ld+pc:]
-			src = src[:kb]
-			for p, v := range src {
-				panel[p*nr+j] = v
+				panel[p*w+r] = v
 			}
 		}
 	}
@@ -211,7 +222,7 @@ func copySteps[T elem](dst, src []T, kb, width, w, ld int) {
 	}
 }
 
-// copySteps32 is copySteps for float32 and a full width w of 6, 16 or 32
+// copySteps32 is copySteps for float32 and a full width w of 6, 12, 16 or 32
 // values (the AVX2 and AVX-512 kernels' mr and nr), copied as arrays
 // through a local (a few vector moves; copy, or an array assignment
 // between slices that may overlap, calls memmove once per step); false for
@@ -224,6 +235,11 @@ func copySteps32(dst, src []float32, kb, w, ld int) bool {
 		for p := range kb {
 			v := *(*[6]float32)(src[p*ld:])
 			*(*[6]float32)(dst[p*6:]) = v
+		}
+	case 12:
+		for p := range kb {
+			v := *(*[12]float32)(src[p*ld:])
+			*(*[12]float32)(dst[p*12:]) = v
 		}
 	case 16:
 		for p := range kb {

@@ -24,6 +24,8 @@ var gemmShapes = [][3]int{
 	{112, 128, 512}, {112, 512, 512}, {112, 512, 128}, {512, 128, 112}, {512, 512, 112},
 	// CNN 32,64 on 28×28, chunk 112 (rows scaled down where the k-loop is the same).
 	{112, 128, 3136}, {2744, 64, 288}, {2744, 288, 64}, {288, 64, 2744}, {1372, 32, 9}, {1372, 9, 32}, {9, 32, 5000},
+	// The convolutions with pixels as columns (A packed once for every panel of B).
+	{64, 1100, 288}, {32, 1030, 576}, {144, 520, 7},
 	// Odd sizes and tails.
 	{1, 1, 1}, {1, 1, 7}, {7, 1, 1}, {1, 33, 1}, {5, 3, 1}, {13, 17, 1}, {6, 16, 256}, {12, 32, 256},
 	{7, 17, 257}, {11, 31, 255}, {13, 33, 513}, {145, 513, 3}, {97, 65, 300}, {300, 97, 65},
@@ -293,6 +295,49 @@ func TestAVXKernelsBitIdentical(t *testing.T) {
 			for j := range out[0] {
 				if math.Float32bits(out[0][j]) != math.Float32bits(out[1][j]) || math.Float64bits(out64[0][j]) != math.Float64bits(out64[1][j]) {
 					t.Fatalf("%c%c m=%d n=%d k=%d: avx512 and avx2 differ at %d", tr[0], tr[1], m, n, k, j)
+				}
+			}
+		}
+	}
+}
+
+// TestSgemmPanelsMatchesSgemm: SgemmPanels of stored matrices (Matrix) gives
+// Sgemm's bits with β = 0 on every kernel and thread count; gonum's kernel
+// (both operands packed whole) agrees to rounding.
+func TestSgemmPanelsMatchesSgemm(t *testing.T) {
+	trans := []blas.Transpose{blas.NoTrans, blas.Trans}
+	prev := Kernel()
+	defer SetKernel(prev)
+	for _, name := range Kernels() {
+		if err := SetKernel(name); err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewSource(2))
+		for _, sh := range gemmShapes {
+			m, n, k := sh[0], sh[1], sh[2]
+			if m == 0 || n == 0 {
+				continue
+			}
+			for _, tA := range trans {
+				for _, tB := range trans {
+					for _, th := range []int{1, 2} {
+						a, lda, b, ldb, want, ldc := gemmCase(rng, tA, tB, m, n, k)
+						got := append([]float32(nil), want...)
+						impl := Implementation{Threads: th}
+						impl.Sgemm(tA, tB, m, n, k, 1.5, a, lda, b, ldb, 0, want, ldc)
+						impl.SgemmPanels(m, n, k, 1.5, Matrix(a, lda, tA == blas.Trans), Matrix(b, ldb, tB == blas.NoTrans), got, ldc)
+						for i := 0; i < m; i++ {
+							for j := 0; j < n; j++ {
+								g, w := got[i*ldc+j], want[i*ldc+j]
+								if name != "gonum" && math.Float32bits(g) != math.Float32bits(w) {
+									t.Fatalf("%s %c%c m=%d n=%d k=%d threads=%d: C[%d][%d] = %v, Sgemm %v", name, tA, tB, m, n, k, th, i, j, g, w)
+								}
+							}
+						}
+						if e := relErr(got, want, m, n, ldc); e > 1e-5 {
+							t.Fatalf("%s %c%c m=%d n=%d k=%d: relative error %.3g", name, tA, tB, m, n, k, e)
+						}
+					}
 				}
 			}
 		}

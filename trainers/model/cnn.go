@@ -36,13 +36,17 @@ func DefaultCNNChannels() []int { return []int{32, 64} }
 // BatchNorm, for the reason given in the package comment (rows must stay
 // independent across chunks).
 //
-// Each convolution is im2col followed by one GEMM with the weight (the
-// project's Sgemm, internal/blas32), and the per-channel bias, the 2×2
-// max-pool and ReLU are one fused step on the channels-last
-// product (cnn_ops.go: adding a per-channel constant commutes with a window
-// maximum, and ReLU, being monotone, with both; the pooled map is 4×
-// smaller). Maps stay channels-last between blocks, so there is no
-// transpose; the last block writes channels-first for the flatten. The
+// Each convolution is one GEMM with the weight (the project's Sgemm,
+// internal/blas32) whose im2col operand is packed straight from the input
+// map (no im2col matrix is stored), and the per-channel bias, the 2×2
+// max-pool and ReLU are one fused step on the product (cnn_pool.go: adding
+// a per-channel constant commutes with a window maximum, and ReLU, being
+// monotone, with both; the pooled map is 4× smaller). Maps are
+// channels-first over the whole batch between blocks (one plane per
+// channel), so that the pixels a GEMM panel holds side by side are
+// contiguous; the last block writes per-row channels-first for the
+// flatten. The input gradient is the full convolution of the output
+// gradient with the mirrored weight, one more GEMM of the same kind. The
 // weight of block l is stored as a (C_in·9)×C_out matrix with row index
 // c·9 + ky·3 + kx (the im2col column order). The pool routes each
 // window's gradient to its first maximum (row-major window order), as
@@ -100,7 +104,7 @@ func NewCNN(c Config) (*CNN, error) {
 		w := m.newParam(fmt.Sprintf("cnn.%d.weight", l), []int{cin * 9, cout}, false)
 		uniformFill(rng, w.Data, math.Sqrt(6/float64(cin*9)))
 		b := m.newParam(fmt.Sprintf("cnn.%d.bias", l), []int{1, cout}, true)
-		blk := newConvBlock(w, b, geom{B: c.Chunk, C: cin, H: H, W: W, nhwc: l > 0}, l == last)
+		blk := newConvBlock(w, b, geom{B: c.Chunk, C: cin, H: H, W: W, nchw: l == 0}, l == last)
 		m.add(blk, blk.outWidth())
 		cin, H, W = cout, H/2, W/2
 	}

@@ -3,10 +3,12 @@ package model
 import (
 	"math"
 	"math/rand"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/dmlbench/dmlbench/internal/mat32"
+	"github.com/dmlbench/dmlbench/trainers/param"
 )
 
 // refCNNForward is an independent float64 implementation of the CNN forward
@@ -101,6 +103,11 @@ var cnnTestConfigs = []Config{
 	{Arch: "cnn", InDim: 36, InChannels: 1, InHeight: 6, InWidth: 6, Channels: []int{3, 4}, EmbedDim: 5, Chunk: 4, Seed: 1},
 	{Arch: "cnn", InDim: 2 * 5 * 7, InChannels: 2, InHeight: 5, InWidth: 7, Channels: []int{3}, EmbedDim: 4, Chunk: 3, L2Normalize: true, Seed: 2},
 	{Arch: "cnn", InDim: 64, InChannels: 1, InHeight: 8, InWidth: 8, Channels: []int{2, 3, 2}, EmbedDim: 3, Chunk: 3, L2Normalize: true, Seed: 3},
+	// 16 input channels, the weight gradient packs runs of channels
+	// (im2colRows): in the second block (channels-first maps) and in the
+	// first (the NCHW input)
+	{Arch: "cnn", InDim: 6 * 5, InChannels: 1, InHeight: 6, InWidth: 5, Channels: []int{16, 2}, EmbedDim: 3, Chunk: 3, Seed: 4},
+	{Arch: "cnn", InDim: 16 * 5 * 4, InChannels: 16, InHeight: 5, InWidth: 4, Channels: []int{2}, EmbedDim: 3, Chunk: 3, L2Normalize: true, Seed: 5},
 }
 
 // TestCNNHandChecked runs a 1×4×4 image through one block with weights set
@@ -313,6 +320,81 @@ func TestCNNConfigErrors(t *testing.T) {
 	}
 	if err := Check(Config{Arch: "cnn", InDim: 49, InChannels: 1, InHeight: 7, InWidth: 7, Channels: []int{2, 2}}); err != nil {
 		t.Fatalf("7×7 with two blocks (7 → 3 → 1): %v", err)
+	}
+}
+
+// TestCNNThreadsBitIdentical: the embeddings and every gradient are the
+// same bits on one and on two threads (the weight gradient's fixed halves,
+// the GEMM's and the pool's splits), for 1-channel and 16-channel blocks on
+// maps large enough to split.
+func TestCNNThreadsBitIdentical(t *testing.T) {
+	c := Config{Arch: "cnn", InDim: 20 * 20, InChannels: 1, InHeight: 20, InWidth: 20, Channels: []int{16, 8}, EmbedDim: 6, Chunk: 5, L2Normalize: true, Seed: 7}
+	rng := rand.New(rand.NewSource(3))
+	x, g := randVec(rng, 5*400), randVec(rng, 5*6)
+	run := func(threads int) ([]float32, [][]float32) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads))
+		m := newTestCNN(t, c)
+		out := make([]float32, 5*6)
+		if err := m.Forward(x, 5, out); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.BackwardKept(g, 5); err != nil {
+			t.Fatal(err)
+		}
+		var grads [][]float32
+		for _, p := range m.Params() {
+			grads = append(grads, p.Grad)
+		}
+		return out, grads
+	}
+	out1, g1 := run(1)
+	out2, g2 := run(2)
+	for i := range out1 {
+		if math.Float32bits(out1[i]) != math.Float32bits(out2[i]) {
+			t.Fatalf("embedding %d: %v on 1 thread, %v on 2", i, out1[i], out2[i])
+		}
+	}
+	for p := range g1 {
+		for i := range g1[p] {
+			if math.Float32bits(g1[p][i]) != math.Float32bits(g2[p][i]) {
+				t.Fatalf("gradient %d[%d]: %v on 1 thread, %v on 2", p, i, g1[p][i], g2[p][i])
+			}
+		}
+	}
+}
+
+// TestConvBlockNCHWInput: a block fed the NCHW network input with several
+// channels (converted to channel planes inside) gives the same bits, output
+// and input gradient (converted back), as the block fed the planes.
+func TestConvBlockNCHWInput(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	const B, C, H, W, cout = 3, 2, 5, 6, 4
+	g := geom{B: B, C: C, H: H, W: W}
+	w := &param.Param{Name: "w", Shape: []int{C * 9, cout}, Data: randVec(rng, C*9*cout), Grad: make([]float32, C*9*cout)}
+	b := &param.Param{Name: "b", Shape: []int{1, cout}, Data: randVec(rng, cout), Grad: make([]float32, cout)}
+	gn := g
+	gn.nchw = true
+	nchw, planes := newConvBlock(w, b, gn, true), newConvBlock(w, b, g, true)
+	x := randVec(rng, B*C*H*W)
+	xp := make([]float32, len(x))
+	toPlanes(g, x, xp)
+	y1, y2 := make([]float32, B*nchw.outWidth()), make([]float32, B*nchw.outWidth())
+	nchw.forward(x, B, y1)
+	planes.forward(xp, B, y2)
+	dy := randVec(rng, len(y1))
+	dx1, dx2, dx2n := make([]float32, len(x)), make([]float32, len(x)), make([]float32, len(x))
+	nchw.backward(x, y1, dy, B, dx1)
+	planes.backward(xp, y2, dy, B, dx2)
+	fromPlanes(g, dx2, dx2n)
+	for i := range y1 {
+		if math.Float32bits(y1[i]) != math.Float32bits(y2[i]) {
+			t.Fatalf("output %d: %v from NCHW, %v from planes", i, y1[i], y2[i])
+		}
+	}
+	for i := range dx1 {
+		if math.Float32bits(dx1[i]) != math.Float32bits(dx2n[i]) {
+			t.Fatalf("input gradient %d: %v from NCHW, %v from planes", i, dx1[i], dx2n[i])
+		}
 	}
 }
 

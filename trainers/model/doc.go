@@ -5,8 +5,9 @@
 // and "cnn" (cnn.go, images whose C×H×W shape is in Config); both are a
 // sequence of layers run by net.go, each layer a forward function that keeps
 // what its gradient needs and a backward function (ops.go, layernorm.go,
-// cnn_ops.go). Training is split in two so that the loss lives outside the
-// network (trainers/losses sees only floats):
+// cnn_ops.go with cnn_pool.go and cnn_im2col.go). Training is split in two
+// so that the loss lives outside the network (trainers/losses sees only
+// floats):
 //
 //  1. Forward: E = f(X), keeping every layer's activations.
 //  2. The loss returns L and G = dL/dE.
@@ -31,6 +32,8 @@
 // Matrix products run on the project's own float32 GEMM (internal/blas32:
 // packed, AVX-512 or AVX2+FMA assembly kernels chosen at run time, no cgo)
 // in every build; `-tags openblas` (cgo, Debian libopenblas-dev) is an
-// optional alternative that routes them to OpenBLAS (BLASName reports
-// which). UseBLAS hands the same BLAS to the losses' Gorgonia graphs.
+// optional alternative that routes the stored-matrix products (the MLP's
+// and the output layer's) to OpenBLAS (BLASName reports which); the CNN's
+// convolutions pack their im2col operands inside internal/blas32 in every
+// build. UseBLAS hands the same BLAS to the losses' Gorgonia graphs.
 package model

@@ -2,6 +2,7 @@ package clustering
 
 import (
 	"context"
+	"github.com/dmlbench/dmlbench/internal/exactdist"
 	"math"
 	"math/bits"
 
@@ -65,7 +66,7 @@ import (
 // screen's, lowered by the group's largest drift since), is at most √T.
 // Candidate groups are screened four rows at a time with the assignment's
 // SIMD kernel (nearties_screen.go), and only groups the screen cannot
-// exclude are evaluated in float64 (rowDist64). Without Yinyang bounds
+// exclude are evaluated in float64 (exactdist.L2). Without Yinyang bounds
 // (full passes) all centroids form one group. On the realistic 20 000 ×
 // 128 set (K = 500) the check costs 6–9 % of the k-means CPU time, on the
 // SOP-size 60 502 × 128 set (K = 11 316) about 4 % (docs/metrics.md).
@@ -200,33 +201,6 @@ func roundingBound(d int, a, b float64) float64 {
 	return g*s*s + g*0x1p-144
 }
 
-// rowDist64 returns ‖x − c‖² in float64 (four partial sums) and a bound on
-// its error: each difference and square rounds with relative error at most
-// 2⁻⁵³ and the sum of non-negative terms in any order adds γ_D, so the
-// error is at most (D + 3)·2⁻⁵²·v (exactdist.L2's bound, which does not
-// depend on the order).
-func rowDist64(x, c []float32) (v, err float64) {
-	c = c[:len(x)]
-	var s0, s1, s2, s3 float64
-	t := 0
-	for ; t+4 <= len(x); t += 4 {
-		e0 := float64(x[t]) - float64(c[t])
-		e1 := float64(x[t+1]) - float64(c[t+1])
-		e2 := float64(x[t+2]) - float64(c[t+2])
-		e3 := float64(x[t+3]) - float64(c[t+3])
-		s0 += e0 * e0
-		s1 += e1 * e1
-		s2 += e2 * e2
-		s3 += e3 * e3
-	}
-	for ; t < len(x); t++ {
-		e := float64(x[t]) - float64(c[t])
-		s0 += e * e
-	}
-	v = (s0 + s1) + (s2 + s3)
-	return v, float64(len(x)+3) * 0x1p-52 * v
-}
-
 // sameGrouping reports whether a and b are the same grouping (the same
 // slice, or both none).
 func sameGrouping(a, b []int32) bool {
@@ -260,7 +234,7 @@ func (t *nearTies) groupDrifts(cent []float32, grp []int32, ng int) {
 	for g, mem := range t.members {
 		var m float64
 		for _, j := range mem {
-			v, e := rowDist64(cent[int(j)*d:int(j+1)*d], t.prev[int(j)*d:int(j+1)*d])
+			v, e := exactdist.L2(cent[int(j)*d:int(j+1)*d], t.prev[int(j)*d:int(j+1)*d])
 			m = max(m, v+e)
 		}
 		gdrift[g] = math.Sqrt(m) * (1 + 0x1p-30)

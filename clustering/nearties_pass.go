@@ -2,6 +2,7 @@ package clustering
 
 import (
 	"context"
+	"github.com/dmlbench/dmlbench/internal/exactdist"
 	"math"
 	"math/bits"
 
@@ -204,7 +205,7 @@ func (p *tiePass) evaluate(i int, groups []int32) bool {
 	a := p.assign[i]
 	xi, ca := p.x.Row(i), p.cent.Row(int(a))
 	xn := p.xn[i]
-	da, ea := rowDist64(xi, ca)
+	da, ea := exactdist.L2(xi, ca)
 	ba := roundingBound(d, xn, p.cn[a])
 	own := p.group(a)
 	alt, altD := int32(-1), math.Inf(1)
@@ -218,7 +219,7 @@ func (p *tiePass) evaluate(i int, groups []int32) bool {
 				continue
 			}
 			cj := p.cent.Row(int(j))
-			dj, ej := rowDist64(xi, cj)
+			dj, ej := exactdist.L2(xi, cj)
 			sec = min(sec, dj-ej)
 			gap := dj - ej - (da + ea)
 			if gap > ba+roundingBound(d, xn, p.cn[j]) || exactA && p.exactPair(i, j) {

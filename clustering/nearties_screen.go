@@ -2,6 +2,7 @@ package clustering
 
 import (
 	"context"
+	"github.com/dmlbench/dmlbench/internal/exactdist"
 	"math"
 
 	"github.com/dmlbench/dmlbench/internal/parallel"
@@ -121,7 +122,7 @@ func (p *tiePass) screenTile(cands []tieCand, tile []int32, need []bool, pk *cen
 		for _, o := range tile {
 			// Another row's centroid of this group, masked above.
 			if ao := p.assign[cands[o].row]; ao != a && p.group(ao) == int(g) {
-				dj, ej := rowDist64(p.x.Row(i), p.cent.Row(int(ao)))
+				dj, ej := exactdist.L2(p.x.Row(i), p.cent.Row(int(ao)))
 				low = min(low, dj-ej)
 			}
 		}

@@ -366,6 +366,15 @@ type specParams struct {
 	pend   int     // the watch queue's length (0: pendCap)
 }
 
+// sampleRank is the rank among S evenly spaced sample keys of nd rows
+// that lies beyond rank k of all rows unless the sample is sigmas standard
+// deviations off: λ + σ√λ + σ with λ = factor·S·k/nd, the expected number
+// of sample keys within rank k.
+func (sp specParams) sampleRank(S, k, nd int) int {
+	lambda := sp.factor * float64(S) * float64(k) / float64(nd)
+	return max(1, int(lambda+sp.sigmas*math.Sqrt(lambda)+sp.sigmas))
+}
+
 func defaultSpecParams() specParams {
 	return specParams{sample: 1024, stage1: 256, factor: 1.0, sigmas: 4.0}
 }
@@ -386,8 +395,7 @@ func (r *exactRun) initSpec() {
 	if S == 0 || nd < 4*r.maxRank {
 		return
 	}
-	lambda := r.spec.factor * float64(S) * float64(r.maxRank) / float64(nd)
-	sel := max(1, int(lambda+r.spec.sigmas*math.Sqrt(lambda)+r.spec.sigmas))
+	sel := r.spec.sampleRank(S, r.maxRank, nd)
 	if sel >= S {
 		return
 	}
@@ -570,8 +578,7 @@ func (r *exactRun) kspecSel() int {
 	if r.noKSpec || r.keff <= smallK || nd < 2*S || S < 4 {
 		return 0
 	}
-	lambda := r.spec.factor * float64(S) * float64(r.keff) / float64(nd)
-	sel := max(1, int(lambda+r.spec.sigmas*math.Sqrt(lambda)+r.spec.sigmas))
+	sel := r.spec.sampleRank(S, r.keff, nd)
 	if sel > S/4 {
 		return 0
 	}
